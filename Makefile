@@ -1,0 +1,23 @@
+# GeoWake — two commands on a fresh machine:
+#   make demo   installs what is missing, builds, solves bundled geodesic problems on WGS84
+#   make test   installs what is missing, runs every test
+SWIFT ?= swift
+DEMO_BIN := .build/release/geowake
+
+.PHONY: deps build demo test format
+
+deps:
+	@sh scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+demo: deps
+	$(SWIFT) build -c release --product geowake
+	$(DEMO_BIN) geodesic < Fixtures/demo/geodesic-lines.txt
+
+test: deps
+	$(SWIFT) test
+
+format:
+	$(SWIFT) format --in-place --recursive Sources Tests

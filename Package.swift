@@ -1,0 +1,64 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Settings every GeoWake target shares (Swift 6 language mode comes from the tools version):
+/// explicit `any`, internal imports by default, and expensive invariant checks in debug builds only.
+let sharedSwiftSettings: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("InternalImportsByDefault"),
+  .define("GEOWAKE_INTERNAL_CHECKS", .when(configuration: .debug)),
+]
+
+let package = Package(
+  name: "GeoWake",
+  platforms: [.macOS(.v13), .iOS(.v16)],
+  products: [
+    .library(name: "Geodesy", targets: ["Geodesy"]),
+    .executable(name: "geowake", targets: ["geowake"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
+  ],
+  targets: []
+)
+
+// MARK: - Geometry core
+
+package.targets += [
+  .target(
+    name: "Geodesy",
+    dependencies: [.product(name: "RealModule", package: "swift-numerics")]
+  )
+]
+
+// MARK: - Command-line tool
+
+package.targets += [
+  .executableTarget(
+    name: "geowake",
+    dependencies: ["Geodesy", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+  )
+]
+
+// MARK: - Tests
+
+package.targets += [
+  .target(
+    name: "_GeoWakeTestSupport",
+    dependencies: ["Geodesy", .product(name: "RealModule", package: "swift-numerics")],
+    path: "Sources/_GeoWakeTestSupport"
+  ),
+  .testTarget(
+    name: "GeodesyTests",
+    dependencies: ["Geodesy", "_GeoWakeTestSupport", .product(name: "Numerics", package: "swift-numerics")]
+  ),
+  .testTarget(
+    name: "GeoWakeCLITests",
+    dependencies: ["geowake", "_GeoWakeTestSupport"]
+  ),
+]
+
+for target in package.targets where target.type != .system {
+  target.swiftSettings = (target.swiftSettings ?? []) + sharedSwiftSettings
+}
