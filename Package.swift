@@ -14,6 +14,8 @@ let package = Package(
   platforms: [.macOS(.v13), .iOS(.v16)],
   products: [
     .library(name: "Geodesy", targets: ["Geodesy"]),
+    .library(name: "Geofencing", targets: ["Geofencing"]),
+    .library(name: "SyntheticData", targets: ["SyntheticData"]),
     .executable(name: "geowake", targets: ["geowake"]),
   ],
   dependencies: [
@@ -23,12 +25,35 @@ let package = Package(
   targets: []
 )
 
+// MARK: - C libraries
+
+package.targets += [
+  .systemLibrary(
+    name: "CGEOS",
+    pkgConfig: "geos",
+    providers: [.apt(["libgeos-dev"]), .brew(["geos"])]
+  )
+]
+
 // MARK: - Geometry core
 
 package.targets += [
   .target(
     name: "Geodesy",
     dependencies: [.product(name: "RealModule", package: "swift-numerics")]
+  ),
+  .target(
+    name: "Geofencing",
+    dependencies: ["Geodesy", "CGEOS", .product(name: "RealModule", package: "swift-numerics")]
+  ),
+]
+
+// MARK: - Synthetic data (benchmarks, tests, `geowake generate`)
+
+package.targets += [
+  .target(
+    name: "SyntheticData",
+    dependencies: ["Geodesy", "Geofencing", .product(name: "RealModule", package: "swift-numerics")]
   )
 ]
 
@@ -37,7 +62,10 @@ package.targets += [
 package.targets += [
   .executableTarget(
     name: "geowake",
-    dependencies: ["Geodesy", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+    dependencies: [
+      "Geodesy",
+      .product(name: "ArgumentParser", package: "swift-argument-parser"),
+    ]
   )
 ]
 
@@ -46,12 +74,16 @@ package.targets += [
 package.targets += [
   .target(
     name: "_GeoWakeTestSupport",
-    dependencies: ["Geodesy", .product(name: "RealModule", package: "swift-numerics")],
+    dependencies: ["Geodesy", "Geofencing", "SyntheticData", .product(name: "RealModule", package: "swift-numerics")],
     path: "Sources/_GeoWakeTestSupport"
   ),
   .testTarget(
     name: "GeodesyTests",
     dependencies: ["Geodesy", "_GeoWakeTestSupport", .product(name: "Numerics", package: "swift-numerics")]
+  ),
+  .testTarget(
+    name: "GeofencingTests",
+    dependencies: ["Geofencing", "Geodesy", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "GeoWakeCLITests",

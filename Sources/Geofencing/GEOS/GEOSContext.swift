@@ -1,0 +1,48 @@
+internal import CGEOS
+
+/// An error reported by GEOS, with the operation that failed and GEOS's own message.
+struct GEOSError: Error, Hashable, Sendable, CustomStringConvertible {
+  let operation: String
+  let message: String
+  var description: String { message.isEmpty ? "\(operation) failed" : "\(operation): \(message)" }
+}
+
+/// One GEOS context handle (`GEOS_init_r`), the owner of every geometry made with it.
+///
+/// GEOS's re-entrant API is safe when each context is used by one thread at a time; this class
+/// is therefore not `Sendable`.
+/// - Important: Confine a context, and every geometry made with it, to one task.
+final class GEOSContext {
+  let handle: GEOSContextHandle_t
+  /// The last error message GEOS reported on this context (set by the error handler).
+  fileprivate(set) var lastError: String = ""
+
+  init() throws(GEOSError) {
+    guard let handle = GEOS_init_r() else { throw GEOSError(operation: "GEOS_init_r", message: "no context") }
+    self.handle = handle
+    // The handler gets `self` back as user data; unretained because the context owns the handler.
+    _ = GEOSContext_setErrorMessageHandler_r(
+      handle,
+      { message, userData in
+        guard let userData, let message else { return }
+        Unmanaged<GEOSContext>.fromOpaque(userData).takeUnretainedValue().lastError = String(cString: message)
+      }, Unmanaged.passUnretained(self).toOpaque())
+  }
+
+  deinit { GEOS_finish_r(handle) }
+
+  /// Decodes GEOS's predicate convention: 1 = true, 0 = false, 2 = exception.
+  func predicate(_ result: CChar, _ operation: StaticString) throws(GEOSError) -> Bool {
+    switch result {
+    case 1: return true
+    case 0: return false
+    default: throw takeError(String(describing: operation))
+    }
+  }
+
+  /// The pending error message as a ``GEOSError``, clearing it.
+  func takeError(_ operation: String) -> GEOSError {
+    defer { lastError = "" }
+    return GEOSError(operation: operation, message: lastError)
+  }
+}

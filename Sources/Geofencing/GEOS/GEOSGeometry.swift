@@ -1,0 +1,126 @@
+internal import CGEOS
+
+/// An owned GEOS geometry (`GEOSGeom_destroy_r` on deinit). Keeps its context alive.
+/// - Important: Confine to one task, like its ``GEOSContext``.
+final class GEOSGeometry {
+  let context: GEOSContext
+  let handle: OpaquePointer
+
+  /// Takes ownership of `handle`.
+  init(context: GEOSContext, owning handle: OpaquePointer) {
+    self.context = context
+    self.handle = handle
+  }
+
+  deinit { GEOSGeom_destroy_r(context.handle, handle) }
+
+  /// A linear ring from (x, y) pairs; the first pair must equal the last.
+  /// Wraps `GEOSCoordSeq_copyFromBuffer_r` and `GEOSGeom_createLinearRing_r`.
+  static func ringHandle(_ context: GEOSContext, xy: [Double]) throws(GEOSError) -> OpaquePointer {
+    let sequence: OpaquePointer? = xy.withUnsafeBufferPointer { buffer in
+      guard let base = buffer.baseAddress else { return nil }
+      return GEOSCoordSeq_copyFromBuffer_r(context.handle, base, UInt32(buffer.count / 2), 0, 0)
+    }
+    guard let sequence else { throw context.takeError("GEOSCoordSeq_copyFromBuffer_r") }
+    // GEOSGeom_createLinearRing_r takes ownership of the sequence, also on failure.
+    guard let ring = GEOSGeom_createLinearRing_r(context.handle, sequence) else {
+      throw context.takeError("GEOSGeom_createLinearRing_r")
+    }
+    return ring
+  }
+
+  /// A polygon or multipolygon from rings of (x, y) pairs: `polygons[i][0]` is the shell of
+  /// polygon i, the rest are its holes. Wraps `GEOSGeom_createPolygon_r` and
+  /// `GEOSGeom_createCollection_r(GEOS_MULTIPOLYGON)`.
+  static func polygonal(_ context: GEOSContext, polygons: [[[Double]]]) throws(GEOSError) -> GEOSGeometry {
+    var parts: [OpaquePointer?] = []
+    do throws(GEOSError) {
+      for rings in polygons {
+        let shell = try ringHandle(context, xy: rings[0])
+        var holes: [OpaquePointer?] = []
+        for ring in rings.dropFirst() {
+          do throws(GEOSError) { holes.append(try ringHandle(context, xy: ring)) } catch {
+            GEOSGeom_destroy_r(context.handle, shell)
+            for hole in holes { GEOSGeom_destroy_r(context.handle, hole) }
+            throw error
+          }
+        }
+        // GEOSGeom_createPolygon_r takes ownership of the shell and of every hole (not of the array).
+        let polygon = holes.withUnsafeMutableBufferPointer { buffer in
+          GEOSGeom_createPolygon_r(context.handle, shell, buffer.baseAddress, UInt32(buffer.count))
+        }
+        guard let polygon else { throw context.takeError("GEOSGeom_createPolygon_r") }
+        parts.append(polygon)
+      }
+    } catch {
+      for part in parts { GEOSGeom_destroy_r(context.handle, part) }
+      throw error
+    }
+    if parts.count == 1, let single = parts[0] { return GEOSGeometry(context: context, owning: single) }
+    // GEOSGeom_createCollection_r takes ownership of every part.
+    let collection = parts.withUnsafeMutableBufferPointer { buffer in
+      GEOSGeom_createCollection_r(context.handle, Int32(GEOS_MULTIPOLYGON.rawValue), buffer.baseAddress, UInt32(buffer.count))
+    }
+    guard let collection else { throw context.takeError("GEOSGeom_createCollection_r") }
+    return GEOSGeometry(context: context, owning: collection)
+  }
+
+  /// An axis-aligned rectangle (`GEOSGeom_createRectangle_r`).
+  static func rectangle(_ context: GEOSContext, xmin: Double, ymin: Double, xmax: Double, ymax: Double)
+    throws(GEOSError) -> GEOSGeometry
+  {
+    guard let handle = GEOSGeom_createRectangle_r(context.handle, xmin, ymin, xmax, ymax) else {
+      throw context.takeError("GEOSGeom_createRectangle_r")
+    }
+    return GEOSGeometry(context: context, owning: handle)
+  }
+
+  /// A point (`GEOSGeom_createPointFromXY_r`).
+  static func point(_ context: GEOSContext, x: Double, y: Double) throws(GEOSError) -> GEOSGeometry {
+    guard let handle = GEOSGeom_createPointFromXY_r(context.handle, x, y) else {
+      throw context.takeError("GEOSGeom_createPointFromXY_r")
+    }
+    return GEOSGeometry(context: context, owning: handle)
+  }
+
+  /// GEOS's explanation when the geometry is invalid, `nil` when valid (`GEOSisValidReason_r`).
+  func invalidityReason() throws(GEOSError) -> String? {
+    guard try context.predicate(GEOSisValid_r(context.handle, handle), "GEOSisValid_r") == false else { return nil }
+    guard let reason = GEOSisValidReason_r(context.handle, handle) else {
+      throw context.takeError("GEOSisValidReason_r")
+    }
+    defer { GEOSFree_r(context.handle, reason) }
+    return String(cString: reason)
+  }
+}
+
+/// A prepared geometry (`GEOSPrepare_r`): indexes its source once for fast repeated predicates.
+/// Keeps the source geometry (and its context) alive.
+/// - Important: Confine to one task; GEOS builds the prepared indexes lazily.
+final class GEOSPreparedGeometry {
+  let geometry: GEOSGeometry
+  let handle: OpaquePointer
+
+  init(_ geometry: GEOSGeometry) throws(GEOSError) {
+    guard let handle = GEOSPrepare_r(geometry.context.handle, geometry.handle) else {
+      throw geometry.context.takeError("GEOSPrepare_r")
+    }
+    self.geometry = geometry
+    self.handle = handle
+  }
+
+  deinit { GEOSPreparedGeom_destroy_r(geometry.context.handle, handle) }
+
+  var context: GEOSContext { geometry.context }
+
+  /// `GEOSPreparedIntersects_r`: the geometries share at least one point.
+  func intersects(_ other: GEOSGeometry) throws(GEOSError) -> Bool {
+    try context.predicate(GEOSPreparedIntersects_r(context.handle, handle, other.handle), "GEOSPreparedIntersects_r")
+  }
+
+  /// `GEOSPreparedContainsProperly_r`: `other` lies in the interior, touching no boundary.
+  func containsProperly(_ other: GEOSGeometry) throws(GEOSError) -> Bool {
+    try context.predicate(
+      GEOSPreparedContainsProperly_r(context.handle, handle, other.handle), "GEOSPreparedContainsProperly_r")
+  }
+}

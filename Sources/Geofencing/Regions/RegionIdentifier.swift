@@ -1,0 +1,30 @@
+/// The name a caller gives a region: non-empty printable text of at most 256 bytes of UTF-8.
+///
+/// Identifiers are unique within a ``RegionIndex``: inserting a region with an identifier that is
+/// already present replaces the old region (CoreLocation and Android geofencing do the same).
+public struct RegionIdentifier: Hashable, Comparable, Sendable, CustomStringConvertible {
+  /// The longest identifier accepted, in bytes of UTF-8.
+  public static let maximumUTF8Length = 256
+
+  /// The identifier text.
+  public let rawValue: String
+
+  /// Creates an identifier.
+  /// - Throws: ``RegionError`` when `rawValue` is empty, longer than ``maximumUTF8Length`` bytes,
+  ///   or contains a control character.
+  public init(_ rawValue: String) throws(RegionError) {
+    let utf8 = rawValue.utf8
+    guard !utf8.isEmpty else { throw RegionError(identifier: rawValue, reason: .emptyIdentifier) }
+    guard utf8.count <= Self.maximumUTF8Length else {
+      throw RegionError(identifier: String(rawValue.prefix(32)) + "…", reason: .identifierTooLong(length: utf8.count))
+    }
+    for (offset, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x7F {
+      throw RegionError(identifier: rawValue, reason: .identifierHasControlCharacter(offset: offset))
+    }
+    self.rawValue = rawValue
+  }
+
+  public var description: String { rawValue }
+
+  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}

@@ -1,0 +1,98 @@
+import Geodesy
+import Geofencing
+import Testing
+import _GeoWakeTestSupport
+
+/// Random regions anywhere on Earth, 1 m to 2,000 km, including some across the antimeridian and
+/// around the poles; a quarter are polygons.
+func randomRegions(count: Int, rng: inout SeededGenerator, prefix: String = "g") throws -> [Region] {
+  var regions: [Region] = []
+  for i in 0..<count {
+    let latitude: Double
+    let longitude: Double
+    switch i % 10 {
+    case 0: (latitude, longitude) = (rng.uniform(-60...60), rng.uniform(179...180))  // dateline
+    case 1: (latitude, longitude) = (rng.uniform(85...90), rng.longitude())  // arctic
+    default: (latitude, longitude) = (rng.latitude(), rng.longitude())
+    }
+    let center = try Coordinate(latitude: latitude, longitude: longitude)
+    let radius = Double.exp(rng.uniform(0...14.5))
+    let id = "\(prefix)\(i)"
+    if i % 4 == 3 && radius < 500_000 && abs(latitude) < 80 {
+      let vertices = 6 + i % 7
+      var ring: [Coordinate] = []
+      for k in 0..<vertices {
+        let azimuth = (Double(k) + rng.uniform(0.1...0.9)) * 360 / Double(vertices)
+        ring.append(center.moved(radius * rng.uniform(0.4...1), azimuth: azimuth))
+      }
+      regions.append(.polygon(try PolygonRegion(identifier: id, exterior: ring)))
+    } else {
+      regions.append(.circle(try CircularRegion(identifier: id, center: center, radius: radius)))
+    }
+  }
+  return regions
+}
+
+/// Points near the regions (so that many queries hit something) and anywhere.
+func queryPoints(near regions: [Region], count: Int, rng: inout SeededGenerator) throws -> [Coordinate] {
+  var points: [Coordinate] = []
+  for i in 0..<count {
+    if i % 3 == 0 {
+      points.append(try Coordinate(latitude: rng.latitude(), longitude: rng.longitude()))
+      continue
+    }
+    switch regions[Int(rng.uniform(0...Double(regions.count) - 0.001))] {
+    case .circle(let c):
+      points.append(c.center.moved(c.radius * rng.uniform(0...1.3), azimuth: rng.uniform(-180...180)))
+    case .polygon(let p):
+      points.append(p.polygons[0].exterior[0].moved(rng.uniform(0...2000), azimuth: rng.uniform(-180...180)))
+    }
+  }
+  return points
+}
+
+@Suite("Region index")
+struct RegionIndexTests {
+  /// Property: the index answers exactly what testing every region would.
+  @Test(arguments: [UInt64(1), 2, 3])
+  func agreesWithBruteForce(seed: UInt64) throws {
+    var rng = SeededGenerator(seed: seed)
+    let regions = try randomRegions(count: 400, rng: &rng)
+    let index = try RegionIndex(regions)
+    #expect(index.count == regions.count)
+    for point in try queryPoints(near: regions, count: 1500, rng: &rng) {
+      let expected = regions.filter { BruteForceCrossings.exactlyContains($0, point) }.map(\.identifier).sorted()
+      #expect(index.regions(containing: point) == expected, "\(point)")
+    }
+  }
+
+  @Test func insertReplaceAndRemoveByIdentifier() throws {
+    var rng = SeededGenerator(seed: 99)
+    var regions = try randomRegions(count: 300, rng: &rng)
+    var index = try RegionIndex(regions)
+    // Replace every third region by a different one with the same identifier; remove every fifth.
+    let replacements = try randomRegions(count: 300, rng: &rng)
+    for i in stride(from: 0, to: regions.count, by: 3) {
+      let replacement: Region
+      switch replacements[i] {
+      case .circle(let c): replacement = .circle(try CircularRegion(identifier: regions[i].identifier, center: c.center, radius: c.radius))
+      case .polygon(let p): replacement = .polygon(try PolygonRegion(identifier: regions[i].identifier, polygons: p.polygons))
+      }
+      #expect(try index.insert(replacement) == regions[i])
+      regions[i] = replacement
+    }
+    var removed = Set<RegionIdentifier>()
+    for i in stride(from: 0, to: regions.count, by: 5) {
+      #expect(index.remove(regions[i].identifier) == regions[i])
+      removed.insert(regions[i].identifier)
+    }
+    #expect(index.remove(try RegionIdentifier("absent")) == nil)
+    let live = regions.filter { !removed.contains($0.identifier) }
+    #expect(index.count == live.count)
+    #expect(index.allRegions == live.sorted { $0.identifier < $1.identifier })
+    for point in try queryPoints(near: regions, count: 1000, rng: &rng) {
+      let expected = live.filter { BruteForceCrossings.exactlyContains($0, point) }.map(\.identifier).sorted()
+      #expect(index.regions(containing: point) == expected)
+    }
+  }
+}
