@@ -15,6 +15,7 @@ let package = Package(
   products: [
     .library(name: "Geodesy", targets: ["Geodesy"]),
     .library(name: "Geofencing", targets: ["Geofencing"]),
+    .library(name: "TrackIO", targets: ["TrackIO"]),
     .library(name: "SyntheticData", targets: ["SyntheticData"]),
     .executable(name: "geowake", targets: ["geowake"]),
   ],
@@ -57,13 +58,19 @@ package.targets += [
   )
 ]
 
+// MARK: - Input and output
+
+package.targets += [
+  .target(name: "TrackIO", dependencies: ["Geodesy", "Geofencing"])
+]
+
 // MARK: - Command-line tool
 
 package.targets += [
   .executableTarget(
     name: "geowake",
     dependencies: [
-      "Geodesy",
+      "Geodesy", "Geofencing", "TrackIO", "SyntheticData",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ]
   )
@@ -84,6 +91,10 @@ package.targets += [
   .testTarget(
     name: "GeofencingTests",
     dependencies: ["Geofencing", "Geodesy", "_GeoWakeTestSupport"]
+  ),
+  .testTarget(
+    name: "TrackIOTests",
+    dependencies: ["TrackIO", "Geofencing", "Geodesy", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "GeoWakeCLITests",

@@ -1,8 +1,21 @@
+import ArgumentParser
 import Foundation
+import TrackIO
 
 /// Writes diagnostics to standard error.
 enum Diagnostics {
   static func error(_ message: String) {
     FileHandle.standardError.write(Data(("geowake: " + message + "\n").utf8))
+  }
+
+  /// Reports a TrackIO error and returns the matching exit code.
+  static func fail(_ error: TrackIOError) -> ExitCode {
+    FileHandle.standardError.write(Data((error.description + "\n").utf8))
+    if error.line > 0 { return SysExit.dataError }
+    if error.message.contains("refusing to overwrite") || error.message.contains("cannot be created") {
+      return SysExit.cannotCreate
+    }
+    if error.message.hasPrefix("write failed") || error.message.hasPrefix("read failed") { return SysExit.ioError }
+    return SysExit.noInput
   }
 }

@@ -1,0 +1,170 @@
+/// Number and timestamp parsing straight from UTF-8 bytes: no `String` per field.
+enum ByteNumbers {
+  private static let powersOfTen: [Double] = (0...22).map { pow10($0) }
+
+  private static func pow10(_ n: Int) -> Double {
+    var x = 1.0
+    for _ in 0..<n { x *= 10 }
+    return x
+  }
+
+  /// Parses a decimal number (`-12.5`, `3e-4`, `+7`). Correctly rounded: the fast path (at most 15
+  /// significant digits, scale at most 22, Clinger 1990) is exact; anything else goes through the
+  /// standard library's parser. Returns nil for anything that is not a finite decimal number.
+  static func double(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    var i = 0
+    let n = bytes.count
+    guard n > 0 else { return nil }
+    var negative = false
+    if bytes[0] == UInt8(ascii: "-") || bytes[0] == UInt8(ascii: "+") {
+      negative = bytes[0] == UInt8(ascii: "-")
+      i = 1
+    }
+    var mantissa: UInt64 = 0
+    var digits = 0
+    var scale = 0
+    var sawDigit = false
+    while i < n, bytes[i] >= 48, bytes[i] <= 57 {
+      sawDigit = true
+      if digits < 19 {
+        mantissa = mantissa * 10 + UInt64(bytes[i] - 48)
+        if mantissa > 0 { digits += 1 }
+      } else {
+        scale += 1
+      }
+      i += 1
+    }
+    if i < n, bytes[i] == UInt8(ascii: ".") {
+      i += 1
+      while i < n, bytes[i] >= 48, bytes[i] <= 57 {
+        sawDigit = true
+        if digits < 19 {
+          mantissa = mantissa * 10 + UInt64(bytes[i] - 48)
+          if mantissa > 0 { digits += 1 }
+          scale -= 1
+        }
+        i += 1
+      }
+    }
+    guard sawDigit else { return nil }
+    var exponent = 0
+    if i < n, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+      i += 1
+      var expNegative = false
+      if i < n, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+        expNegative = bytes[i] == UInt8(ascii: "-")
+        i += 1
+      }
+      var sawExponentDigit = false
+      while i < n, bytes[i] >= 48, bytes[i] <= 57 {
+        sawExponentDigit = true
+        if exponent < 100_000 { exponent = exponent * 10 + Int(bytes[i] - 48) }
+        i += 1
+      }
+      guard sawExponentDigit else { return nil }
+      if expNegative { exponent = -exponent }
+    }
+    guard i == n else { return nil }
+    let totalScale = scale + exponent
+    if digits <= 15 && abs(totalScale) <= 22 {
+      var value = Double(mantissa)
+      value = totalScale < 0 ? value / powersOfTen[-totalScale] : value * powersOfTen[totalScale]
+      return negative ? -value : value
+    }
+    guard let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
+    return value
+  }
+
+  /// Parses an ISO 8601 / RFC 3339 date-time: `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM|±HHMM]`
+  /// (a space may replace `T`; no offset means UTC, as in GPX). Returns seconds since the Unix
+  /// epoch, or nil.
+  static func timestamp(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+    func digits(_ at: Int, _ count: Int) -> Int? {
+      guard at + count <= b.count else { return nil }
+      var v = 0
+      for k in at..<(at + count) {
+        guard b[k] >= 48, b[k] <= 57 else { return nil }
+        v = v * 10 + Int(b[k] - 48)
+      }
+      return v
+    }
+    guard b.count >= 19, let year = digits(0, 4), b[4] == UInt8(ascii: "-"), let month = digits(5, 2),
+      b[7] == UInt8(ascii: "-"), let day = digits(8, 2), b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "),
+      let hour = digits(11, 2), b[13] == UInt8(ascii: ":"), let minute = digits(14, 2), b[16] == UInt8(ascii: ":"),
+      let second = digits(17, 2)
+    else { return nil }
+    guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour <= 23, minute <= 59,
+      second <= 60
+    else { return nil }
+    var i = 19
+    var fraction = 0.0
+    if i < b.count, b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",") {
+      i += 1
+      var scale = 0.1
+      let first = i
+      while i < b.count, b[i] >= 48, b[i] <= 57 {
+        fraction += Double(b[i] - 48) * scale
+        scale /= 10
+        i += 1
+      }
+      guard i > first else { return nil }
+    }
+    var offset = 0
+    if i < b.count {
+      if b[i] == UInt8(ascii: "Z") || b[i] == UInt8(ascii: "z") {
+        i += 1
+      } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+        let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
+        guard let oh = digits(i + 1, 2) else { return nil }
+        var om = 0
+        if i + 3 < b.count && b[i + 3] == UInt8(ascii: ":") {
+          guard let m = digits(i + 4, 2) else { return nil }
+          om = m
+          i += 6
+        } else if let m = digits(i + 3, 2) {
+          om = m
+          i += 5
+        } else {
+          i += 3
+        }
+        guard oh <= 23, om <= 59 else { return nil }
+        offset = sign * (oh * 3600 + om * 60)
+      }
+    }
+    guard i == b.count else { return nil }
+    let days = daysFromCivil(year: year, month: month, day: day)
+    return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+  }
+
+  static func daysIn(month: Int, year: Int) -> Int {
+    switch month {
+    case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+    case 4, 6, 9, 11: return 30
+    default: return 31
+    }
+  }
+
+  /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+  static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yoe = y - era * 400
+    let mp = (month + 9) % 12
+    let doy = (153 * mp + 2) / 5 + day - 1
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+    return era * 146_097 + doe - 719_468
+  }
+
+  /// (year, month, day) of a day count since 1970-01-01.
+  static func civilFromDays(_ z: Int) -> (year: Int, month: Int, day: Int) {
+    let z = z + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let doe = z - era * 146_097
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    let mp = (5 * doy + 2) / 153
+    let d = doy - (153 * mp + 2) / 5 + 1
+    let m = mp < 10 ? mp + 3 : mp - 9
+    return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+  }
+}

@@ -1,0 +1,174 @@
+public import Foundation
+
+/// A buffered byte writer to a file or standard output, with allocation-free number formatting.
+///
+/// Never replaces an existing file unless asked: ``init(path:overwrite:)`` refuses, so nothing the
+/// user has is lost by a mistyped output name.
+public final class ByteSink {
+  private let handle: FileHandle
+  private var buffer: [UInt8] = []
+  private let closesHandle: Bool
+  /// The path as given, or `<stdout>`.
+  public let path: String
+
+  static let flushThreshold = 1 << 20
+
+  /// Opens `path` for writing; `-` means standard output.
+  /// - Throws: ``TrackIOError`` when the file exists and `overwrite` is false, or cannot be created.
+  public init(path: String, overwrite: Bool = false) throws(TrackIOError) {
+    if path == "-" {
+      handle = FileHandle.standardOutput
+      closesHandle = false
+      self.path = "<stdout>"
+    } else {
+      if FileManager.default.fileExists(atPath: path) && !overwrite {
+        throw TrackIOError(path: path, line: 0, column: 0, message: "already exists; refusing to overwrite it (use --force)")
+      }
+      guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
+        throw TrackIOError(path: path, line: 0, column: 0, message: "cannot be created (missing folder or permission?)")
+      }
+      handle = h
+      closesHandle = true
+      self.path = path
+    }
+    buffer.reserveCapacity(Self.flushThreshold + 4096)
+  }
+
+  /// Wraps standard output.
+  public static func standardOutput() -> ByteSink {
+    // Opening "-" cannot fail.
+    (try? ByteSink(path: "-")) ?? { preconditionFailure("standard output") }()
+  }
+
+  deinit {
+    try? flush()
+    if closesHandle { try? handle.close() }
+  }
+
+  /// Writes buffered bytes out.
+  public func flush() throws(TrackIOError) {
+    guard !buffer.isEmpty else { return }
+    do { try handle.write(contentsOf: buffer) } catch {
+      throw TrackIOError(path: path, line: 0, column: 0, message: "write failed: \(error.localizedDescription)")
+    }
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  @inline(__always) private func maybeFlush() throws(TrackIOError) {
+    if buffer.count >= Self.flushThreshold { try flush() }
+  }
+
+  /// Appends UTF-8 text.
+  public func write(_ text: String) throws(TrackIOError) {
+    buffer.append(contentsOf: text.utf8)
+    try maybeFlush()
+  }
+
+  /// Appends `value` with exactly `decimals` digits after the point, rounded half away from zero
+  /// on the scaled value (fine for generated data; not a general-purpose formatter).
+  public func write(_ value: Double, decimals: Int) throws(TrackIOError) {
+    ByteSink.appendFixed(value, decimals: decimals, to: &buffer)
+    try maybeFlush()
+  }
+
+  /// Appends an integer.
+  public func write(_ value: Int) throws(TrackIOError) {
+    ByteSink.appendInteger(value, to: &buffer)
+    try maybeFlush()
+  }
+
+  /// Appends an ISO 8601 UTC timestamp, with `fractionDigits` digits of fractional seconds (0…9).
+  public func writeTimestamp(_ seconds: Double, fractionDigits: Int = 0) throws(TrackIOError) {
+    ByteSink.appendTimestamp(seconds, fractionDigits: fractionDigits, to: &buffer)
+    try maybeFlush()
+  }
+
+  static func appendInteger(_ value: Int, to out: inout [UInt8]) {
+    if value < 0 { out.append(UInt8(ascii: "-")) }
+    var v = value.magnitude
+    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                 UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+      (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var count = 0
+    withUnsafeMutableBytes(of: &digits) { d in
+      repeat {
+        d[count] = UInt8(v % 10) + 48
+        v /= 10
+        count += 1
+      } while v > 0
+      for k in stride(from: count - 1, through: 0, by: -1) { out.append(d[k]) }
+    }
+  }
+
+  static func appendFixed(_ value: Double, decimals: Int, to out: inout [UInt8]) {
+    guard value.isFinite else {
+      out.append(contentsOf: value.isNaN ? Array("nan".utf8) : Array((value < 0 ? "-inf" : "inf").utf8))
+      return
+    }
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let scaled = (abs(value) * scale).rounded(.toNearestOrAwayFromZero)
+    guard scaled < 9e18 else {
+      out.append(contentsOf: String(value).utf8)
+      return
+    }
+    var integer = UInt64(scaled)
+    if value < 0 && integer > 0 { out.append(UInt8(ascii: "-")) }
+    var divisor: UInt64 = 1
+    for _ in 0..<decimals { divisor *= 10 }
+    appendInteger(Int(integer / divisor), to: &out)
+    if decimals > 0 {
+      out.append(UInt8(ascii: "."))
+      integer %= divisor
+      var d = divisor / 10
+      while d > 0 {
+        out.append(UInt8(integer / d) + 48)
+        integer %= d
+        d /= 10
+      }
+    }
+  }
+
+  static func appendTimestamp(_ seconds: Double, fractionDigits: Int, to out: inout [UInt8]) {
+    var whole = seconds.rounded(.down)
+    var fraction = seconds - whole
+    var scale = 1.0
+    for _ in 0..<fractionDigits { scale *= 10 }
+    var fractionUnits = (fraction * scale).rounded()
+    if fractionUnits >= scale {
+      whole += 1
+      fractionUnits = 0
+    }
+    fraction = fractionUnits
+    let total = Int(whole)
+    let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
+    let secondOfDay = total - days * 86_400
+    let (y, m, d) = ByteNumbers.civilFromDays(days)
+    func two(_ v: Int) {
+      out.append(UInt8(v / 10) + 48)
+      out.append(UInt8(v % 10) + 48)
+    }
+    appendInteger(y, to: &out)
+    out.append(UInt8(ascii: "-"))
+    two(m)
+    out.append(UInt8(ascii: "-"))
+    two(d)
+    out.append(UInt8(ascii: "T"))
+    two(secondOfDay / 3600)
+    out.append(UInt8(ascii: ":"))
+    two(secondOfDay / 60 % 60)
+    out.append(UInt8(ascii: ":"))
+    two(secondOfDay % 60)
+    if fractionDigits > 0 {
+      out.append(UInt8(ascii: "."))
+      var units = Int(fraction)
+      var digits = [UInt8](repeating: 48, count: fractionDigits)
+      for k in stride(from: fractionDigits - 1, through: 0, by: -1) {
+        digits[k] = UInt8(units % 10) + 48
+        units /= 10
+      }
+      out.append(contentsOf: digits)
+    }
+    out.append(UInt8(ascii: "Z"))
+  }
+}

@@ -1,0 +1,111 @@
+import Foundation
+public import Geofencing
+import Geodesy
+
+/// Writes regions as CSV (`id,lat,lon,radius`, circles only) or as a GeoJSON FeatureCollection
+/// (circles as a Point with a `radius` property in metres, polygons as Polygon or MultiPolygon;
+/// `id` on every feature).
+public enum RegionWriter {
+  public enum Format: String, CaseIterable, Sendable {
+    case csv
+    case geojson
+  }
+
+  /// Writes every region and flushes.
+  /// - Throws: ``TrackIOError`` when a write fails, or for a polygon in CSV (which cannot hold one).
+  public static func write(_ regions: [Region], format: Format, to sink: ByteSink) throws(TrackIOError) {
+    switch format {
+    case .csv:
+      try sink.write("id,lat,lon,radius\n")
+      for region in regions {
+        guard case .circle(let c) = region else {
+          throw TrackIOError(path: sink.path, line: 0, column: 0,
+                             message: "region \(region.identifier) is a polygon: CSV holds circles only, use --format geojson")
+        }
+        try sink.write(csvField(c.identifier.rawValue))
+        try sink.write(",")
+        try sink.write(c.center.latitude, decimals: 7)
+        try sink.write(",")
+        try sink.write(c.center.longitude, decimals: 7)
+        try sink.write(",")
+        try sink.write(c.radius, decimals: 2)
+        try sink.write("\n")
+      }
+    case .geojson:
+      try sink.write("{\"type\":\"FeatureCollection\",\"features\":[\n")
+      for (i, region) in regions.enumerated() {
+        try sink.write(i == 0 ? "" : ",\n")
+        try sink.write("{\"type\":\"Feature\",\"id\":\(JSONText.quoted(region.identifier.rawValue)),\"properties\":{")
+        switch region {
+        case .circle(let c):
+          try sink.write("\"radius\":")
+          try sink.write(c.radius, decimals: 2)
+          try sink.write("},\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
+          try position(c.center, sink)
+          try sink.write("]}}")
+        case .polygon(let p):
+          try sink.write("},\"geometry\":{\"type\":\"\(p.polygons.count == 1 ? "Polygon" : "MultiPolygon")\",\"coordinates\":")
+          if p.polygons.count > 1 { try sink.write("[") }
+          for (k, polygon) in p.polygons.enumerated() {
+            try sink.write(k == 0 ? "[" : ",[")
+            for (r, ring) in ([polygon.exterior] + polygon.holes).enumerated() {
+              try sink.write(r == 0 ? "[" : ",[")
+              let closed = ring.first == ring.last ? ring : ring + [ring[0]]
+              for (v, vertex) in closed.enumerated() {
+                try sink.write(v == 0 ? "[" : ",[")
+                try position(vertex, sink)
+                try sink.write("]")
+              }
+              try sink.write("]")
+            }
+            try sink.write("]")
+          }
+          if p.polygons.count > 1 { try sink.write("]") }
+          try sink.write("}}")
+        }
+      }
+      try sink.write("\n]}\n")
+    }
+    try sink.flush()
+  }
+
+  private static func position(_ c: Coordinate, _ sink: ByteSink) throws(TrackIOError) {
+    try sink.write(c.longitude, decimals: 7)
+    try sink.write(",")
+    try sink.write(c.latitude, decimals: 7)
+  }
+
+  static func csvField(_ text: String) -> String {
+    guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == " " }) else { return text }
+    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+}
+
+/// JSON text helpers shared by GeoWake's writers.
+public enum JSONText {
+  /// `text` as a JSON string literal, quotes included.
+  public static func quoted(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\t": out += "\\t"
+      default:
+        if scalar.value < 0x20 {
+          out += "\\u00" + String(scalar.value, radix: 16).leftPadded(to: 2)
+        } else {
+          out.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    return out + "\""
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: max(0, width - count)) + self
+  }
+}

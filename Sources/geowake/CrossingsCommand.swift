@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import Geodesy
+import Geofencing
+import TrackIO
+
+/// `geowake crossings`: the raw crossing engine on a track and a region set.
+struct CrossingsCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "crossings",
+    abstract: "Print every boundary crossing of a track through a set of regions (geometric truth).",
+    discussion: """
+      TRACK is a CSV file with a header naming time, lat and lon columns (time in seconds since \
+      1970 or ISO 8601). REGIONS is a CSV file with id,lat,lon,radius (metres). Each crossing \
+      is reported with the time the path crossed the boundary (interpolated between the fixes), \
+      where, and between which fixes; "pass" marks a region crossed between two fixes neither \
+      of which is inside it. No platform rule is applied: this is what the geometry says.
+      """
+  )
+
+  @Argument(help: "Track file (CSV), or - for standard input.")
+  var track: String
+
+  @Option(help: "Regions file (CSV: id,lat,lon,radius).")
+  var regions: String
+
+  @Option(help: "Output format: table or jsonl.")
+  var format: String = "table"
+
+  func validate() throws {
+    guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, got \(format)") }
+  }
+
+  func run() throws {
+    let regionList: [Region]
+    do { regionList = try RegionCSVReader.read(path: regions) } catch { throw Diagnostics.fail(error) }
+    var index = RegionIndex()
+    for region in regionList {
+      do { try index.insert(region) } catch {
+        Diagnostics.error("\(regions): \(error)")
+        throw SysExit.dataError
+      }
+    }
+    var reader: FixCSVReader
+    do { reader = try FixCSVReader(path: track) } catch { throw Diagnostics.fail(error) }
+    var detector = CrossingDetector(regions: index)
+    let out = ByteSink.standardOutput()
+    var crossings: [RegionCrossing] = []
+    var enters = 0
+    var exits = 0
+    var passThroughs = 0
+    var firstTime: Double?
+    var lastTime = 0.0
+    let table = format == "table"
+    do {
+      if table {
+        try out.write("time                      region            event  lat          lon           fixes         note\n")
+      }
+      while true {
+        let fix: LocationFix?
+        do { fix = try reader.next() } catch { throw Diagnostics.fail(error) }
+        guard let fix else { break }
+        do { try detector.process(fix, into: &crossings) } catch {
+          Diagnostics.error("\(reader.path): \(error)")
+          throw SysExit.dataError
+        }
+        if firstTime == nil { firstTime = fix.time }
+        lastTime = fix.time
+        for c in crossings {
+          if c.direction == .enter { enters += 1 } else { exits += 1 }
+          if c.isPassThrough { passThroughs += 1 }
+          try (table ? writeRow(c, out) : writeJSON(c, out))
+        }
+        crossings.removeAll(keepingCapacity: true)
+      }
+      if table {
+        let inside = index.allRegions.filter { detector.isInside($0.identifier) == true }.map(\.identifier.rawValue)
+        try out.write("\n\(detector.fixCount) fixes over \(Self.duration(lastTime - (firstTime ?? lastTime))), ")
+        try out.write("\(index.count) regions: \(enters) enters, \(exits) exits (\(passThroughs) in pass-throughs)\n")
+        try out.write("inside at the end: \(inside.isEmpty ? "none" : inside.joined(separator: ", "))\n")
+      }
+      try out.flush()
+    } catch let error as TrackIOError {
+      throw Diagnostics.fail(error)
+    }
+  }
+
+  static func duration(_ seconds: Double) -> String {
+    let s = Int(seconds.rounded())
+    return s >= 3600 ? "\(s / 3600) h \(s / 60 % 60) min" : s >= 60 ? "\(s / 60) min \(s % 60) s" : "\(s) s"
+  }
+
+  func writeRow(_ c: RegionCrossing, _ out: ByteSink) throws(TrackIOError) {
+    try out.writeTimestamp(c.time, fractionDigits: 3)
+    try out.write("  " + c.region.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0) + " ")
+    try out.write(c.direction.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0) + " ")
+    try out.write(c.coordinate.latitude, decimals: 7)
+    try out.write("   ")
+    try out.write(c.coordinate.longitude, decimals: 7)
+    let fixes = "\(c.fromFix)→\(c.toFix)"
+    try out.write("   " + (c.isPassThrough ? fixes.padding(toLength: 12, withPad: " ", startingAt: 0) + "  pass\n" : fixes + "\n"))
+  }
+
+  func writeJSON(_ c: RegionCrossing, _ out: ByteSink) throws(TrackIOError) {
+    try out.write("{\"event\":\"\(c.direction.rawValue)\",\"region\":\(JSONText.quoted(c.region.rawValue)),\"time\":\"")
+    try out.writeTimestamp(c.time, fractionDigits: 6)
+    try out.write("\",\"lat\":")
+    try out.write(c.coordinate.latitude, decimals: 8)
+    try out.write(",\"lon\":")
+    try out.write(c.coordinate.longitude, decimals: 8)
+    try out.write(",\"fromFix\":\(c.fromFix),\"toFix\":\(c.toFix),\"passThrough\":\(c.isPassThrough)}\n")
+  }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Geodesy
+import Geofencing
+import SyntheticData
+import TrackIO
+
+/// `geowake generate`: deterministic synthetic data for benchmarks and experiments.
+struct GenerateCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "generate",
+    abstract: "Write deterministic synthetic tracks and region sets (same seed, same bytes).",
+    subcommands: [Track.self, Regions.self]
+  )
+
+  struct Placement: ParsableArguments {
+    @Option(help: "Random seed.")
+    var seed: UInt64 = 20_240_501
+
+    @Option(help: "Centre of the city the data is around, as LAT,LON.")
+    var center: String = "37.77,-122.42"
+
+    @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
+    var output: String = "-"
+
+    @Flag(help: "Replace the output file if it exists.")
+    var force = false
+
+    func centerCoordinate() throws -> Coordinate {
+      let parts = center.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+      guard parts.count == 2, let lat = parts[0], let lon = parts[1] else {
+        throw ValidationError("--center \"\(center)\": expected LAT,LON in decimal degrees")
+      }
+      do { return try Coordinate(latitude: lat, longitude: lon) } catch {
+        throw ValidationError("--center: \(error)")
+      }
+    }
+
+    func sink() throws -> ByteSink {
+      do { return try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
+    }
+  }
+
+  struct Track: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "A city track: walking, cycling and driving, one fix per interval, with GPS noise.")
+
+    @OptionGroup var placement: Placement
+
+    @Option(help: "Number of fixes (1 … 100,000,000).")
+    var count: Int = 1_000_000
+
+    @Option(help: "Seconds between fixes.")
+    var interval: Double = 1
+
+    @Option(help: "Output format: gpx or csv.")
+    var format: String = "gpx"
+
+    func validate() throws {
+      guard (1...100_000_000).contains(count) else { throw ValidationError("--count must be in 1...100000000, got \(count)") }
+      guard interval > 0, interval.isFinite else { throw ValidationError("--interval must be a positive number of seconds") }
+      guard TrackWriter.Format(rawValue: format) != nil else { throw ValidationError("--format must be gpx or csv, got \(format)") }
+    }
+
+    func run() throws {
+      let track = SyntheticTrack(
+        seed: placement.seed, count: count, center: try placement.centerCoordinate(), interval: interval)
+      let sink = try placement.sink()
+      do {
+        var writer = try TrackWriter(
+          format: TrackWriter.Format(rawValue: format) ?? .gpx, sink: sink,
+          name: "Synthetic track, seed \(placement.seed), \(count) fixes")
+        for generated in track { try writer.write(generated.fix, hdop: generated.hdop) }
+        try writer.finish()
+      } catch { throw Diagnostics.fail(error) }
+    }
+  }
+
+  struct Regions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Circles (and optionally polygons) around the city; half of them (at most 1,000) on the track.")
+
+    @OptionGroup var placement: Placement
+
+    @Option(help: "Number of regions (1 … 10,000,000).")
+    var count: Int = 1000
+
+    @Option(help: "Fraction of regions that are polygons (0…1).")
+    var polygons: Double = 0
+
+    @Option(help: "Smallest and largest radius in metres, as MIN,MAX.")
+    var radii: String = "50,2000"
+
+    @Option(help: "Seed of the track the regions are placed on (defaults to --seed).")
+    var trackSeed: UInt64?
+
+    @Option(help: "Number of fixes of that track.")
+    var trackCount: Int = 1_000_000
+
+    @Option(help: "Output format: csv or geojson (polygons need geojson).")
+    var format: String = "csv"
+
+    func validate() throws {
+      guard (1...10_000_000).contains(count) else { throw ValidationError("--count must be in 1...10000000, got \(count)") }
+      guard (0...1).contains(polygons) else { throw ValidationError("--polygons must be in 0...1, got \(polygons)") }
+      guard let f = RegionWriter.Format(rawValue: format) else { throw ValidationError("--format must be csv or geojson, got \(format)") }
+      if f == .csv && polygons > 0 { throw ValidationError("polygons need --format geojson") }
+      guard radiusRange() != nil else { throw ValidationError("--radii \"\(radii)\": expected MIN,MAX with 0 < MIN ≤ MAX ≤ 10000000") }
+    }
+
+    func radiusRange() -> ClosedRange<Double>? {
+      let parts = radii.split(separator: ",").compactMap { Double($0) }
+      guard parts.count == 2, parts[0] > 0, parts[0] <= parts[1], parts[1] <= CircularRegion.maximumRadius else { return nil }
+      return parts[0]...parts[1]
+    }
+
+    func run() throws {
+      let center = try placement.centerCoordinate()
+      let track = SyntheticTrack(seed: trackSeed ?? placement.seed, count: trackCount, center: center)
+      let step = max(1, trackCount / 20_000)
+      var sample: [Coordinate] = []
+      for (i, generated) in track.enumerated() where i % step == 0 { sample.append(generated.fix.coordinate) }
+      let regions = SyntheticRegions(
+        seed: placement.seed, count: count, center: center, radii: radiusRange() ?? 50...2000, polygonFraction: polygons
+      ).generate(near: sample)
+      let sink = try placement.sink()
+      do {
+        try RegionWriter.write(regions, format: RegionWriter.Format(rawValue: format) ?? .csv, to: sink)
+      } catch { throw Diagnostics.fail(error) }
+    }
+  }
+}

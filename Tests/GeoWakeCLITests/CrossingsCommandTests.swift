@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import _GeoWakeTestSupport
+
+@Suite("geowake crossings and generate")
+struct CrossingsCommandTests {
+  @Test func demoFindsTheTokyoCrossings() throws {
+    let result = try CommandRunner.run([
+      "crossings", "--regions", "Fixtures/demo/tokyo-regions.csv", "Fixtures/demo/tokyo-track.csv",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("2018-11-29T02:29:48.141Z  aoyama-itchome    enter"))
+    #expect(result.stdout.hasSuffix("4142 fixes over 7 h 34 min, 8 regions: 55 enters, 55 exits (22 in pass-throughs)\ninside at the end: none\n"))
+  }
+
+  @Test func jsonLinesOutputIsDeterministic() throws {
+    let arguments = ["crossings", "--format", "jsonl", "--regions", "Fixtures/demo/tokyo-regions.csv", "Fixtures/demo/tokyo-track.csv"]
+    let first = try CommandRunner.run(arguments)
+    let second = try CommandRunner.run(arguments)
+    #expect(first.status == 0)
+    #expect(first.stdout == second.stdout)
+    let lines = first.stdout.split(separator: "\n")
+    #expect(lines.count == 110)
+    #expect(lines[0] == #"{"event":"enter","region":"aoyama-itchome","time":"2018-11-29T02:29:48.140529Z","lat":35.67225349,"lon":139.72185976,"fromFix":512,"toFix":513,"passThrough":false}"#)
+  }
+
+  @Test func badRegionFileNamesLineAndColumn() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let regions = folder.appendingPathComponent("regions.csv")
+    try "id,lat,lon,radius\nhome,37.7,-122.4,100\nwork,37.8,-122.4,-5\n".write(to: regions, atomically: true, encoding: .utf8)
+    let result = try CommandRunner.run(["crossings", "--regions", regions.path, "Fixtures/demo/tokyo-track.csv"])
+    #expect(result.status == 65)
+    #expect(result.stderr == "\(regions.path):3:18: error: region \"work\": radius -5.0 is not positive: expected metres in (0, 10000000.0]\n")
+  }
+
+  @Test func missingTrackExits66() throws {
+    let result = try CommandRunner.run(["crossings", "--regions", "Fixtures/demo/tokyo-regions.csv", "no-such-track.csv"])
+    #expect(result.status == 66)
+    #expect(result.stderr == "no-such-track.csv: error: no such file\n")
+  }
+
+  @Test func generateIsDeterministicAndRefusesToOverwrite() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let a = try CommandRunner.run(["generate", "track", "--count", "500", "--seed", "7", "--format", "gpx"])
+    let b = try CommandRunner.run(["generate", "track", "--count", "500", "--seed", "7", "--format", "gpx"])
+    #expect(a.status == 0)
+    #expect(a.stdout == b.stdout)
+    #expect(a.stdout.components(separatedBy: "<trkpt ").count == 501)
+    let c = try CommandRunner.run(["generate", "track", "--count", "500", "--seed", "8", "--format", "gpx"])
+    #expect(c.stdout != a.stdout)
+
+    let file = folder.appendingPathComponent("regions.geojson").path
+    let made = try CommandRunner.run([
+      "generate", "regions", "--count", "50", "--polygons", "0.3", "--format", "geojson", "--track-count", "2000", "-o", file,
+    ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let again = try CommandRunner.run(["generate", "regions", "--count", "50", "--format", "geojson", "-o", file])
+    #expect(again.status == 73)
+    #expect(again.stderr == "\(file): error: already exists; refusing to overwrite it (use --force)\n")
+    let geojson = try String(contentsOfFile: file, encoding: .utf8)
+    let parsed = try JSONSerialization.jsonObject(with: Data(geojson.utf8)) as? [String: Any]
+    #expect((parsed?["features"] as? [Any])?.count == 50)
+  }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Geodesy
+import Geofencing
+import Testing
+import TrackIO
+import _GeoWakeTestSupport
+
+func temporaryFile(_ text: String, name: String = "input.csv") throws -> String {
+  let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trackio-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+  let url = folder.appendingPathComponent(name)
+  try text.write(to: url, atomically: true, encoding: .utf8)
+  return url.path
+}
+
+@Suite("CSV readers")
+struct ReaderTests {
+  @Test func readsFixesWithBothTimeFormats() throws {
+    let path = try temporaryFile(
+      "\u{FEFF}# comment\nlat,lon,time,accuracy\r\n37.5,-122.25,1714546800,5\n37.5,-122.25,2024-05-01T07:00:01.25Z,\n"
+        + "37.5,-122.25,2024-05-01T09:00:02+02:00,8.5\n\n")
+    var reader = try FixCSVReader(path: path)
+    let fixes = try reader.readAll()
+    #expect(fixes.map(\.time) == [1_714_546_800, 1_714_546_801.25, 1_714_546_802])
+    #expect(fixes.map(\.horizontalAccuracy) == [5, nil, 8.5])
+    #expect(fixes[0].coordinate == (try Coordinate(latitude: 37.5, longitude: -122.25)))
+  }
+
+  @Test(arguments: [
+    ("time,lat,lon\n1,91,0\n", "2:3: error: latitude 91.0 is out of range: expected a finite value in -90...90"),
+    ("time,lat,lon\n1,1,abc\n", "2:5: error: longitude \"abc\" is not a number: expected degrees"),
+    ("time,lat,lon\nyesterday,1,2\n", "2:1: error: time \"yesterday\" is neither seconds since 1970 nor an ISO 8601 date-time"),
+    ("time,lat,lon\n1,2\n", "2:1: error: 2 fields: expected 3, as in the header"),
+    ("when,lat,lon\n1,2,3\n", "1:1: error: header has no time column (found when,lat,lon): expected time,lat,lon[,accuracy]"),
+    ("time,lat,lon,accuracy\n1,2,3,-4\n", "2:7: error: accuracy \"-4\" is not a positive number of metres"),
+    ("time,lat,lon\n2024-02-30T00:00:00Z,1,2\n", "2:1: error: time \"2024-02-30T00:00:00Z\" is neither seconds since 1970 nor an ISO 8601 date-time"),
+  ])
+  func badFixesAreLocated(_ text: String, _ expected: String) throws {
+    let path = try temporaryFile(text)
+    do {
+      var reader = try FixCSVReader(path: path)
+      _ = try reader.readAll()
+      Issue.record("accepted bad input")
+    } catch {
+      #expect(error.description == "\(path):\(expected)")
+    }
+  }
+
+  @Test func readsRegions() throws {
+    let path = try temporaryFile("id,lat,lon,radius,note\n\"Home, sweet\",37.7,-122.4,100,x\nwork,37.8,-122.41,250.5,\n")
+    let regions = try RegionCSVReader.read(path: path)
+    #expect(regions.map(\.identifier.rawValue) == ["Home, sweet", "work"])
+    guard case .circle(let c) = regions[1] else { Issue.record("not a circle"); return }
+    #expect(c.radius == 250.5)
+  }
+
+  @Test func parsesNumbersExactly() throws {
+    // Numbers from the track generator and tricky ones must equal Swift's own correctly rounded parse.
+    var rng = SeededGenerator(seed: 5)
+    let samples = ["0.1", "-122.4194155", "37.7749295", "1e-7", "123456789012345678", "0.30000000000000004", "+5", "-0"]
+      + (0..<2000).map { _ in String(format: "%.7f", rng.uniform(-180...180)) }
+    let path = try temporaryFile("time,lat,lon\n" + samples.map { "0,0,\($0)" }.joined(separator: "\n") + "\n")
+    var reader = try FixCSVReader(path: path)
+    for sample in samples {
+      let fix = try #require(try reader.next())
+      #expect(fix.coordinate.longitude == Coordinate.normalizedLongitude(Double(sample) ?? .nan), "\(sample)")
+    }
+  }
+}
