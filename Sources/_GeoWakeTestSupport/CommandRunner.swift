@@ -29,7 +29,7 @@ public enum CommandRunner {
     // Standard error goes to a file, so that neither stream can block the process on a full pipe
     // while the other is read.
     let errorURL = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-stderr-\(UUID().uuidString)")
-    FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
     defer { try? FileManager.default.removeItem(at: errorURL) }
     let errorHandle = try FileHandle(forWritingTo: errorURL)
     process.standardInput = input

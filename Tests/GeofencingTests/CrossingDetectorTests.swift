@@ -166,3 +166,28 @@ struct CrossingDetectorTests {
     #expect(detector.fixCount == 1)
   }
 }
+
+@Suite("Crossing detector consistency")
+struct CrossingDetectorConsistencyTests {
+  /// Property: the batch entry point, fix-by-fix processing and every grid level give the same
+  /// crossings (the grid and the fast paths are optimisations, never a change of answer).
+  @Test(arguments: [UInt64(21), 22, 23])
+  func sameCrossingsWhateverTheEntryPointAndGrid(seed: UInt64) throws {
+    let center = try Coordinate(latitude: 60.17, longitude: 24.94)
+    let fixes = syntheticFixes(seed: seed, count: 3_000, interval: [1.0, 4, 15][Int(seed % 3)], center: center)
+    let regions = regionsAlong(fixes, seed: seed, count: 80, polygonFraction: 0.15)
+    let (_, batch) = try detect(fixes, regions)
+    var one = CrossingDetector(regions: try RegionIndex(regions))
+    var single: [RegionCrossing] = []
+    for fix in fixes { try one.process(fix, into: &single) }
+    #expect(single == batch)
+    #expect(batch.count > 20)
+    for level in [8, 11, 14, 17] {
+      var detector = CrossingDetector(regions: try RegionIndex(regions, configuration: .init(gridLevel: level)))
+      var crossings: [RegionCrossing] = []
+      try detector.process(fixes, into: &crossings)
+      #expect(crossings.map { "\($0.region) \($0.direction) \($0.fromFix)" } == batch.map { "\($0.region) \($0.direction) \($0.fromFix)" }, "grid level \(level)")
+      for (a, b) in zip(crossings, batch) { #expect(abs(a.time - b.time) < 1e-5) }
+    }
+  }
+}

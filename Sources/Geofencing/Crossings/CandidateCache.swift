@@ -1,72 +1,165 @@
 import Geodesy
+import RealModule
 
-/// The regions that can matter while the device stays in one grid cell, in struct-of-arrays form
-/// for the per-fix scan, with their last containment state and margin.
+/// The regions that can matter anywhere in one grid cell, in struct-of-arrays form, with the
+/// cell's geometry: everything about a cell that does not depend on where the device is.
 ///
-/// **Temporal coherence.** `margin[k]` is how far the device must move before region k's state
-/// can change (distance of its chord to the uncertainty band). Chord distance to a centre changes
-/// by at most the distance moved, and every path between fixes inside one cell is bounded by
-/// `stepBound`, so while the summed step bounds since the last scan stay below `minimumMargin`
-/// no circle in the cell can change state — not even by a pass-through between fixes — and the
-/// scan is skipped.
-struct CandidateCache {
-  /// Key of the cell the cache describes, `nil` when invalid.
-  var key: UInt64?
-  /// The index generation the cache was built from.
-  var generation = -1
-  /// The cell's rectangle.
-  var box = GeoBox(south: 0, north: 0, west: 0, east: 0)
+/// Built once per cell and remembered (``CrossingDetector`` keeps the cells it has seen until the
+/// index changes or the memo fills), so that a device moving back and forth between cells does
+/// not query the index again. A class so that the per-fix path holds it by one reference.
+/// - Important: Not `Sendable`; owned by one detector.
+final class CellCandidates {
+  let key: UInt64
+  let box: GeoBox
   /// M_max and p_max over the cell's latitudes (metres), for step bounds.
-  var meridionalRadius = 0.0
-  var parallelRadius = 0.0
+  let meridionalRadius: Double
+  let parallelRadius: Double
+  let frame: CartesianFrame
 
-  // Circles: struct of arrays.
-  var slots: [Int32] = []
-  var x: [Double] = []
-  var y: [Double] = []
-  var z: [Double] = []
-  var inner: [Double] = []
-  var outer: [Double] = []
-  var inside: [Bool] = []
-  var margin: [Double] = []
+  // Circles whose bounding box touches the cell.
+  let slots: [Int32]
+  let x: [Double]
+  let y: [Double]
+  let z: [Double]
+  let inner: [Double]
+  let outer: [Double]
+  /// Polygons whose boundary passes through the cell; the others have one state in the cell.
+  let polygonSlots: [Int32]
 
-  /// Polygons whose boundary passes through the cell (the others have one state in the cell).
-  var polygonSlots: [Int32] = []
-  var polygonInside: [Bool] = []
-
-  /// Smallest circle margin at the last scan, and the movement bound accumulated since.
-  var minimumMargin = 0.0
-  var travelled = 0.0
-
-  mutating func removeAll() {
-    slots.removeAll(keepingCapacity: true)
-    x.removeAll(keepingCapacity: true)
-    y.removeAll(keepingCapacity: true)
-    z.removeAll(keepingCapacity: true)
-    inner.removeAll(keepingCapacity: true)
-    outer.removeAll(keepingCapacity: true)
-    inside.removeAll(keepingCapacity: true)
-    margin.removeAll(keepingCapacity: true)
-    polygonSlots.removeAll(keepingCapacity: true)
-    polygonInside.removeAll(keepingCapacity: true)
+  /// Builds the cell `key` from the regions whose bounding box touches it.
+  init(key: UInt64, regions: RegionIndex, scratch: inout [Int32]) {
+    self.key = key
+    let box = GridCell.box(key: key)
+    self.box = box
+    (meridionalRadius, parallelRadius) = PathSegment.radiusBounds(latitudeA: box.south, latitudeB: box.north)
+    frame = CartesianFrame(
+      latitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2, halfSize: (box.north - box.south) / 2)
+    scratch.removeAll(keepingCapacity: true)
+    regions.appendSlots(nearLatitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2, into: &scratch)
+    var slots: [Int32] = []
+    var x: [Double] = []
+    var y: [Double] = []
+    var z: [Double] = []
+    var inner: [Double] = []
+    var outer: [Double] = []
+    var polygonSlots: [Int32] = []
+    for slot32 in scratch {
+      let slot = Int(slot32)
+      guard regions.boxes[slot].intersects(box) else { continue }
+      if let circle = regions.circles[slot] {
+        slots.append(slot32)
+        x.append(circle.centerCartesian.x)
+        y.append(circle.centerCartesian.y)
+        z.append(circle.centerCartesian.z)
+        inner.append(circle.innerChord)
+        outer.append(circle.outerChord)
+      } else if let polygon = regions.polygons[slot] {
+        let west = polygon.planar.x(longitude: box.west)
+        if polygon.coverage(west: west, south: box.south, east: west + (box.east - box.west), north: box.north) == .boundary {
+          polygonSlots.append(slot32)
+        }
+      }
+    }
+    self.slots = slots
+    self.x = x
+    self.y = y
+    self.z = z
+    self.inner = inner
+    self.outer = outer
+    self.polygonSlots = polygonSlots
   }
 
-  mutating func append(slot: Int, circle: CircleGeometry, inside isInside: Bool, margin m: Double) {
-    slots.append(Int32(slot))
-    x.append(circle.centerCartesian.x)
-    y.append(circle.centerCartesian.y)
-    z.append(circle.centerCartesian.z)
-    inner.append(circle.innerChord)
-    outer.append(circle.outerChord)
-    inside.append(isInside)
-    margin.append(m)
+  /// Whether a point is in the cell (half-open, like the grid's own cells).
+  @inline(__always)
+  func contains(latitude: Double, longitude: Double) -> Bool {
+    latitude >= box.south && latitude < box.north && longitude >= box.west && longitude < box.east
   }
 
-  /// Upper bound (metres) on the path length between two fixes inside this cell.
+  /// Whether `other` shares an edge with this cell (same level).
+  func sharesEdge(with other: UInt64) -> Bool {
+    guard key >> 56 == other >> 56 else { return false }
+    let level = Int(key >> 56)
+    let columns = 1 << (level + 1)
+    let rowA = Int((key >> 28) & 0xFFF_FFFF)
+    let rowB = Int((other >> 28) & 0xFFF_FFFF)
+    let columnA = Int(key & 0xFFF_FFFF)
+    let columnB = Int(other & 0xFFF_FFFF)
+    let columnStep = min((columnA - columnB + columns) % columns, (columnB - columnA + columns) % columns)
+    return (rowA == rowB && columnStep == 1) || (columnA == columnB && abs(rowA - rowB) == 1)
+  }
+
+  /// Upper bound (metres) on the path length between two points of the cell: the bound of
+  /// ``PathSegment/lengthBound(from:to:)`` with M and p maximised over the cell's latitudes.
   @inline(__always)
   func stepBound(deltaLatitude: Double, deltaLongitude: Double) -> Double {
     let dPhi = meridionalRadius * deltaLatitude * (Double.pi / 180)
     let dLambda = parallelRadius * deltaLongitude * (Double.pi / 180)
     return (dPhi * dPhi + dLambda * dLambda).squareRoot() * (1 + 1e-12) + 1e-9
+  }
+}
+
+/// The cell the device is in: its ``CellCandidates`` plus, for each circle, the containment state
+/// and the odometer reading at which it must be looked at again.
+///
+/// **Temporal coherence.** A circle's state can change only once the device has moved as far as
+/// its *margin*, the distance of its chord to the uncertainty band: the chord to a centre changes
+/// by at most the distance moved. The cache keeps an odometer, the sum of the step bounds of every
+/// segment since the cell was entered (each bounds the path between two fixes in the cell), and
+/// gives each circle a due reading: odometer at its last evaluation plus its margin. Until the
+/// odometer reaches a circle's due reading, no point of the path can have crossed its boundary,
+/// not even between fixes. A fix whose odometer reading is below the earliest due reading costs a
+/// few arithmetic operations; otherwise only the circles that are due are evaluated.
+struct CandidateCache {
+  /// The cell; `nil` when the cache is invalid.
+  var cell: CellCandidates?
+  /// The index generation the cache was built from.
+  var generation = -1
+
+  var inside: [Bool] = []
+  /// Odometer reading at which each circle must be evaluated again, padded with +∞ to a whole
+  /// number of ``lanes`` so that the scan can test eight readings at a time.
+  var due: [Double] = []
+  static let lanes = 8
+  var polygonInside: [Bool] = []
+
+  /// Sum of step bounds since the cell was entered, and the earliest due reading.
+  var odometer = 0.0
+  var nextDue = Double.infinity
+
+  var isValid: Bool { cell != nil }
+
+  /// Starts a visit to `cell`: states come from `insideBySlot`, due readings from `margin`.
+  mutating func enter(_ cell: CellCandidates, generation: Int, insideBySlot: [Bool], margin: (Int) -> Double) {
+    self.cell = cell
+    self.generation = generation
+    odometer = 0
+    let n = cell.slots.count
+    inside.removeAll(keepingCapacity: true)
+    due.removeAll(keepingCapacity: true)
+    var earliest = Double.infinity
+    for k in 0..<n {
+      inside.append(insideBySlot[Int(cell.slots[k])])
+      let m = margin(k)
+      due.append(m)
+      earliest = min(earliest, m)
+    }
+    while due.count % Self.lanes != 0 { due.append(.infinity) }
+    nextDue = earliest
+    polygonInside.removeAll(keepingCapacity: true)
+    for slot in cell.polygonSlots { polygonInside.append(insideBySlot[Int(slot)]) }
+  }
+
+  /// Which of the eight readings starting at `chunk` are due (bit j for circle chunk + j), and the
+  /// smallest reading of the eight.
+  @inline(__always)
+  static func dueLanes(_ due: UnsafeMutableBufferPointer<Double>, at chunk: Int, odometer: Double) -> (mask: UInt8, minimum: Double) {
+    var mask: UInt8 = 0
+    var minimum = Double.infinity
+    for j in 0..<lanes {
+      let reading = due[chunk &+ j]
+      mask |= (reading <= odometer ? 1 : 0) << UInt8(j)
+      minimum = Swift.min(minimum, reading)
+    }
+    return (mask, minimum)
   }
 }

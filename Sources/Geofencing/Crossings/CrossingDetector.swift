@@ -16,7 +16,8 @@ public import Geodesy
 /// reporting crossings. For each region, enter and exit strictly alternate.
 ///
 /// **Streaming.** Memory is bounded by the index and the regions near the device, never by the
-/// track's length. In the steady state no allocation happens per fix.
+/// track's length. In the steady state no allocation happens per fix (the `CrossingDetector`
+/// benchmarks count mallocs).
 ///
 /// **Order.** Crossings of one segment are appended in time order (ties by identifier, then enter
 /// before exit), so the same fixes and regions always give the same output.
@@ -31,15 +32,32 @@ public struct CrossingDetector {
   /// Containment state by slot (authoritative outside the cache's cell).
   var insideBySlot: [Bool] = []
   var previous: LocationFix?
-  var previousCartesian: SIMD3<Double>?
+  /// Earth-centred coordinates of `previous`, when known.
+  var previousCartesian = SIMD3<Double>()
+  var previousCartesianIsValid = false
   var cache = CandidateCache()
   /// Deduplication stamps for segment queries.
   var visited: [UInt32] = []
   var stamp: UInt32 = 0
-  /// Scratch buffers reused across fixes.
+  // Scratch buffers reused across fixes.
   var pending: [PendingCrossing] = []
   var roots: [(u: Double, enter: Bool)] = []
   var parameters: [Double] = []
+  var slotBuffer: [Int32] = []
+  /// Circles the last scan found worth a closer look: (index in the cell, new state, code).
+  var scanWork: [ScanItem] = []
+  /// Cells built since the index last changed, by key (cleared when it holds ``memoCapacity``).
+  var cellMemo: [UInt64: CellCandidates] = [:]
+  var memoGeneration = -1
+  static let memoCapacity = 4096
+
+  struct ScanItem {
+    var index: Int32
+    /// The state before this fix.
+    var wasInside: Bool
+    /// The state could not be decided from the chord (micrometre band): decide it exactly.
+    var ambiguous: Bool
+  }
 
   struct PendingCrossing {
     var time: Double
@@ -54,14 +72,16 @@ public struct CrossingDetector {
     self.regions = regions
     insideBySlot = Array(repeating: false, count: regions.slotCapacity)
     visited = Array(repeating: 0, count: regions.slotCapacity)
+    slotBuffer.reserveCapacity(256)
+    pending.reserveCapacity(16)
   }
 
   /// Whether the device is inside the region after the last fix (`nil` for an unknown identifier).
   public func isInside(_ identifier: RegionIdentifier) -> Bool? {
     guard let slot = regions.slotByIdentifier[identifier] else { return nil }
-    if let k = cache.slots.firstIndex(of: slot), cache.generation == regions.generation { return cache.inside[k] }
-    if let k = cache.polygonSlots.firstIndex(of: slot), cache.generation == regions.generation {
-      return cache.polygonInside[k]
+    if let cell = cache.cell, cache.generation == regions.generation {
+      if let k = cell.slots.firstIndex(of: slot) { return cache.inside[k] }
+      if let k = cell.polygonSlots.firstIndex(of: slot) { return cache.polygonInside[k] }
     }
     return insideBySlot[Int(slot)]
   }
@@ -76,7 +96,8 @@ public struct CrossingDetector {
     growState()
     if let slot = regions.slotByIdentifier[region.identifier] {
       if let fix = previous {
-        insideBySlot[Int(slot)] = regions.slot(Int(slot), contains: fix.coordinate, cartesian: cartesian(of: fix))
+        let p = Ellipsoid.wgs84.cartesian(fix.coordinate)
+        insideBySlot[Int(slot)] = regions.slot(Int(slot), contains: fix.coordinate, cartesian: p)
       } else {
         insideBySlot[Int(slot)] = false
       }
@@ -97,15 +118,70 @@ public struct CrossingDetector {
   public mutating func reset() {
     for i in insideBySlot.indices { insideBySlot[i] = false }
     previous = nil
-    previousCartesian = nil
-    cache.key = nil
+    previousCartesianIsValid = false
+    cache.cell = nil
   }
 
   /// Processes every fix of a sequence in order.
+  ///
+  /// For contiguous collections (`Array`, `ContiguousArray`, buffers) a tight loop handles the
+  /// common case — the device stays in its grid cell and no region is due for a look — without
+  /// leaving the loop; the result is identical to processing the fixes one by one.
+  /// - Throws: ``CrossingDetectorError`` for the first unusable fix; the fixes before it are
+  ///   processed, the rest are not.
   public mutating func process(_ fixes: some Sequence<LocationFix>, into crossings: inout [RegionCrossing])
     throws(CrossingDetectorError)
   {
+    var failure: CrossingDetectorError?
+    let handled: Void? = fixes.withContiguousStorageIfAvailable { buffer in
+      do throws(CrossingDetectorError) { try process(buffer: buffer, into: &crossings) } catch { failure = error }
+    }
+    if let failure { throw failure }
+    if handled != nil { return }
     for fix in fixes { try process(fix, into: &crossings) }
+  }
+
+  private mutating func process(buffer fixes: UnsafeBufferPointer<LocationFix>, into crossings: inout [RegionCrossing])
+    throws(CrossingDetectorError)
+  {
+    var i = 0
+    while i < fixes.count {
+      if let last = previous, let cell = cache.cell, cache.generation == regions.generation, cell.polygonSlots.isEmpty {
+        // Fast path: only the odometer moves.
+        var latitude = last.coordinate.latitude
+        var longitude = last.coordinate.longitude
+        var time = last.time
+        var odometer = cache.odometer
+        let nextDue = cache.nextDue
+        var j = i
+        while j < fixes.count {
+          let next = fixes[j]
+          let nextLatitude = next.coordinate.latitude
+          let nextLongitude = next.coordinate.longitude
+          guard next.time >= time, next.time.isFinite, cell.contains(latitude: nextLatitude, longitude: nextLongitude)
+          else { break }
+          var dLon = nextLongitude - longitude
+          if dLon >= 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
+          let reading = odometer + cell.stepBound(deltaLatitude: nextLatitude - latitude, deltaLongitude: dLon)
+          guard reading < nextDue else { break }
+          odometer = reading
+          latitude = nextLatitude
+          longitude = nextLongitude
+          time = next.time
+          j += 1
+        }
+        if j > i {
+          cache.odometer = odometer
+          previous = fixes[j - 1]
+          previousCartesianIsValid = false
+          fixCount += j - i
+          i = j
+          continue
+        }
+      }
+      try process(fixes[i], into: &crossings)
+      i += 1
+    }
   }
 
   /// Processes the next fix, appending the crossings on the path from the previous fix to it.
@@ -118,7 +194,7 @@ public struct CrossingDetector {
     guard let last = previous else {
       fixCount = 1
       previous = fix
-      previousCartesian = nil
+      previousCartesianIsValid = false
       if !regions.isEmpty { rebuildCache(at: fix, evaluateStates: true) }
       return
     }
@@ -127,153 +203,306 @@ public struct CrossingDetector {
     }
     let index = fixCount
     fixCount += 1
-    defer {
-      previous = fix
-    }
-    guard !regions.isEmpty else {
-      previousCartesian = nil
-      return
-    }
-    let level = regions.occupiedLevels.first ?? 0
-    let key = GridCell.key(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, level: level)
-    if key == cache.key && cache.generation == regions.generation {
-      advanceWithinCell(from: last, to: fix, fixIndex: index)
+    if let cell = cache.cell, cache.generation == regions.generation,
+      cell.contains(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+    {
+      advanceWithinCell(cell, from: last, to: fix)
+    } else if !regions.isEmpty {
+      transition(from: last, to: fix)
     } else {
-      transition(from: last, to: fix, fixIndex: index)
+      previousCartesianIsValid = false
     }
-    flush(into: &crossings, fromFix: index - 1)
+    if !pending.isEmpty { flush(into: &crossings, fromFix: index - 1) }
+    previous = fix
   }
 
   // MARK: - Steady state: the device stays in its cell
 
-  private mutating func advanceWithinCell(from last: LocationFix, to fix: LocationFix, fixIndex: Int) {
-    let dLat = fix.coordinate.latitude - last.coordinate.latitude
-    let dLon = PlanarPolygons.wrapped(fix.coordinate.longitude - last.coordinate.longitude)
-    let step = cache.stepBound(deltaLatitude: dLat, deltaLongitude: dLon)
-    let travelledBefore = cache.travelled
-    cache.travelled += step
-    let scanCircles = cache.travelled >= cache.minimumMargin
-    guard scanCircles || !cache.polygonSlots.isEmpty else {
-      previousCartesian = nil
-      return
-    }
-    let path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
-    if scanCircles {
-      let p = Ellipsoid.wgs84.cartesian(fix.coordinate)
-      var newMinimum = Double.infinity
-      for k in 0..<cache.slots.count {
-        let dx = p.x - cache.x[k]
-        let dy = p.y - cache.y[k]
-        let dz = p.z - cache.z[k]
-        let d = (dx * dx + dy * dy + dz * dz).squareRoot()
-        var isInside: Bool
-        var margin: Double
-        if d <= cache.inner[k] {
-          isInside = true
-          margin = cache.inner[k] - d
-        } else if d > cache.outer[k] {
-          isInside = false
-          margin = d - cache.outer[k]
-        } else {
-          let slot = Int(cache.slots[k])
-          isInside = regions.circles[slot]?.exactlyContains(fix.coordinate) ?? false
-          margin = 0
-        }
-        let wasInside = cache.inside[k]
-        if isInside != wasInside || (cache.margin[k] - travelledBefore) + margin <= step {
-          let slot = Int(cache.slots[k])
-          if let circle = regions.circles[slot] {
-            solveCircle(circle, slot: slot, path: path, wasInside: wasInside, endChord: d, end: fix.coordinate)
-          }
-        }
-        cache.inside[k] = isInside
-        cache.margin[k] = margin
-        newMinimum = min(newMinimum, margin)
-      }
-      cache.minimumMargin = newMinimum
-      cache.travelled = 0
-      previousCartesian = p
+  @inline(__always)
+  private mutating func advanceWithinCell(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix) {
+    var dLon = fix.coordinate.longitude - last.coordinate.longitude
+    if dLon >= 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
+    let step = cell.stepBound(deltaLatitude: fix.coordinate.latitude - last.coordinate.latitude, deltaLongitude: dLon)
+    let before = cache.odometer
+    cache.odometer += step
+    if cache.odometer < cache.nextDue {
+      previousCartesianIsValid = false
     } else {
-      previousCartesian = nil
+      scan(cell, from: last, to: fix, step: step, odometerBefore: before)
     }
-    for k in 0..<cache.polygonSlots.count {
-      let slot = Int(cache.polygonSlots[k])
+    guard !cell.polygonSlots.isEmpty else { return }
+    let path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
+    for k in 0..<cell.polygonSlots.count {
+      let slot = Int(cell.polygonSlots[k])
       guard let polygon = regions.polygons[slot] else { continue }
       cache.polygonInside[k] = solvePolygon(polygon, slot: slot, path: path, wasInside: cache.polygonInside[k])
     }
   }
 
+  /// Evaluates the circles that are due at `fix`, records crossings on the segment that ends
+  /// there, and renews their due readings.
+  private mutating func scan(
+    _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix, step: Double, odometerBefore: Double
+  ) {
+    let p = cell.frame.cartesian(fix.coordinate)
+    if !scanWork.isEmpty { scanWork.removeAll(keepingCapacity: true) }
+    cache.nextDue = Self.scanKernel(
+      cell, p, odometer: cache.odometer, odometerBefore: odometerBefore, step: step,
+      due: &cache.due, inside: &cache.inside, work: &scanWork)
+    if !scanWork.isEmpty {
+      let work = scanWork
+      let p0 = previousCartesianIsValid ? previousCartesian : cell.frame.cartesian(last.coordinate)
+      let path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
+      for item in work {
+        let k = Int(item.index)
+        let slot = Int(cell.slots[k])
+        guard let circle = regions.circles[slot] else { continue }
+        if item.ambiguous { cache.inside[k] = circle.exactlyContains(fix.coordinate) }
+        solveCircle(circle, slot: slot, path: path, frame: cell.frame, wasInside: item.wasInside, p0: p0, p1: p, length: step)
+      }
+    }
+    previousCartesian = p
+    previousCartesianIsValid = true
+  }
+
+  /// The scan's inner loop over contiguous arrays: renews the due readings and states of the
+  /// circles that are due, and lists those whose boundary the last segment may have crossed.
+  /// Returns the earliest due reading.
+  static func scanKernel(
+    _ cell: CellCandidates, _ p: SIMD3<Double>, odometer: Double, odometerBefore: Double, step: Double,
+    due: inout [Double], inside: inout [Bool], work: inout [ScanItem]
+  ) -> Double {
+    var nextDue = Double.infinity
+    cell.x.withUnsafeBufferPointer { x in
+      cell.y.withUnsafeBufferPointer { y in
+        cell.z.withUnsafeBufferPointer { z in
+          cell.inner.withUnsafeBufferPointer { innerChord in
+            cell.outer.withUnsafeBufferPointer { outerChord in
+              due.withUnsafeMutableBufferPointer { due in
+                inside.withUnsafeMutableBufferPointer { inside in
+                  for chunk in stride(from: 0, to: due.count, by: CandidateCache.lanes) {
+                    let (mask, chunkMinimum) = CandidateCache.dueLanes(due, at: chunk, odometer: odometer)
+                    guard mask != 0 else {
+                      nextDue = min(nextDue, chunkMinimum)
+                      continue
+                    }
+                    for j in 0..<CandidateCache.lanes {
+                      let k = chunk &+ j
+                      let reading = due[k]
+                      guard mask & (1 << UInt8(j)) != 0 else {
+                        nextDue = min(nextDue, reading)
+                        continue
+                      }
+                      let dx = p.x - x[k]
+                      let dy = p.y - y[k]
+                      let dz = p.z - z[k]
+                      let d = (dx * dx + dy * dy + dz * dz).squareRoot()
+                      let wasInside = inside[k]
+                      let isInside: Bool
+                      let margin: Double
+                      if d <= innerChord[k] {
+                        isInside = true
+                        margin = innerChord[k] - d
+                      } else if d > outerChord[k] {
+                        isInside = false
+                        margin = d - outerChord[k]
+                      } else {
+                        work.append(ScanItem(index: Int32(k), wasInside: wasInside, ambiguous: true))
+                        due[k] = odometer
+                        nextDue = min(nextDue, odometer)
+                        continue
+                      }
+                      // The margin left at the previous fix was (reading − odometerBefore) > 0; the
+                      // boundary can have been reached on this segment only if that plus the
+                      // margin now fit within the step.
+                      if isInside != wasInside || (reading - odometerBefore) + margin <= step {
+                        work.append(ScanItem(index: Int32(k), wasInside: wasInside, ambiguous: false))
+                      }
+                      inside[k] = isInside
+                      due[k] = odometer + margin
+                      nextDue = min(nextDue, odometer + margin)
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    return nextDue
+  }
+
   // MARK: - Cell changes
 
-  private mutating func transition(from last: LocationFix, to fix: LocationFix, fixIndex: Int) {
-    writeBack()
+  private mutating func transition(from last: LocationFix, to fix: LocationFix) {
     growState()
     let path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
-    let p0 = cartesian(of: last)
-    let p1 = Ellipsoid.wgs84.cartesian(fix.coordinate)
+    let key = GridCell.key(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, level: regions.gridLevel)
+    let next = cellCandidates(key)
+    let p1 = next.frame.cartesian(fix.coordinate)
+    if let old = cache.cell, cache.generation == regions.generation, old.sharesEdge(with: key) {
+      transitionToNeighbour(from: old, to: next, path: path, last: last, fix: fix, p1: p1)
+    } else {
+      writeBack()
+      transitionAnywhere(path: path, last: last, fix: fix, p1: p1)
+    }
+    enter(next, at: p1, fix: fix)
+  }
+
+  /// The segment stays within the union of two cells sharing an edge (a rectangle, and the path is
+  /// straight in latitude and longitude), so every region it can meet is a candidate of one of them.
+  private mutating func transitionToNeighbour(
+    from old: CellCandidates, to next: CellCandidates, path: PathSegment, last: LocationFix, fix: LocationFix,
+    p1: SIMD3<Double>
+  ) {
     let length = path.lengthBound(from: 0, to: 1)
+    let p0 = previousCartesianIsValid ? previousCartesian : old.frame.cartesian(last.coordinate)
+    nextStamp()
+    for k in 0..<old.slots.count {
+      let slot = Int(old.slots[k])
+      visited[slot] = stamp
+      guard let circle = regions.circles[slot] else { continue }
+      let wasInside = cache.inside[k]
+      let remaining = max(0, cache.due[k] - cache.odometer)
+      insideBySlot[slot] = settle(circle, slot: slot, path: path, wasInside: wasInside, margin0: remaining, p0: p0, p1: p1, length: length, end: fix.coordinate)
+    }
+    for k in 0..<old.polygonSlots.count { insideBySlot[Int(old.polygonSlots[k])] = cache.polygonInside[k] }
+    cache.cell = nil
+    for k in 0..<next.slots.count {
+      let slot = Int(next.slots[k])
+      guard visited[slot] != stamp, let circle = regions.circles[slot] else { continue }
+      visited[slot] = stamp
+      // Not a candidate of the old cell: its box misses that cell, so the previous fix was outside.
+      let margin0 = circle.margin(chord: chordLength(p0, circle))
+      insideBySlot[slot] = settle(circle, slot: slot, path: path, wasInside: false, margin0: margin0, p0: p0, p1: p1, length: length, end: fix.coordinate)
+    }
+    // Polygons of either cell whose boundary is not in the old one: solve them on the segment.
+    for slot32 in old.polygonSlots + next.polygonSlots {
+      let slot = Int(slot32)
+      guard visited[slot] != stamp, let polygon = regions.polygons[slot] else { continue }
+      visited[slot] = stamp
+      insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
+    }
+    slotBuffer.removeAll(keepingCapacity: true)
+    regions.appendSlots(nearLatitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, into: &slotBuffer)
+    for i in 0..<slotBuffer.count {
+      let slot = Int(slotBuffer[i])
+      guard visited[slot] != stamp, let polygon = regions.polygons[slot], regions.boxes[slot].intersects(path.box) else { continue }
+      visited[slot] = stamp
+      insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
+    }
+  }
+
+  /// Any other move: ask the index for every region whose box touches the segment's box.
+  private mutating func transitionAnywhere(path: PathSegment, last: LocationFix, fix: LocationFix, p1: SIMD3<Double>) {
+    let frame = CartesianFrame.global
+    let p0 = previousCartesianIsValid ? previousCartesian : frame.cartesian(last.coordinate)
+    let length = path.lengthBound(from: 0, to: 1)
+    nextStamp()
+    slotBuffer.removeAll(keepingCapacity: true)
+    regions.appendSlots(touching: path.box, into: &slotBuffer)
+    for i in 0..<slotBuffer.count {
+      let slot = Int(slotBuffer[i])
+      guard visited[slot] != stamp else { continue }
+      visited[slot] = stamp
+      let wasInside = insideBySlot[slot]
+      if let circle = regions.circles[slot] {
+        let margin0 = circle.margin(chord: chordLength(p0, circle))
+        insideBySlot[slot] = settle(circle, slot: slot, path: path, wasInside: wasInside, margin0: margin0, p0: p0, p1: p1, length: length, end: fix.coordinate)
+      } else if let polygon = regions.polygons[slot] {
+        insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: wasInside)
+      }
+    }
+  }
+
+  /// The circle's state at the segment's end, recording crossings when the state changed or the
+  /// margins at both ends leave room for the path to have touched the boundary.
+  @inline(__always)
+  private mutating func settle(
+    _ circle: CircleGeometry, slot: Int, path: PathSegment, wasInside: Bool, margin0: Double,
+    p0: SIMD3<Double>, p1: SIMD3<Double>, length: Double, end: Coordinate
+  ) -> Bool {
+    let d1 = chordLength(p1, circle)
+    let isInside: Bool
+    let margin1: Double
+    if d1 <= circle.innerChord {
+      isInside = true
+      margin1 = circle.innerChord - d1
+    } else if d1 > circle.outerChord {
+      isInside = false
+      margin1 = d1 - circle.outerChord
+    } else {
+      isInside = circle.exactlyContains(end)
+      margin1 = 0
+    }
+    if isInside != wasInside || margin0 + margin1 <= length {
+      solveCircle(circle, slot: slot, path: path, frame: .global, wasInside: wasInside, p0: p0, p1: p1, length: length)
+    }
+    return isInside
+  }
+
+  /// The candidates of a cell, from the memo or built from the index.
+  private mutating func cellCandidates(_ key: UInt64) -> CellCandidates {
+    if memoGeneration != regions.generation {
+      cellMemo.removeAll(keepingCapacity: true)
+      memoGeneration = regions.generation
+    }
+    if let known = cellMemo[key] { return known }
+    let cell = CellCandidates(key: key, regions: regions, scratch: &slotBuffer)
+    if cellMemo.count >= Self.memoCapacity { cellMemo.removeAll(keepingCapacity: true) }
+    cellMemo[key] = cell
+    return cell
+  }
+
+  /// Makes `cell` the current cell, with states from ``insideBySlot`` and margins at `p`.
+  private mutating func enter(_ cell: CellCandidates, at p: SIMD3<Double>, fix: LocationFix) {
+    let inner = cell.inner
+    let outer = cell.outer
+    let x = cell.x
+    let y = cell.y
+    let z = cell.z
+    cache.enter(cell, generation: regions.generation, insideBySlot: insideBySlot) { k in
+      let dx = p.x - x[k]
+      let dy = p.y - y[k]
+      let dz = p.z - z[k]
+      let d = (dx * dx + dy * dy + dz * dz).squareRoot()
+      return max(inner[k] - d, d - outer[k], 0)
+    }
+    previousCartesian = p
+    previousCartesianIsValid = true
+  }
+
+  private mutating func nextStamp() {
     stamp &+= 1
     if stamp == 0 {
       for i in visited.indices { visited[i] = 0 }
       stamp = 1
     }
-    let currentStamp = stamp
-    var touched: [Int] = []
-    regions.forEachSlot(touching: path.box) { slot in
-      if visited[slot] != currentStamp {
-        visited[slot] = currentStamp
-        touched.append(slot)
-      }
-    }
-    for slot in touched {
-      let wasInside = insideBySlot[slot]
-      if let circle = regions.circles[slot] {
-        let e0 = chordDistance(p0, circle)
-        let d1 = chordDistance(p1, circle)
-        let margin0 = circle.margin(chord: e0)
-        let margin1 = circle.margin(chord: d1)
-        let isInside = solveOrClassify(circle, slot: slot, path: path, wasInside: wasInside, endChord: d1,
-                                       end: fix.coordinate, marginSum: margin0 + margin1, length: length)
-        insideBySlot[slot] = isInside
-      } else if let polygon = regions.polygons[slot] {
-        insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: wasInside)
-      }
-    }
-    previousCartesian = p1
-    rebuildCache(at: fix, evaluateStates: false)
   }
 
-  private func chordDistance(_ p: SIMD3<Double>, _ circle: CircleGeometry) -> Double {
+  @inline(__always)
+  private func chordLength(_ p: SIMD3<Double>, _ circle: CircleGeometry) -> Double {
     let d = p - circle.centerCartesian
     return (d * d).sum().squareRoot()
   }
 
-  /// Decides the circle's state at the segment's end and records crossings on the segment.
-  private mutating func solveOrClassify(
-    _ circle: CircleGeometry, slot: Int, path: PathSegment, wasInside: Bool, endChord: Double,
-    end: Coordinate, marginSum: Double, length: Double
-  ) -> Bool {
-    let solver = CircleCrossingSolver(circle: circle, path: path)
-    let endState = solver.evaluation(chord: endChord, point: end)
-    if endState.inside != wasInside || marginSum <= length {
-      solveCircle(circle, slot: slot, path: path, wasInside: wasInside, endChord: endChord, end: end)
-    }
-    return endState.inside
-  }
-
-  /// Records the crossings of a circle on a segment whose start state is `wasInside`.
+  /// Records the crossings of a circle on a segment whose start state is `wasInside`; `p0` and `p1`
+  /// are the Earth-centred coordinates of its ends, `length` a bound on its length.
   private mutating func solveCircle(
-    _ circle: CircleGeometry, slot: Int, path: PathSegment, wasInside: Bool, endChord: Double, end: Coordinate
+    _ circle: CircleGeometry, slot: Int, path: PathSegment, frame: CartesianFrame, wasInside: Bool,
+    p0: SIMD3<Double>, p1: SIMD3<Double>, length: Double
   ) {
-    let solver = CircleCrossingSolver(circle: circle, path: path)
-    var start = solver.evaluate(0)
-    // The recorded state is authoritative; keep the sign-exact value consistent with it.
+    let solver = CircleCrossingSolver(circle: circle, path: path, frame: frame)
+    var start = solver.evaluation(p0, point: path.point(at: 0))
+    // The recorded state is authoritative (the start may sit in the micrometre band).
     if start.inside != wasInside {
-      start = CircleCrossingSolver.Evaluation(f: wasInside ? -1e-12 : 1e-12, inside: wasInside, margin: 0)
+      start.inside = wasInside
+      start.margin = 0
     }
-    let finish = solver.evaluation(chord: endChord, point: end)
+    let finish = solver.evaluation(p1, point: path.point(at: 1))
     roots.removeAll(keepingCapacity: true)
-    solver.crossings(start: start, end: finish, into: &roots)
+    solver.crossings(start: start, end: finish, length: length, into: &roots)
     let passThrough = start.inside == finish.inside
     for root in roots {
       pending.append(
@@ -291,15 +520,13 @@ public struct CrossingDetector {
     let y0 = path.latitude0
     let y1 = path.latitude0 + path.deltaLatitude
     let isInside = polygon.contains(x: planar.x(longitude: path.point(at: 1).longitude), y: y1)
-    var shifts: [Double] = [0]
-    if x1 < planar.middleX - 180 { shifts.append(360) }
-    if x1 > planar.middleX + 180 { shifts.append(-360) }
     var state = wasInside
     var crossingsHere = 0
     let firstPending = pending.count
-    for shift in shifts {
+    for shift in [0.0, 360, -360] {
+      if shift > 0 && x1 >= planar.middleX - 180 { continue }
+      if shift < 0 && x1 <= planar.middleX + 180 { continue }
       polygon.boundaryParameters(x0: x0 + shift, y0: y0, x1: x1 + shift, y1: y1, into: &parameters)
-      guard !parameters.isEmpty else { continue }
       // The state just after each boundary parameter (at the midpoint to the next one) decides
       // which parameters are crossings.
       for (i, u) in parameters.enumerated() {
@@ -332,51 +559,31 @@ public struct CrossingDetector {
 
   // MARK: - Cache maintenance
 
-  /// Rebuilds the candidate cache for the cell of `fix`. With `evaluateStates` (first fix), the
-  /// states of the candidates are set from the fix without reporting crossings.
+  /// Enters the cell of the first fix, setting every candidate's state without reporting crossings.
   private mutating func rebuildCache(at fix: LocationFix, evaluateStates: Bool) {
     growState()
-    let level = regions.occupiedLevels.first ?? 0
-    let latitude = fix.coordinate.latitude
-    let longitude = fix.coordinate.longitude
-    let key = GridCell.key(latitude: latitude, longitude: longitude, level: level)
-    let box = GridCell.box(key: key)
-    cache.removeAll()
-    cache.key = key
-    cache.generation = regions.generation
-    cache.box = box
-    (cache.meridionalRadius, cache.parallelRadius) = PathSegment.radiusBounds(latitudeA: box.south, latitudeB: box.north)
-    let p = cartesian(of: fix)
-    var minimum = Double.infinity
-    regions.forEachSlot(nearLatitude: latitude, longitude: longitude) { slot in
-      guard regions.boxes[slot].intersects(box) else { return }
-      if let circle = regions.circles[slot] {
-        let d = chordDistance(p, circle)
-        if evaluateStates { insideBySlot[slot] = circle.contains(fix.coordinate, cartesian: p) }
-        let margin = circle.innerChord < d && d <= circle.outerChord ? 0 : circle.margin(chord: d)
-        cache.append(slot: slot, circle: circle, inside: insideBySlot[slot], margin: margin)
-        minimum = min(minimum, margin)
-      } else if let polygon = regions.polygons[slot] {
-        if evaluateStates { insideBySlot[slot] = polygon.contains(fix.coordinate) }
-        let west = polygon.planar.x(longitude: box.west)
-        if polygon.coverage(west: west, south: box.south, east: west + (box.east - box.west), north: box.north) == .boundary {
-          cache.polygonSlots.append(Int32(slot))
-          cache.polygonInside.append(insideBySlot[slot])
-        }
+    let key = GridCell.key(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, level: regions.gridLevel)
+    let cell = cellCandidates(key)
+    let p = cell.frame.cartesian(fix.coordinate)
+    if evaluateStates {
+      slotBuffer.removeAll(keepingCapacity: true)
+      regions.appendSlots(nearLatitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, into: &slotBuffer)
+      for i in 0..<slotBuffer.count {
+        let slot = Int(slotBuffer[i])
+        insideBySlot[slot] = regions.slot(slot, contains: fix.coordinate, cartesian: p)
       }
     }
-    cache.minimumMargin = minimum
-    cache.travelled = 0
+    enter(cell, at: p, fix: fix)
   }
 
   /// Copies the cache's states back to the per-slot array and invalidates the cache.
   private mutating func writeBack() {
-    guard cache.key != nil else { return }
+    guard let cell = cache.cell else { return }
     if cache.generation == regions.generation {
-      for k in 0..<cache.slots.count { insideBySlot[Int(cache.slots[k])] = cache.inside[k] }
-      for k in 0..<cache.polygonSlots.count { insideBySlot[Int(cache.polygonSlots[k])] = cache.polygonInside[k] }
+      for k in 0..<cell.slots.count { insideBySlot[Int(cell.slots[k])] = cache.inside[k] }
+      for k in 0..<cell.polygonSlots.count { insideBySlot[Int(cell.polygonSlots[k])] = cache.polygonInside[k] }
     }
-    cache.key = nil
+    cache.cell = nil
   }
 
   private mutating func growState() {
@@ -387,14 +594,8 @@ public struct CrossingDetector {
     }
   }
 
-  private mutating func cartesian(of fix: LocationFix) -> SIMD3<Double> {
-    if let p = previousCartesian, let last = previous, last == fix { return p }
-    return Ellipsoid.wgs84.cartesian(fix.coordinate)
-  }
-
   /// Sorts this segment's crossings and appends them as ``RegionCrossing`` values.
   private mutating func flush(into crossings: inout [RegionCrossing], fromFix: Int) {
-    guard !pending.isEmpty else { return }
     if pending.count > 1 {
       pending.sort { a, b in
         if a.time != b.time { return a.time < b.time }

@@ -21,7 +21,7 @@ struct CircleGeometry: Sendable {
   init(_ region: CircularRegion) {
     center = region.center
     radius = region.radius
-    centerCartesian = Ellipsoid.wgs84.cartesian(region.center)
+    centerCartesian = Ellipsoid.wgs84.cartesianFast(latitude: region.center.latitude, longitude: region.center.longitude)
     innerChord = max(0, ChordBound.wgs84.minimumChord(forGeodesic: region.radius) - Self.slack)
     outerChord = region.radius + Self.slack
   }
