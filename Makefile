@@ -4,7 +4,7 @@
 SWIFT ?= swift
 DEMO_BIN := .build/release/geowake
 
-.PHONY: deps build demo test format
+.PHONY: deps build demo test bench compare-peers format
 
 deps:
 	@sh scripts/install-deps.sh
@@ -19,5 +19,13 @@ demo: deps
 test: deps
 	$(SWIFT) test
 
+# package-benchmark suites (Benchmarks/ is its own package, so `make test` never builds them).
+bench: deps
+	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
+
+# GeoWake beside GEOS, S2, shapely and a naive loop, on the same generated data, in one run.
+compare-peers: deps
+	Benchmarks/compare-peers
+
 format:
-	$(SWIFT) format --in-place --recursive Sources Tests
+	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks/Benchmarks Benchmarks/Sources

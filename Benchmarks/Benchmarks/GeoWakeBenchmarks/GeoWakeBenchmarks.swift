@@ -1,0 +1,90 @@
+import Benchmark
+import Geodesy
+import Geofencing
+import SyntheticData
+
+// The peer baselines' setting (../shared/PERF.md): a 1,000,000-fix city track at 1 s and
+// circles of 50 m – 2 km, all generated here, deterministically.
+let center = Coordinate(uncheckedLatitude: 37.77, longitude: -122.42)
+let track: [LocationFix] = SyntheticTrack(seed: 20_240_501, count: 1_000_000, center: center).map(\.fix)
+let trackSample: [Coordinate] = stride(from: 0, to: track.count, by: 50).map { track[$0].coordinate }
+let circleSets: [Int: [Region]] = Dictionary(
+  uniqueKeysWithValues: [20, 1_000, 100_000].map {
+    ($0, SyntheticRegions(seed: 20_240_501, count: $0, center: center).generate(near: trackSample))
+  })
+
+let benchmarks: @Sendable () -> Void = {
+  Benchmark.defaultConfiguration = .init(
+    metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+    maxDuration: .seconds(10), maxIterations: 10)
+
+  // Containment and crossings for the whole track: every fix's state for every circle, every
+  // crossing with its interpolated time. Scaled per fix: throughput is fixes per second.
+  for count in [20, 1_000, 100_000] {
+    Benchmark("CrossingDetector track 1M fixes, \(count) circles", configuration: .init(scalingFactor: .mega)) { benchmark in
+      let index = try RegionIndex(circleSets[count] ?? [])
+      var detector = CrossingDetector(regions: index)
+      var crossings: [RegionCrossing] = []
+      crossings.reserveCapacity(1 << 18)
+      benchmark.startMeasurement()
+      try detector.process(track, into: &crossings)
+      benchmark.stopMeasurement()
+      blackHole(crossings.count)
+    }
+  }
+
+  // The steady state: a second pass over the track, every cell already known. No allocation
+  // per fix: the malloc counter must stay at zero for a million fixes.
+  Benchmark(
+    "CrossingDetector steady state, 1M fixes, 100000 circles",
+    configuration: .init(
+      metrics: [.wallClock, .throughput, .mallocCountTotal], scalingFactor: .mega,
+      thresholds: [.mallocCountTotal: .init(absolute: [.p100: 0])])
+  ) { benchmark in
+    let index = try RegionIndex(circleSets[100_000] ?? [])
+    var detector = CrossingDetector(regions: index)
+    var crossings: [RegionCrossing] = []
+    crossings.reserveCapacity(1 << 20)
+    try detector.process(track, into: &crossings)
+    let secondPass = track.map { LocationFix(time: $0.time + 2e6, coordinate: $0.coordinate) }
+    try detector.process(secondPass.prefix(1), into: &crossings)
+    benchmark.startMeasurement()
+    try detector.process(secondPass.dropFirst(), into: &crossings)
+    benchmark.stopMeasurement()
+    blackHole(crossings.count)
+  }
+
+  Benchmark("RegionIndex build, 100000 circles") { benchmark in
+    let regions = circleSets[100_000] ?? []
+    benchmark.startMeasurement()
+    let index = try RegionIndex(regions)
+    benchmark.stopMeasurement()
+    blackHole(index.count)
+  }
+
+  // Bytes per region: the index's own arrays and tables, plus identifier storage beyond what
+  // fits inline in a String (15 bytes).
+  Benchmark(
+    "RegionIndex memory per region, 100000 circles",
+    configuration: .init(metrics: [.custom("bytes per region", polarity: .prefersSmaller, useScalingFactor: false)], maxIterations: 1)
+  ) { benchmark in
+    let regions = circleSets[100_000] ?? []
+    let index = try RegionIndex(regions)
+    let identifierBytes = regions.reduce(0) { $0 + ($1.identifier.rawValue.utf8.count > 15 ? $1.identifier.rawValue.utf8.count + 32 : 0) }
+    benchmark.measurement(.custom("bytes per region"), (index.memoryFootprint + identifierBytes) / index.count)
+  }
+
+  // Karney's inverse problem, the exact refinement step.
+  Benchmark("Geodesic inverse, 1000 random pairs", configuration: .init(scalingFactor: .kilo)) { benchmark in
+    var rng = SeededGenerator(seed: 7)
+    let pairs = (0..<1_000).map { _ in
+      (Coordinate(uncheckedLatitude: rng.latitude(), longitude: rng.longitude()),
+       Coordinate(uncheckedLatitude: rng.latitude(), longitude: rng.longitude()))
+    }
+    benchmark.startMeasurement()
+    var total = 0.0
+    for (p, q) in pairs { total += Geodesic.wgs84.distance(from: p, to: q) }
+    benchmark.stopMeasurement()
+    blackHole(total)
+  }
+}

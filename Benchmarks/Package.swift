@@ -1,0 +1,41 @@
+// swift-tools-version:6.1
+import Foundation
+import PackageDescription
+
+// The GeoWake package is the parent folder; SwiftPM names a path dependency after its folder, which
+// differs between checkouts, so the name is read from the path.
+let parent = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+let geowake = parent.lastPathComponent
+
+let package = Package(
+  name: "GeoWakeBenchmarks",
+  platforms: [.macOS(.v13)],
+  dependencies: [
+    .package(path: ".."),
+    .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+  ],
+  targets: [
+    // package-benchmark suites: `make bench` (or `swift package benchmark` here).
+    .executableTarget(
+      name: "GeoWakeBenchmarks",
+      dependencies: [
+        .product(name: "Benchmark", package: "package-benchmark"),
+        .product(name: "Geodesy", package: geowake),
+        .product(name: "Geofencing", package: geowake),
+        .product(name: "SyntheticData", package: geowake),
+      ],
+      path: "Benchmarks/GeoWakeBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    ),
+    // GeoWake's side of `compare-peers`: the same files and the same timing rules as the peers.
+    .executableTarget(
+      name: "geowake-peer-run",
+      dependencies: [
+        .product(name: "Geodesy", package: geowake),
+        .product(name: "Geofencing", package: geowake),
+        .product(name: "TrackIO", package: geowake),
+      ],
+      path: "Sources/PeerRun"
+    ),
+  ]
+)

@@ -1,0 +1,64 @@
+// geowake-peer-run TRACK.csv REGIONS.csv [REPEAT]
+//
+// GeoWake's entry in Benchmarks/compare-peers. Reads the track and the circles (not timed), then
+// times, as every peer does: building the index, and running the whole track through it (the
+// CrossingDetector: every fix's containment state for every region, every crossing with its
+// interpolated time). Prints one line of key=value pairs; `pairs` is the number of (fix, region)
+// pairs with the fix inside, the check that every engine answered the same question.
+import Dispatch
+import Foundation
+import Geodesy
+import Geofencing
+import TrackIO
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  try body()
+  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else {
+  print("usage: geowake-peer-run TRACK.csv REGIONS.csv [REPEAT]")
+  exit(64)
+}
+let repeatCount = arguments.count > 3 ? Int(arguments[3]) ?? 3 : 3
+var reader = try FixCSVReader(path: arguments[1])
+let fixes = try reader.readAll()
+let regions = try RegionCSVReader.read(path: arguments[2])
+
+var bestBuild = Double.infinity
+var index = RegionIndex()
+for _ in 0..<repeatCount {
+  var built = RegionIndex()
+  let level = ProcessInfo.processInfo.environment["GEOWAKE_GRID_LEVEL"].flatMap { Int($0) }
+  bestBuild = min(bestBuild, try seconds { built = try RegionIndex(regions, configuration: .init(gridLevel: level)) })
+  index = built
+}
+
+/// One timed pass of the whole track through the detector's batch entry point (locals only: no
+/// captured variables, no global state). The number of (fix, region) containment pairs follows
+/// from the initial state and the crossings: an enter between fixes i and i+1 adds one pair for
+/// every fix from i+1 on, an exit removes one.
+@inline(never)
+func runTrack(_ fixes: [LocationFix], _ index: RegionIndex) throws -> (seconds: Double, pairs: Int, crossings: Int) {
+  var detector = CrossingDetector(regions: index)
+  var crossings: [RegionCrossing] = []
+  crossings.reserveCapacity(1 << 18)
+  let start = DispatchTime.now().uptimeNanoseconds
+  try detector.process(fixes, into: &crossings)
+  let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+  var pairs = fixes.isEmpty ? 0 : index.regions(containing: fixes[0].coordinate).count * fixes.count
+  for c in crossings { pairs += (c.direction == .enter ? 1 : -1) * (fixes.count - c.toFix) }
+  return (elapsed, pairs, crossings.count)
+}
+
+var best = (seconds: Double.infinity, pairs: 0, crossings: 0)
+for _ in 0..<repeatCount {
+  let run = try runTrack(fixes, index)
+  if run.seconds < best.seconds { best = run }
+}
+print(
+  "engine=geowake grid_level=\(index.gridLevel) exact=WGS84 fixes=\(fixes.count) regions=\(regions.count) build_s=\(bestBuild) run_s=\(best.seconds) "
+    + "fixes_per_s=\(Double(fixes.count) / best.seconds) pairs=\(best.pairs) crossings=\(best.crossings)")
+

@@ -1,0 +1,72 @@
+/* Shared by the C/C++ peers of Benchmarks/compare-peers: CSV loading (not timed) and a clock.
+ * Track CSV: header "time,lat,lon[,accuracy]"; regions CSV: header "id,lat,lon,radius". */
+#ifndef PEER_COMMON_H
+#define PEER_COMMON_H
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct { double *lat, *lon; long n; } Fixes;
+typedef struct { double *lat, *lon, *radius; long n; } Circles;
+
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Returns the comma-separated field `k` (0-based) of `line`, or NULL. */
+static const char *field(const char *line, int k) {
+  while (k > 0 && line) { line = strchr(line, ','); if (line) line++; k--; }
+  return line;
+}
+
+static Fixes load_fixes(const char *path) {
+  Fixes f = {0};
+  FILE *in = fopen(path, "r");
+  if (!in) { perror(path); exit(66); }
+  long cap = 1 << 20;
+  f.lat = (double *)malloc(cap * sizeof(double)); f.lon = (double *)malloc(cap * sizeof(double));
+  char line[512];
+  int header = 1;
+  while (fgets(line, sizeof line, in)) {
+    if (line[0] == '#' || line[0] == '\n') continue;
+    if (header) { header = 0; continue; }
+    if (f.n == cap) { cap *= 2; f.lat = (double *)realloc(f.lat, cap * sizeof(double)); f.lon = (double *)realloc(f.lon, cap * sizeof(double)); }
+    f.lat[f.n] = strtod(field(line, 1), NULL);
+    f.lon[f.n] = strtod(field(line, 2), NULL);
+    f.n++;
+  }
+  fclose(in);
+  return f;
+}
+
+static Circles load_circles(const char *path) {
+  Circles c = {0};
+  FILE *in = fopen(path, "r");
+  if (!in) { perror(path); exit(66); }
+  long cap = 1 << 10;
+  c.lat = (double *)malloc(cap * sizeof(double)); c.lon = (double *)malloc(cap * sizeof(double)); c.radius = (double *)malloc(cap * sizeof(double));
+  char line[512];
+  int header = 1;
+  while (fgets(line, sizeof line, in)) {
+    if (line[0] == '#' || line[0] == '\n') continue;
+    if (header) { header = 0; continue; }
+    if (c.n == cap) {
+      cap *= 2;
+      c.lat = (double *)realloc(c.lat, cap * sizeof(double)); c.lon = (double *)realloc(c.lon, cap * sizeof(double));
+      c.radius = (double *)realloc(c.radius, cap * sizeof(double));
+    }
+    c.lat[c.n] = strtod(field(line, 1), NULL);
+    c.lon[c.n] = strtod(field(line, 2), NULL);
+    c.radius[c.n] = strtod(field(line, 3), NULL);
+    c.n++;
+  }
+  fclose(in);
+  return c;
+}
+
+#define EARTH_RADIUS 6371008.8 /* mean radius, as in ../shared/PERF.md */
+#define DEG (3.14159265358979323846 / 180.0)
+#endif

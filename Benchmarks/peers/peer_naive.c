@@ -1,0 +1,37 @@
+/* Naive peer: every fix against every circle with the haversine formula on a sphere
+ * (R = 6,371,008.8 m). No index. For large K it runs on the first `limit` fixes only and reports
+ * the rate (fixes/s), which does not depend on how many fixes are run.
+ * Usage: peer_naive TRACK.csv REGIONS.csv [LIMIT] */
+#include <math.h>
+#include "peer_common.h"
+
+int main(int argc, char **argv) {
+  if (argc < 3) { fprintf(stderr, "usage: peer_naive TRACK REGIONS [LIMIT]\n"); return 64; }
+  Fixes f = load_fixes(argv[1]);
+  Circles c = load_circles(argv[2]);
+  long limit = argc > 3 ? atol(argv[3]) : f.n;
+  if (limit > f.n) limit = f.n;
+  double *clat = malloc(c.n * sizeof(double)), *ccos = malloc(c.n * sizeof(double)), *clon = malloc(c.n * sizeof(double));
+  double *hmax = malloc(c.n * sizeof(double));
+  double t0 = now_seconds();
+  for (long j = 0; j < c.n; j++) {
+    clat[j] = c.lat[j] * DEG; clon[j] = c.lon[j] * DEG; ccos[j] = cos(clat[j]);
+    double s = sin(c.radius[j] / EARTH_RADIUS / 2);
+    hmax[j] = s * s; /* haversine(d/R) <= hmax  <=>  d <= r */
+  }
+  double build = now_seconds() - t0;
+  long pairs = 0;
+  t0 = now_seconds();
+  for (long i = 0; i < limit; i++) {
+    double la = f.lat[i] * DEG, lo = f.lon[i] * DEG, cl = cos(la);
+    for (long j = 0; j < c.n; j++) {
+      double a = sin((la - clat[j]) / 2), b = sin((lo - clon[j]) / 2);
+      double h = a * a + cl * ccos[j] * b * b;
+      pairs += h <= hmax[j];
+    }
+  }
+  double run = now_seconds() - t0;
+  printf("engine=naive-haversine fixes=%ld regions=%ld build_s=%.6f run_s=%.6f fixes_per_s=%.0f pairs=%ld exact=sphere\n",
+         limit, c.n, build, run, limit / run, pairs);
+  return 0;
+}
