@@ -1,4 +1,4 @@
-public import RealModule
+import RealModule
 
 /// The solution of a direct geodesic problem: where a path of given start, azimuth and length ends.
 public struct GeodesicDirect: Hashable, Sendable {

@@ -1,4 +1,4 @@
-public import RealModule
+import RealModule
 
 /// The solution of an inverse geodesic problem: the shortest path between two points.
 public struct GeodesicInverse: Hashable, Sendable {

@@ -1,4 +1,4 @@
-public import RealModule
+import RealModule
 
 /// Geodesics on an ellipsoid: shortest paths, their lengths and azimuths.
 ///

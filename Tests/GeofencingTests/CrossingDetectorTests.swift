@@ -75,7 +75,7 @@ struct CrossingDetectorTests {
     let initial = Set(index.regions(containing: fixes[0].coordinate))
     var inside = Dictionary(uniqueKeysWithValues: regions.map { ($0.identifier, initial.contains($0.identifier)) })
     for c in crossings {
-      let was = try #require(inside[c.region])
+      let was = try #require(inside[c.region] as Bool?)
       #expect(was == (c.direction == .exit), "\(c) breaks alternation")
       inside[c.region] = c.direction == .enter
       #expect(c.toFix == c.fromFix + 1)

@@ -1,4 +1,4 @@
-public import Geodesy
+import Geodesy
 
 /// Why a region could not be created. The description names the region, the offending value and
 /// what was expected.

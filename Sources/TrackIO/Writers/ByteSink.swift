@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A buffered byte writer to a file or standard output, with allocation-free number formatting.
 ///
