@@ -61,8 +61,8 @@ struct CrossingsCommand: ParsableCommand {
         do { fix = try reader.next() } catch { throw Diagnostics.fail(error) }
         guard let fix else { break }
         do { try detector.process(fix, into: &crossings) } catch {
-          Diagnostics.error("\(reader.path): \(error)")
-          throw SysExit.dataError
+          throw Diagnostics.fail(
+            TrackIOError(path: reader.path, line: reader.lineNumber, column: 1, message: error.description))
         }
         if firstTime == nil { firstTime = fix.time }
         lastTime = fix.time

@@ -35,6 +35,17 @@ struct CrossingsCommandTests {
     #expect(result.stderr == "\(regions.path):3:18: error: region \"work\": radius -5.0 is not positive: expected metres in (0, 10000000.0]\n")
   }
 
+  @Test func fixesOutOfOrderNameTheLine() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let track = folder.appendingPathComponent("track.csv")
+    try "time,lat,lon\n10,35.0,139.0\n# a comment\n5,35.0,139.0\n".write(to: track, atomically: true, encoding: .utf8)
+    let result = try CommandRunner.run(["crossings", "--regions", "Fixtures/demo/tokyo-regions.csv", track.path])
+    #expect(result.status == 65)
+    #expect(result.stderr == "\(track.path):4:1: error: fix 1 at time 5.0 is earlier than fix 0 at 10.0: fixes must arrive in time order\n")
+  }
+
   @Test func missingTrackExits66() throws {
     let result = try CommandRunner.run(["crossings", "--regions", "Fixtures/demo/tokyo-regions.csv", "no-such-track.csv"])
     #expect(result.status == 66)

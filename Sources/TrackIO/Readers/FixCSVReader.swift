@@ -57,6 +57,9 @@ public struct FixCSVReader {
   /// The path as given (or `<stdin>`).
   public var path: String { lines.path }
 
+  /// The 1-based line of the fix last returned by ``next()``.
+  public var lineNumber: Int { lines.lineNumber }
+
   /// The next fix, or nil at the end of the file.
   /// - Throws: ``TrackIOError`` for a malformed line, with its line and column.
   public mutating func next() throws(TrackIOError) -> LocationFix? {
