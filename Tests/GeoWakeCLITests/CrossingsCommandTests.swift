@@ -25,25 +25,19 @@ struct CrossingsCommandTests {
   }
 
   @Test func badRegionFileNamesLineAndColumn() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let regions = folder.appendingPathComponent("regions.csv")
-    try "id,lat,lon,radius\nhome,37.7,-122.4,100\nwork,37.8,-122.4,-5\n".write(to: regions, atomically: true, encoding: .utf8)
-    let result = try CommandRunner.run(["crossings", "--regions", regions.path, "Fixtures/demo/tokyo-track.csv"])
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("regions.csv", containing: "id,lat,lon,radius\nhome,37.7,-122.4,100\nwork,37.8,-122.4,-5\n")
+    let result = try CommandRunner.run(["crossings", "--regions", regions, "Fixtures/demo/tokyo-track.csv"])
     #expect(result.status == 65)
-    #expect(result.stderr == "\(regions.path):3:18: error: region \"work\": radius -5.0 is not positive: expected metres in (0, 10000000.0]\n")
+    #expect(result.stderr == "\(regions):3:18: error: region \"work\": radius -5.0 is not positive: expected metres in (0, 10000000.0]\n")
   }
 
   @Test func fixesOutOfOrderNameTheLine() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let track = folder.appendingPathComponent("track.csv")
-    try "time,lat,lon\n10,35.0,139.0\n# a comment\n5,35.0,139.0\n".write(to: track, atomically: true, encoding: .utf8)
-    let result = try CommandRunner.run(["crossings", "--regions", "Fixtures/demo/tokyo-regions.csv", track.path])
+    let folder = try TemporaryFolder()
+    let track = try folder.file("track.csv", containing: "time,lat,lon\n10,35.0,139.0\n# a comment\n5,35.0,139.0\n")
+    let result = try CommandRunner.run(["crossings", "--regions", "Fixtures/demo/tokyo-regions.csv", track])
     #expect(result.status == 65)
-    #expect(result.stderr == "\(track.path):4:1: error: fix 1 at time 5.0 is earlier than fix 0 at 10.0: fixes must arrive in time order\n")
+    #expect(result.stderr == "\(track):4:1: error: fix 1 at time 5.0 is earlier than fix 0 at 10.0: fixes must arrive in time order\n")
   }
 
   @Test func missingTrackExits66() throws {
@@ -53,9 +47,7 @@ struct CrossingsCommandTests {
   }
 
   @Test func generateIsDeterministicAndRefusesToOverwrite() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let folder = try TemporaryFolder()
     let a = try CommandRunner.run(["generate", "track", "--count", "500", "--seed", "7", "--format", "gpx"])
     let b = try CommandRunner.run(["generate", "track", "--count", "500", "--seed", "7", "--format", "gpx"])
     #expect(a.status == 0)
@@ -64,7 +56,7 @@ struct CrossingsCommandTests {
     let c = try CommandRunner.run(["generate", "track", "--count", "500", "--seed", "8", "--format", "gpx"])
     #expect(c.stdout != a.stdout)
 
-    let file = folder.appendingPathComponent("regions.geojson").path
+    let file = folder.path("regions.geojson")
     let made = try CommandRunner.run([
       "generate", "regions", "--count", "50", "--polygons", "0.3", "--format", "geojson", "--track-count", "2000", "-o", file,
     ])

@@ -5,18 +5,12 @@ import Testing
 import TrackIO
 import _GeoWakeTestSupport
 
-func temporaryFile(_ text: String, name: String = "input.csv") throws -> String {
-  let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trackio-\(UUID().uuidString)")
-  try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-  let url = folder.appendingPathComponent(name)
-  try text.write(to: url, atomically: true, encoding: .utf8)
-  return url.path
-}
 
 @Suite("CSV readers")
 struct ReaderTests {
   @Test func readsFixesWithBothTimeFormats() throws {
-    let path = try temporaryFile(
+    let folder = try TemporaryFolder()
+    let path = try folder.file("input.csv", containing: 
       "\u{FEFF}# comment\nlat,lon,time,accuracy\r\n37.5,-122.25,1714546800,5\n37.5,-122.25,2024-05-01T07:00:01.25Z,\n"
         + "37.5,-122.25,2024-05-01T09:00:02+02:00,8.5\n\n")
     var reader = try FixCSVReader(path: path)
@@ -36,7 +30,8 @@ struct ReaderTests {
     ("time,lat,lon\n2024-02-30T00:00:00Z,1,2\n", "2:1: error: time \"2024-02-30T00:00:00Z\" is neither seconds since 1970 nor an ISO 8601 date-time"),
   ])
   func badFixesAreLocated(_ text: String, _ expected: String) throws {
-    let path = try temporaryFile(text)
+    let folder = try TemporaryFolder()
+    let path = try folder.file("input.csv", containing: text)
     do {
       var reader = try FixCSVReader(path: path)
       _ = try reader.readAll()
@@ -47,7 +42,8 @@ struct ReaderTests {
   }
 
   @Test func readsRegions() throws {
-    let path = try temporaryFile("id,lat,lon,radius,note\n\"Home, sweet\",37.7,-122.4,100,x\nwork,37.8,-122.41,250.5,\n")
+    let folder = try TemporaryFolder()
+    let path = try folder.file("input.csv", containing: "id,lat,lon,radius,note\n\"Home, sweet\",37.7,-122.4,100,x\nwork,37.8,-122.41,250.5,\n")
     let regions = try RegionCSVReader.read(path: path)
     #expect(regions.map(\.identifier.rawValue) == ["Home, sweet", "work"])
     guard case .circle(let c) = regions[1] else { Issue.record("not a circle"); return }
@@ -59,7 +55,8 @@ struct ReaderTests {
     var rng = SeededGenerator(seed: 5)
     let samples = ["0.1", "-122.4194155", "37.7749295", "1e-7", "123456789012345678", "0.30000000000000004", "+5", "-0"]
       + (0..<2000).map { _ in String(format: "%.7f", rng.uniform(-180...180)) }
-    let path = try temporaryFile("time,lat,lon\n" + samples.map { "0,0,\($0)" }.joined(separator: "\n") + "\n")
+    let folder = try TemporaryFolder()
+    let path = try folder.file("input.csv", containing: "time,lat,lon\n" + samples.map { "0,0,\($0)" }.joined(separator: "\n") + "\n")
     var reader = try FixCSVReader(path: path)
     for sample in samples {
       let fix = try #require(try reader.next())
