@@ -25,6 +25,8 @@ final class CellCandidates {
   let outer: [Double]
   /// Polygons whose boundary passes through the cell; the others have one state in the cell.
   let polygonSlots: [Int32]
+  /// Every polygon whose bounding box touches the cell, boundary in the cell or not.
+  let touchingPolygonSlots: [Int32]
 
   /// Builds the cell `key` from the regions whose bounding box touches it.
   init(key: UInt64, regions: RegionIndex, scratch: inout [Int32]) {
@@ -43,6 +45,7 @@ final class CellCandidates {
     var inner: [Double] = []
     var outer: [Double] = []
     var polygonSlots: [Int32] = []
+    var touchingPolygonSlots: [Int32] = []
     for slot32 in scratch {
       let slot = Int(slot32)
       guard regions.boxes[slot].intersects(box) else { continue }
@@ -54,6 +57,7 @@ final class CellCandidates {
         inner.append(circle.innerChord)
         outer.append(circle.outerChord)
       } else if let polygon = regions.polygons[slot] {
+        touchingPolygonSlots.append(slot32)
         let west = polygon.planar.x(longitude: box.west)
         if polygon.coverage(west: west, south: box.south, east: west + (box.east - box.west), north: box.north) == .boundary {
           polygonSlots.append(slot32)
@@ -67,6 +71,7 @@ final class CellCandidates {
     self.inner = inner
     self.outer = outer
     self.polygonSlots = polygonSlots
+    self.touchingPolygonSlots = touchingPolygonSlots
   }
 
   /// Whether a point is in the cell (half-open, like the grid's own cells).

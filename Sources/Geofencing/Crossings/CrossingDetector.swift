@@ -48,6 +48,8 @@ public struct CrossingDetector {
   var scanWork: [ScanItem] = []
   /// Cells built since the index last changed, by key (cleared when it holds ``memoCapacity``).
   var cellMemo: [UInt64: CellCandidates] = [:]
+  /// Margins (lower bounds) at the current fix, valid for slots stamped during a transition.
+  var marginBySlot: [Double] = []
   var memoGeneration = -1
   static let memoCapacity = 4096
 
@@ -72,6 +74,7 @@ public struct CrossingDetector {
     self.regions = regions
     insideBySlot = Array(repeating: false, count: regions.slotCapacity)
     visited = Array(repeating: 0, count: regions.slotCapacity)
+    marginBySlot = Array(repeating: 0, count: regions.slotCapacity)
     slotBuffer.reserveCapacity(256)
     pending.reserveCapacity(16)
   }
@@ -347,7 +350,7 @@ public struct CrossingDetector {
       writeBack()
       transitionAnywhere(path: path, last: last, fix: fix, p1: p1)
     }
-    enter(next, at: p1, fix: fix)
+    enter(next, at: p1, fix: fix, useSettledMargins: true)
   }
 
   /// The segment stays within the union of two cells sharing an edge (a rectangle, and the path is
@@ -362,10 +365,18 @@ public struct CrossingDetector {
     for k in 0..<old.slots.count {
       let slot = Int(old.slots[k])
       visited[slot] = stamp
-      guard let circle = regions.circles[slot] else { continue }
       let wasInside = cache.inside[k]
       let remaining = max(0, cache.due[k] - cache.odometer)
-      insideBySlot[slot] = settle(circle, slot: slot, path: path, wasInside: wasInside, margin0: remaining, p0: p0, p1: p1, length: length, end: fix.coordinate)
+      if remaining > length {
+        // Out of reach on this segment: the state stands and the margin shrinks by at most its length.
+        insideBySlot[slot] = wasInside
+        marginBySlot[slot] = remaining - length
+        continue
+      }
+      guard let circle = regions.circles[slot] else { continue }
+      insideBySlot[slot] = settle(
+        circle, slot: slot, path: path, wasInside: wasInside, margin0: remaining, p0: p0, p1: p1, length: length,
+        end: fix.coordinate)
     }
     for k in 0..<old.polygonSlots.count { insideBySlot[Int(old.polygonSlots[k])] = cache.polygonInside[k] }
     cache.cell = nil
@@ -375,20 +386,14 @@ public struct CrossingDetector {
       visited[slot] = stamp
       // Not a candidate of the old cell: its box misses that cell, so the previous fix was outside.
       let margin0 = circle.margin(chord: chordLength(p0, circle))
-      insideBySlot[slot] = settle(circle, slot: slot, path: path, wasInside: false, margin0: margin0, p0: p0, p1: p1, length: length, end: fix.coordinate)
+      insideBySlot[slot] = settle(
+        circle, slot: slot, path: path, wasInside: false, margin0: margin0, p0: p0, p1: p1, length: length,
+        end: fix.coordinate)
     }
-    // Polygons of either cell whose boundary is not in the old one: solve them on the segment.
-    for slot32 in old.polygonSlots + next.polygonSlots {
+    // Every polygon either cell touches: solve it on the segment.
+    for slot32 in old.touchingPolygonSlots + next.touchingPolygonSlots {
       let slot = Int(slot32)
       guard visited[slot] != stamp, let polygon = regions.polygons[slot] else { continue }
-      visited[slot] = stamp
-      insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
-    }
-    slotBuffer.removeAll(keepingCapacity: true)
-    regions.appendSlots(nearLatitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, into: &slotBuffer)
-    for i in 0..<slotBuffer.count {
-      let slot = Int(slotBuffer[i])
-      guard visited[slot] != stamp, let polygon = regions.polygons[slot], regions.boxes[slot].intersects(path.box) else { continue }
       visited[slot] = stamp
       insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
     }
@@ -439,6 +444,7 @@ public struct CrossingDetector {
     if isInside != wasInside || margin0 + margin1 <= length {
       solveCircle(circle, slot: slot, path: path, frame: .global, wasInside: wasInside, p0: p0, p1: p1, length: length)
     }
+    marginBySlot[slot] = margin1
     return isInside
   }
 
@@ -455,14 +461,20 @@ public struct CrossingDetector {
     return cell
   }
 
-  /// Makes `cell` the current cell, with states from ``insideBySlot`` and margins at `p`.
-  private mutating func enter(_ cell: CellCandidates, at p: SIMD3<Double>, fix: LocationFix) {
+  /// Makes `cell` the current cell, with states from ``insideBySlot`` and margins at `p` (taken
+  /// from ``marginBySlot`` for the slots the transition just settled, when `useSettledMargins`).
+  private mutating func enter(_ cell: CellCandidates, at p: SIMD3<Double>, fix: LocationFix, useSettledMargins: Bool = false) {
     let inner = cell.inner
     let outer = cell.outer
     let x = cell.x
     let y = cell.y
     let z = cell.z
+    let slots = cell.slots
+    let visited = self.visited
+    let stamp = self.stamp
+    let settled = marginBySlot
     cache.enter(cell, generation: regions.generation, insideBySlot: insideBySlot) { k in
+      if useSettledMargins && visited[Int(slots[k])] == stamp { return settled[Int(slots[k])] }
       let dx = p.x - x[k]
       let dy = p.y - y[k]
       let dz = p.z - z[k]
@@ -591,7 +603,9 @@ public struct CrossingDetector {
     if insideBySlot.count < capacity {
       insideBySlot.append(contentsOf: repeatElement(false, count: capacity - insideBySlot.count))
       visited.append(contentsOf: repeatElement(0, count: capacity - visited.count))
+      marginBySlot.append(contentsOf: repeatElement(0, count: capacity - marginBySlot.count))
     }
+    assert(visited.count == insideBySlot.count && marginBySlot.count == insideBySlot.count)
   }
 
   /// Sorts this segment's crossings and appends them as ``RegionCrossing`` values.

@@ -10,8 +10,13 @@ struct GeoBox: Hashable, Sendable {
   var spansAllLongitudes: Bool { east - west >= 360 }
 
   /// Whether the boxes overlap (edges touching count), with longitudes compared modulo 360.
+  @inline(__always)
   func intersects(_ other: GeoBox) -> Bool {
     guard south <= other.north, other.south <= north else { return false }
+    // Both strictly inside (-180, 180): no wrap to consider.
+    if west > -180 && east < 180 && other.west > -180 && other.east < 180 {
+      return west <= other.east && other.west <= east
+    }
     if spansAllLongitudes || other.spansAllLongitudes { return true }
     // The smallest whole-turn shift k that puts other's east edge at or past our west edge; only it
     // can overlap, since both boxes are narrower than a turn.
