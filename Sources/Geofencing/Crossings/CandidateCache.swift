@@ -16,13 +16,27 @@ final class CellCandidates {
   let parallelRadius: Double
   let frame: CartesianFrame
 
+  /// One circle of the cell: centre and chord thresholds together, for one memory access.
+  struct Circle {
+    var center: SIMD3<Double>
+    var inner: Double
+    var outer: Double
+
+    /// Containment (nil inside the micrometre band) and the margin to the band, from the chord
+    /// to a point with Earth-centred coordinates `p`.
+    @inline(__always)
+    func classify(_ p: SIMD3<Double>) -> (inside: Bool?, margin: Double) {
+      let v = p - center
+      let d = (v * v).sum().squareRoot()
+      if d <= inner { return (true, inner - d) }
+      if d > outer { return (false, d - outer) }
+      return (nil, 0)
+    }
+  }
+
   // Circles whose bounding box touches the cell.
   let slots: [Int32]
-  let x: [Double]
-  let y: [Double]
-  let z: [Double]
-  let inner: [Double]
-  let outer: [Double]
+  let circles: [Circle]
   /// Polygons whose boundary passes through the cell; the others have one state in the cell.
   let polygonSlots: [Int32]
   /// Every polygon whose bounding box touches the cell, boundary in the cell or not.
@@ -39,11 +53,7 @@ final class CellCandidates {
     scratch.removeAll(keepingCapacity: true)
     regions.appendSlots(nearLatitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2, into: &scratch)
     var slots: [Int32] = []
-    var x: [Double] = []
-    var y: [Double] = []
-    var z: [Double] = []
-    var inner: [Double] = []
-    var outer: [Double] = []
+    var circles: [Circle] = []
     var polygonSlots: [Int32] = []
     var touchingPolygonSlots: [Int32] = []
     for slot32 in scratch {
@@ -51,11 +61,7 @@ final class CellCandidates {
       guard regions.boxes[slot].intersects(box) else { continue }
       if let circle = regions.circles[slot] {
         slots.append(slot32)
-        x.append(circle.centerCartesian.x)
-        y.append(circle.centerCartesian.y)
-        z.append(circle.centerCartesian.z)
-        inner.append(circle.innerChord)
-        outer.append(circle.outerChord)
+        circles.append(Circle(center: circle.centerCartesian, inner: circle.innerChord, outer: circle.outerChord))
       } else if let polygon = regions.polygons[slot] {
         touchingPolygonSlots.append(slot32)
         let west = polygon.planar.x(longitude: box.west)
@@ -65,11 +71,7 @@ final class CellCandidates {
       }
     }
     self.slots = slots
-    self.x = x
-    self.y = y
-    self.z = z
-    self.inner = inner
-    self.outer = outer
+    self.circles = circles
     self.polygonSlots = polygonSlots
     self.touchingPolygonSlots = touchingPolygonSlots
   }
@@ -121,10 +123,14 @@ struct CandidateCache {
   var generation = -1
 
   var inside: [Bool] = []
-  /// Odometer reading at which each circle must be evaluated again, padded with +∞ to a whole
-  /// number of ``lanes`` so that the scan can test eight readings at a time.
+  /// Odometer reading at which each circle must be evaluated again.
   var due: [Double] = []
-  static let lanes = 8
+  /// Circles that may fall due before ``horizon``; every other circle's reading is at or beyond
+  /// it, so a scan looks at these only until the odometer reaches the horizon.
+  var near: [Int32] = []
+  var horizon = 0.0
+  /// How far ahead of the odometer the near list reaches (metres).
+  static let nearReach = 100.0
   var polygonInside: [Bool] = []
 
   /// Sum of step bounds since the cell was entered, and the earliest due reading.
@@ -141,30 +147,32 @@ struct CandidateCache {
     let n = cell.slots.count
     inside.removeAll(keepingCapacity: true)
     due.removeAll(keepingCapacity: true)
-    var earliest = Double.infinity
     for k in 0..<n {
       inside.append(insideBySlot[Int(cell.slots[k])])
-      let m = margin(k)
-      due.append(m)
-      earliest = min(earliest, m)
+      due.append(margin(k))
     }
-    while due.count % Self.lanes != 0 { due.append(.infinity) }
-    nextDue = earliest
     polygonInside.removeAll(keepingCapacity: true)
     for slot in cell.polygonSlots { polygonInside.append(insideBySlot[Int(slot)]) }
+    rebuildNear()
   }
 
-  /// Which of the eight readings starting at `chunk` are due (bit j for circle chunk + j), and the
-  /// smallest reading of the eight.
-  @inline(__always)
-  static func dueLanes(_ due: UnsafeMutableBufferPointer<Double>, at chunk: Int, odometer: Double) -> (mask: UInt8, minimum: Double) {
-    var mask: UInt8 = 0
-    var minimum = Double.infinity
-    for j in 0..<lanes {
-      let reading = due[chunk &+ j]
-      mask |= (reading <= odometer ? 1 : 0) << UInt8(j)
-      minimum = Swift.min(minimum, reading)
+  /// Lists the circles due within ``nearReach`` of the odometer, sets ``horizon`` to the earliest
+  /// reading of the others (+∞ if none) and ``nextDue`` to the earliest reading of all.
+  mutating func rebuildNear() {
+    near.removeAll(keepingCapacity: true)
+    let reach = odometer + Self.nearReach
+    var earliestNear = Double.infinity
+    var earliestFar = Double.infinity
+    for k in 0..<due.count {
+      let reading = due[k]
+      if reading < reach {
+        near.append(Int32(k))
+        earliestNear = min(earliestNear, reading)
+      } else {
+        earliestFar = min(earliestFar, reading)
+      }
     }
-    return (mask, minimum)
+    horizon = earliestFar
+    nextDue = min(earliestNear, earliestFar)
   }
 }

@@ -249,9 +249,10 @@ public struct CrossingDetector {
   ) {
     let p = cell.frame.cartesian(fix.coordinate)
     if !scanWork.isEmpty { scanWork.removeAll(keepingCapacity: true) }
+    if cache.odometer >= cache.horizon { cache.rebuildNear() }
     cache.nextDue = Self.scanKernel(
-      cell, p, odometer: cache.odometer, odometerBefore: odometerBefore, step: step,
-      due: &cache.due, inside: &cache.inside, work: &scanWork)
+      cell, p, odometer: cache.odometer, odometerBefore: odometerBefore, step: step, near: cache.near,
+      horizon: cache.horizon, due: &cache.due, inside: &cache.inside, work: &scanWork)
     if !scanWork.isEmpty {
       let work = scanWork
       let p0 = previousCartesianIsValid ? previousCartesian : cell.frame.cartesian(last.coordinate)
@@ -268,66 +269,42 @@ public struct CrossingDetector {
     previousCartesianIsValid = true
   }
 
-  /// The scan's inner loop over contiguous arrays: renews the due readings and states of the
-  /// circles that are due, and lists those whose boundary the last segment may have crossed.
-  /// Returns the earliest due reading.
+  /// The scan's inner loop: renews the due readings and states of the near circles that are
+  /// due, and lists those whose boundary the last segment may have crossed. Returns the earliest
+  /// due reading (the horizon at the latest).
   static func scanKernel(
     _ cell: CellCandidates, _ p: SIMD3<Double>, odometer: Double, odometerBefore: Double, step: Double,
-    due: inout [Double], inside: inout [Bool], work: inout [ScanItem]
+    near: [Int32], horizon: Double, due: inout [Double], inside: inout [Bool], work: inout [ScanItem]
   ) -> Double {
-    var nextDue = Double.infinity
-    cell.x.withUnsafeBufferPointer { x in
-      cell.y.withUnsafeBufferPointer { y in
-        cell.z.withUnsafeBufferPointer { z in
-          cell.inner.withUnsafeBufferPointer { innerChord in
-            cell.outer.withUnsafeBufferPointer { outerChord in
-              due.withUnsafeMutableBufferPointer { due in
-                inside.withUnsafeMutableBufferPointer { inside in
-                  for chunk in stride(from: 0, to: due.count, by: CandidateCache.lanes) {
-                    let (mask, chunkMinimum) = CandidateCache.dueLanes(due, at: chunk, odometer: odometer)
-                    guard mask != 0 else {
-                      nextDue = min(nextDue, chunkMinimum)
-                      continue
-                    }
-                    for j in 0..<CandidateCache.lanes {
-                      let k = chunk &+ j
-                      let reading = due[k]
-                      guard mask & (1 << UInt8(j)) != 0 else {
-                        nextDue = min(nextDue, reading)
-                        continue
-                      }
-                      let dx = p.x - x[k]
-                      let dy = p.y - y[k]
-                      let dz = p.z - z[k]
-                      let d = (dx * dx + dy * dy + dz * dz).squareRoot()
-                      let wasInside = inside[k]
-                      let isInside: Bool
-                      let margin: Double
-                      if d <= innerChord[k] {
-                        isInside = true
-                        margin = innerChord[k] - d
-                      } else if d > outerChord[k] {
-                        isInside = false
-                        margin = d - outerChord[k]
-                      } else {
-                        work.append(ScanItem(index: Int32(k), wasInside: wasInside, ambiguous: true))
-                        due[k] = odometer
-                        nextDue = min(nextDue, odometer)
-                        continue
-                      }
-                      // The margin left at the previous fix was (reading − odometerBefore) > 0; the
-                      // boundary can have been reached on this segment only if that plus the
-                      // margin now fit within the step.
-                      if isInside != wasInside || (reading - odometerBefore) + margin <= step {
-                        work.append(ScanItem(index: Int32(k), wasInside: wasInside, ambiguous: false))
-                      }
-                      inside[k] = isInside
-                      due[k] = odometer + margin
-                      nextDue = min(nextDue, odometer + margin)
-                    }
-                  }
-                }
+    var nextDue = horizon
+    cell.circles.withUnsafeBufferPointer { circles in
+      near.withUnsafeBufferPointer { near in
+        due.withUnsafeMutableBufferPointer { due in
+          inside.withUnsafeMutableBufferPointer { inside in
+            for index in near {
+              let k = Int(index)
+              let reading = due[k]
+              guard reading <= odometer else {
+                nextDue = min(nextDue, reading)
+                continue
               }
+              let wasInside = inside[k]
+              let (state, margin) = circles[k].classify(p)
+              guard let isInside = state else {
+                work.append(ScanItem(index: index, wasInside: wasInside, ambiguous: true))
+                due[k] = odometer
+                nextDue = min(nextDue, odometer)
+                continue
+              }
+              // The margin left at the previous fix was (reading − odometerBefore) > 0; the
+              // boundary can have been reached on this segment only if that plus the margin now
+              // fit within the step.
+              if isInside != wasInside || (reading - odometerBefore) + margin <= step {
+                work.append(ScanItem(index: index, wasInside: wasInside, ambiguous: false))
+              }
+              inside[k] = isInside
+              due[k] = odometer + margin
+              nextDue = min(nextDue, odometer + margin)
             }
           }
         }
@@ -464,22 +441,14 @@ public struct CrossingDetector {
   /// Makes `cell` the current cell, with states from ``insideBySlot`` and margins at `p` (taken
   /// from ``marginBySlot`` for the slots the transition just settled, when `useSettledMargins`).
   private mutating func enter(_ cell: CellCandidates, at p: SIMD3<Double>, fix: LocationFix, useSettledMargins: Bool = false) {
-    let inner = cell.inner
-    let outer = cell.outer
-    let x = cell.x
-    let y = cell.y
-    let z = cell.z
+    let circles = cell.circles
     let slots = cell.slots
     let visited = self.visited
     let stamp = self.stamp
     let settled = marginBySlot
     cache.enter(cell, generation: regions.generation, insideBySlot: insideBySlot) { k in
       if useSettledMargins && visited[Int(slots[k])] == stamp { return settled[Int(slots[k])] }
-      let dx = p.x - x[k]
-      let dy = p.y - y[k]
-      let dz = p.z - z[k]
-      let d = (dx * dx + dy * dy + dz * dz).squareRoot()
-      return max(inner[k] - d, d - outer[k], 0)
+      return circles[k].classify(p).margin
     }
     previousCartesian = p
     previousCartesianIsValid = true
