@@ -120,18 +120,20 @@ public struct RegionIndex {
   static func chooseGridLevel(boxes: [GeoBox], target: Double = 16) -> Int {
     guard !boxes.isEmpty else { return defaultGridLevel }
     var occupied = CellTable(minimumCapacity: 64)
-    var sideSum = 0.0
     var latitudeSum = 0.0
-    let n = boxes.count
     for box in boxes {
       let latitude = (box.south + box.north) / 2
       let longitude = Coordinate.normalizedLongitude((box.west + box.east) / 2)
       occupied.set(0, for: GridCell.key(latitude: latitude, longitude: longitude, level: 10))
-      let cosine = max(0.01, Double.cos(latitude * Double.pi / 180))
-      sideSum += ((box.north - box.south) * min(360, box.east - box.west) * cosine).squareRoot() * 111.32
       latitudeSum += abs(latitude)
     }
+    let n = boxes.count
+    // One cosine, at the mean latitude: a density estimate, not a measurement.
     let cosine = max(0.01, Double.cos(latitudeSum / Double(n) * Double.pi / 180))
+    var sideSum = 0.0
+    for box in boxes {
+      sideSum += ((box.north - box.south) * min(360, box.east - box.west) * cosine).squareRoot() * 111.32
+    }
     let cellArea10 = GridCell.size(level: 10) * GridCell.size(level: 10) * cosine * 111.32 * 111.32
     let density = Double(n) / (Double(occupied.count) * cellArea10)
     let meanSide = sideSum / Double(n)
@@ -184,7 +186,6 @@ public struct RegionIndex {
         throw RegionError(identifier: p.identifier.rawValue, reason: .geometryEngine(error.description))
       }
     }
-    let replaced = slotByIdentifier[region.identifier] == nil ? nil : remove(region.identifier)
     let slot: Int
     if let free = freeSlots.popLast() {
       slot = Int(free)
@@ -202,29 +203,35 @@ public struct RegionIndex {
     boxes[slot] = box
     let level = min(GridCell.level(for: box), gridLevel)
     levels[slot] = UInt8(level)
-    slotByIdentifier[region.identifier] = Int32(slot)
     GridCell.forEachKey(in: box, level: level) { key in addPosting(slot: Int32(slot), key: key) }
     regionsPerLevel[level] += 1
     if regionsPerLevel[level] == 1 { updateOccupiedLevels() }
     generation &+= 1
-    return replaced
+    // One hash of the identifier: a region it already named is detached after the new one is in.
+    guard let old = slotByIdentifier.updateValue(Int32(slot), forKey: region.identifier) else { return nil }
+    return detach(Int(old))
   }
 
   /// Removes the region with this identifier.
   /// - Returns: The region removed, or `nil` if there was none.
   @discardableResult
   public mutating func remove(_ identifier: RegionIdentifier) -> Region? {
-    guard let slot32 = slotByIdentifier.removeValue(forKey: identifier) else { return nil }
-    let slot = Int(slot32)
+    guard let slot = slotByIdentifier.removeValue(forKey: identifier) else { return nil }
+    return detach(Int(slot))
+  }
+
+  /// Takes the region in `slot` out of the grid and frees the slot (the identifier map is the
+  /// caller's business).
+  private mutating func detach(_ slot: Int) -> Region? {
     let region = regions[slot]
     let level = Int(levels[slot])
-    GridCell.forEachKey(in: boxes[slot], level: level) { key in removePosting(slot: slot32, key: key) }
+    GridCell.forEachKey(in: boxes[slot], level: level) { key in removePosting(slot: Int32(slot), key: key) }
     regionsPerLevel[level] -= 1
     if regionsPerLevel[level] == 0 { updateOccupiedLevels() }
     regions[slot] = nil
     circles[slot] = nil
     polygons[slot] = nil
-    freeSlots.append(slot32)
+    freeSlots.append(Int32(slot))
     generation &+= 1
     return region
   }
