@@ -150,41 +150,54 @@ public struct CrossingDetector {
     var i = 0
     while i < fixes.count {
       if let last = previous, let cell = cache.cell, cache.generation == regions.generation, cell.polygonSlots.isEmpty {
-        // Fast path: only the odometer moves.
-        var latitude = last.coordinate.latitude
-        var longitude = last.coordinate.longitude
-        var time = last.time
-        var odometer = cache.odometer
-        let nextDue = cache.nextDue
-        var j = i
-        while j < fixes.count {
-          let next = fixes[j]
-          let nextLatitude = next.coordinate.latitude
-          let nextLongitude = next.coordinate.longitude
-          guard next.time >= time, next.time.isFinite, cell.contains(latitude: nextLatitude, longitude: nextLongitude)
-          else { break }
-          var dLon = nextLongitude - longitude
-          if dLon >= 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
-          let reading = odometer + cell.stepBound(deltaLatitude: nextLatitude - latitude, deltaLongitude: dLon)
-          guard reading < nextDue else { break }
-          odometer = reading
-          latitude = nextLatitude
-          longitude = nextLongitude
-          time = next.time
-          j += 1
-        }
-        if j > i {
-          cache.odometer = odometer
-          previous = fixes[j - 1]
-          previousCartesianIsValid = false
-          fixCount += j - i
-          i = j
+        let next = runWithinCell(cell, fixes, from: i, after: last, into: &crossings)
+        if next > i {
+          i = next
           continue
         }
       }
       try process(fixes[i], into: &crossings)
       i += 1
     }
+  }
+
+  /// The steady state without leaving the loop: processes fixes from `start` while they are in
+  /// time order and inside `cell` (a cell without polygon boundaries), scanning the circles that
+  /// fall due. Returns the index of the first fix it did not process.
+  private mutating func runWithinCell(
+    _ cell: CellCandidates, _ fixes: UnsafeBufferPointer<LocationFix>, from start: Int, after last: LocationFix,
+    into crossings: inout [RegionCrossing]
+  ) -> Int {
+    var j = start
+    var before = last
+    var odometer = cache.odometer
+    let firstIndex = fixCount
+    while j < fixes.count {
+      let fix = fixes[j]
+      guard fix.time >= before.time, fix.time.isFinite,
+        cell.contains(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+      else { break }
+      var dLon = fix.coordinate.longitude - before.coordinate.longitude
+      if dLon >= 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
+      let step = cell.stepBound(deltaLatitude: fix.coordinate.latitude - before.coordinate.latitude, deltaLongitude: dLon)
+      let odometerBefore = odometer
+      odometer += step
+      if odometer >= cache.nextDue {
+        cache.odometer = odometer
+        scan(cell, from: before, to: fix, step: step, odometerBefore: odometerBefore)
+        if !pending.isEmpty { flush(into: &crossings, fromFix: firstIndex + (j - start) - 1) }
+      } else {
+        previousCartesianIsValid = false
+      }
+      before = fix
+      j += 1
+    }
+    cache.odometer = odometer
+    if j > start {
+      previous = fixes[j - 1]
+      fixCount += j - start
+    }
+    return j
   }
 
   /// Processes the next fix, appending the crossings on the path from the previous fix to it.
@@ -248,7 +261,7 @@ public struct CrossingDetector {
     _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix, step: Double, odometerBefore: Double
   ) {
     let p = cell.frame.cartesian(fix.coordinate)
-    if !scanWork.isEmpty { scanWork.removeAll(keepingCapacity: true) }
+    scanWork.clearKeepingCapacity()
     if cache.odometer >= cache.horizon { cache.rebuildNear() }
     cache.nextDue = Self.scanKernel(
       cell, p, odometer: cache.odometer, odometerBefore: odometerBefore, step: step, near: cache.near,
@@ -482,7 +495,7 @@ public struct CrossingDetector {
       start.margin = 0
     }
     let finish = solver.evaluation(p1, point: path.point(at: 1))
-    roots.removeAll(keepingCapacity: true)
+    roots.clearKeepingCapacity()
     solver.crossings(start: start, end: finish, length: length, into: &roots)
     let passThrough = start.inside == finish.inside
     for root in roots {
@@ -595,6 +608,6 @@ public struct CrossingDetector {
           region: region.identifier, direction: p.enter ? .enter : .exit, time: p.time,
           coordinate: p.coordinate, fromFix: fromFix, toFix: fromFix + 1, isPassThrough: p.passThrough))
     }
-    pending.removeAll(keepingCapacity: true)
+    pending.clearKeepingCapacity()
   }
 }

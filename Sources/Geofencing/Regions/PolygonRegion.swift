@@ -163,7 +163,12 @@ struct PlanarPolygons: Sendable {
   }
 
   /// Reduces a longitude difference to `-180..<180`.
+  @inline(__always)
   static func wrapped(_ d: Double) -> Double {
+    // Differences of normalised longitudes lie in (-360, 360): one step usually suffices.
+    if d >= -180 && d < 180 { return d }
+    if d >= 180 && d < 540 { return d - 360 }
+    if d < -180 && d >= -540 { return d + 360 }
     let r = d.remainder(dividingBy: 360)
     return r >= 180 ? r - 360 : r
   }
