@@ -130,7 +130,7 @@ struct CandidateCache {
   var near: [Int32] = []
   var horizon = 0.0
   /// How far ahead of the odometer the near list reaches (metres).
-  static let nearReach = 100.0
+  static let nearReach = 200.0
   var polygonInside: [Bool] = []
 
   /// Sum of step bounds since the cell was entered, and the earliest due reading.

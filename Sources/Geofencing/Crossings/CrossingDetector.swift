@@ -269,13 +269,31 @@ public struct CrossingDetector {
     if !scanWork.isEmpty {
       let work = scanWork
       let p0 = previousCartesianIsValid ? previousCartesian : cell.frame.cartesian(last.coordinate)
-      let path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
+      var path: PathSegment?
       for item in work {
         let k = Int(item.index)
         let slot = Int(cell.slots[k])
         guard let circle = regions.circles[slot] else { continue }
-        if item.ambiguous { cache.inside[k] = circle.exactlyContains(fix.coordinate) }
-        solveCircle(circle, slot: slot, path: path, frame: cell.frame, wasInside: item.wasInside, p0: p0, p1: p, length: step)
+        if item.ambiguous {
+          cache.inside[k] = circle.exactlyContains(fix.coordinate)
+        } else if cache.inside[k] == item.wasInside && step <= CircleCrossingSolver.maximumPieceLength {
+          // Same state at both ends of a short step: inside throughout when inside (the chord is
+          // quasi-convex along it), and a pass-through only if the path comes within the band —
+          // the path lies within √(L² − c²)/2 of the straight segment between the fixes.
+          if item.wasInside { continue }
+          let record = cell.circles[k]
+          let v = p - p0
+          let w = p0 - record.center
+          let vv = (v * v).sum()
+          let t = vv > 0 ? min(1, max(0, -(w * v).sum() / vv)) : 0
+          let nearest = w + t * v
+          let deviation = max(0, step * step - vv).squareRoot() / 2 + 1e-9
+          if (nearest * nearest).sum().squareRoot() - deviation > record.outer { continue }
+        }
+        if path == nil { path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time) }
+        if let path {
+          solveCircle(circle, slot: slot, path: path, frame: cell.frame, wasInside: item.wasInside, p0: p0, p1: p, length: step)
+        }
       }
     }
     previousCartesian = p
