@@ -67,6 +67,16 @@ static Circles load_circles(const char *path) {
   return c;
 }
 
+/* Every peer's command line: TRACK.csv REGIONS.csv [LIMIT]. Loads both files (not timed) and
+ * returns how many fixes to run (all, or the first LIMIT). */
+static long peer_arguments(int argc, char **argv, const char *name, Fixes *fixes, Circles *circles) {
+  if (argc < 3) { fprintf(stderr, "usage: %s TRACK.csv REGIONS.csv [LIMIT]\n", name); exit(64); }
+  *fixes = load_fixes(argv[1]);
+  *circles = load_circles(argv[2]);
+  long limit = argc > 3 ? atol(argv[3]) : fixes->n;
+  return limit > fixes->n ? fixes->n : limit;
+}
+
 #define EARTH_RADIUS 6371008.8 /* mean radius, as in ../shared/PERF.md */
 #define DEG (3.14159265358979323846 / 180.0)
 #endif

@@ -17,11 +17,9 @@ static void visit(void *item, void *user) {
 static void nothing(void *item, void *user) { (void)item; (void)user; }
 
 int main(int argc, char **argv) {
-  if (argc < 3) { fprintf(stderr, "usage: peer_geos TRACK REGIONS [LIMIT]\n"); return 64; }
-  Fixes f = load_fixes(argv[1]);
-  Circles c = load_circles(argv[2]);
-  long limit = argc > 3 ? atol(argv[3]) : f.n;
-  if (limit > f.n) limit = f.n;
+  Fixes f;
+  Circles c;
+  long limit = peer_arguments(argc, argv, "peer_geos", &f, &c);
   GEOSContextHandle_t ctx = GEOS_init_r();
   GEOSGeometry **polygons = malloc(c.n * sizeof *polygons);
   const GEOSPreparedGeometry **prepared = malloc(c.n * sizeof *prepared);

@@ -6,11 +6,9 @@
 #include "peer_common.h"
 
 int main(int argc, char **argv) {
-  if (argc < 3) { fprintf(stderr, "usage: peer_naive TRACK REGIONS [LIMIT]\n"); return 64; }
-  Fixes f = load_fixes(argv[1]);
-  Circles c = load_circles(argv[2]);
-  long limit = argc > 3 ? atol(argv[3]) : f.n;
-  if (limit > f.n) limit = f.n;
+  Fixes f;
+  Circles c;
+  long limit = peer_arguments(argc, argv, "peer_naive", &f, &c);
   double *clat = malloc(c.n * sizeof(double)), *ccos = malloc(c.n * sizeof(double)), *clon = malloc(c.n * sizeof(double));
   double *hmax = malloc(c.n * sizeof(double));
   double t0 = now_seconds();

@@ -13,11 +13,9 @@ extern "C" {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 3) { fprintf(stderr, "usage: peer_s2 TRACK REGIONS [LIMIT]\n"); return 64; }
-  Fixes f = load_fixes(argv[1]);
-  Circles c = load_circles(argv[2]);
-  long limit = argc > 3 ? atol(argv[3]) : f.n;
-  if (limit > f.n) limit = f.n;
+  Fixes f;
+  Circles c;
+  long limit = peer_arguments(argc, argv, "peer_s2", &f, &c);
   std::vector<S2Cap> caps;
   caps.reserve(c.n);
   double t0 = now_seconds();

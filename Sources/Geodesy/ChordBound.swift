@@ -91,12 +91,3 @@ extension Ellipsoid {
     return (d * d).sum().squareRoot()
   }
 }
-
-extension Coordinate {
-  /// Sine and cosine of the latitude and longitude, with exact quadrant reduction.
-  @inlinable public var trigonometry: (sinLatitude: Double, cosLatitude: Double, sinLongitude: Double, cosLongitude: Double) {
-    let (sa, ca) = DegreeMath.sinCos(latitude)
-    let (so, co) = DegreeMath.sinCos(longitude)
-    return (sa, ca, so, co)
-  }
-}

@@ -137,8 +137,6 @@ struct CandidateCache {
   var odometer = 0.0
   var nextDue = Double.infinity
 
-  var isValid: Bool { cell != nil }
-
   /// Starts a visit to `cell`: states come from `insideBySlot`, due readings from `margin`.
   mutating func enter(_ cell: CellCandidates, generation: Int, insideBySlot: [Bool], margin: (Int) -> Double) {
     self.cell = cell
