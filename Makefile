@@ -14,7 +14,7 @@ build: deps
 
 demo: deps
 	$(SWIFT) build -c release --product geowake
-	$(DEMO_BIN) crossings --regions Fixtures/demo/tokyo-regions.csv Fixtures/demo/tokyo-track.csv
+	$(DEMO_BIN) crossings --regions Fixtures/demo/tokyo-regions.csv Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx
 
 test: deps
 	$(SWIFT) test

@@ -10,15 +10,15 @@ struct CrossingsCommand: ParsableCommand {
     commandName: "crossings",
     abstract: "Print every boundary crossing of a track through a set of regions (geometric truth).",
     discussion: """
-      TRACK is a CSV file with a header naming time, lat and lon columns (time in seconds since \
-      1970 or ISO 8601). REGIONS is a CSV file with id,lat,lon,radius (metres). Each crossing \
+      TRACK is a GPX 1.0/1.1 file (its timed track points) or a CSV file with a header naming \
+      time, lat and lon columns (time in seconds since 1970 or ISO 8601). REGIONS is a CSV file with id,lat,lon,radius (metres). Each crossing \
       is reported with the time the path crossed the boundary (interpolated between the fixes), \
       where, and between which fixes; "pass" marks a region crossed between two fixes neither \
       of which is inside it. No platform rule is applied: this is what the geometry says.
       """
   )
 
-  @Argument(help: "Track file (CSV), or - for standard input.")
+  @Argument(help: "Track file (GPX or CSV), or - for standard input (CSV).")
   var track: String
 
   @Option(help: "Regions file (CSV: id,lat,lon,radius).")
@@ -41,8 +41,8 @@ struct CrossingsCommand: ParsableCommand {
         throw SysExit.dataError
       }
     }
-    var reader: FixCSVReader
-    do { reader = try FixCSVReader(path: track) } catch { throw Diagnostics.fail(error) }
+    var reader: TrackFileReader
+    do { reader = try TrackFileReader(path: track) } catch { throw Diagnostics.fail(error) }
     var detector = CrossingDetector(regions: index)
     let out = ByteSink.standardOutput()
     var crossings: [RegionCrossing] = []
@@ -78,6 +78,9 @@ struct CrossingsCommand: ParsableCommand {
         try out.write("\n\(detector.fixCount) fixes over \(Self.duration(lastTime - (firstTime ?? lastTime))), ")
         try out.write("\(index.count) regions: \(enters) enters, \(exits) exits (\(passThroughs) in pass-throughs)\n")
         try out.write("inside at the end: \(inside.isEmpty ? "none" : inside.joined(separator: ", "))\n")
+        if reader.pointsWithoutTime > 0 {
+          try out.write("\(reader.pointsWithoutTime) track points without a time were skipped\n")
+        }
       }
       try out.flush()
     } catch let error as TrackIOError {
