@@ -1,4 +1,5 @@
 public import Geodesy
+import Foundation
 
 /// Reads the fixes of a track file, whatever its format: GPX (extension `.gpx`, or content that
 /// starts with `<`) or CSV (see ``FixCSVReader``).
@@ -65,10 +66,13 @@ public struct TrackFileReader {
     }
   }
 
+  /// Whether the file's first character after a byte-order mark and spaces is '<'.
   private static func startsWithAngleBracket(_ path: String) throws(TrackIOError) -> Bool {
     guard path != "-" else { return false }
-    var scanner = try ByteScanner(path: path)
-    scanner.skipSpaces()
-    return try scanner.peek() == UInt8(ascii: "<")
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    let head = Array((try? handle.read(upToCount: 256)) ?? Data())
+    let body = head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...]
+    return body.first { !MarkupScanner.isSpace($0) } == UInt8(ascii: "<")
   }
 }
