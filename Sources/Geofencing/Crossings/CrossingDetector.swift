@@ -16,8 +16,9 @@ public import Geodesy
 /// reporting crossings. For each region, enter and exit strictly alternate.
 ///
 /// **Streaming.** Memory is bounded by the index and the regions near the device, never by the
-/// track's length. In the steady state no allocation happens per fix (the `CrossingDetector`
-/// benchmarks count mallocs).
+/// track's length. In the steady state no allocation happens per fix for circles (the
+/// `CrossingDetector` benchmarks count mallocs); a fix in a grid cell that a polygon's boundary
+/// crosses costs one short-lived GEOS point for that polygon.
 ///
 /// **Order.** Crossings of one segment are appended in time order (ties by identifier, then enter
 /// before exit), so the same fixes and regions always give the same output.
@@ -44,7 +45,7 @@ public struct CrossingDetector {
   var roots: [(u: Double, enter: Bool)] = []
   var parameters: [Double] = []
   var slotBuffer: [Int32] = []
-  /// Circles the last scan found worth a closer look: (index in the cell, new state, code).
+  /// Circles the last scan found worth a closer look (see ``ScanItem``).
   var scanWork: [ScanItem] = []
   /// Cells built since the index last changed, by key (cleared when it holds ``memoCapacity``).
   var cellMemo: [UInt64: CellCandidates] = [:]
