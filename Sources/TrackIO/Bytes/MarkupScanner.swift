@@ -1,15 +1,24 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A streaming tokenizer for XML markup, a whole tag at a time, over a file read in chunks.
 ///
 /// ``next(trailingText:)`` returns the next piece of markup — start tag, empty-element tag, end
 /// tag, CDATA section, or something to skip (comment, processing instruction, declaration) — with
 /// the byte ranges of its parts and of the text before it, all valid in ``bytes`` until the
-/// following call. Nothing is copied or allocated per token: ranges point into the read buffer,
-/// which holds one chunk (1 MiB) plus the longest token. The buffer is compacted only between
-/// tokens, so offsets never move while a token is scanned. Lines and columns are computed only
-/// when asked for, by counting newlines from the last place counted.
-struct MarkupScanner {
+/// following call. Nothing is copied or allocated per token: the file is read with `read(2)`
+/// straight into one buffer (1 MiB chunks, about 10 MiB in all), ranges point into it, and the
+/// unread tail is moved to the front only between tokens, so offsets never move while a token is
+/// scanned.
+/// Searches use `memchr`. Lines and columns are computed only when asked for, by counting
+/// newlines from the last place counted.
+/// - Important: Not `Sendable`; owned by one reader.
+final class MarkupScanner {
   enum Kind {
     case startTag
     case emptyElementTag
@@ -31,8 +40,11 @@ struct MarkupScanner {
   }
 
   let path: String
-  private let handle: FileHandle
-  private(set) var bytes: [UInt8] = []
+  private let descriptor: Int32
+  private let ownsDescriptor: Bool
+  private var storage: UnsafeMutablePointer<UInt8>
+  private var capacity: Int
+  private var count = 0
   private var position = 0
   private var atEnd = false
   private var firstChunk = true
@@ -46,31 +58,46 @@ struct MarkupScanner {
   init(path: String) throws(TrackIOError) {
     self.path = path == "-" ? "<stdin>" : path
     if path == "-" {
-      handle = FileHandle.standardInput
+      descriptor = 0
+      ownsDescriptor = false
     } else {
-      guard let h = FileHandle(forReadingAtPath: path) else {
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        let why =
-          !exists ? "no such file" : isDirectory.boolValue ? "is a directory, expected a file" : "cannot be read (permission?)"
-        throw TrackIOError(path: path, line: 0, column: 0, message: why)
+      var isDirectory: ObjCBool = false
+      let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+      guard exists, !isDirectory.boolValue else {
+        throw TrackIOError(path: path, line: 0, column: 0, message: exists ? "is a directory, expected a file" : "no such file")
       }
-      handle = h
+      let fd = open(path, O_RDONLY)
+      guard fd >= 0 else { throw TrackIOError(path: path, line: 0, column: 0, message: "cannot be read (permission?)") }
+      descriptor = fd
+      ownsDescriptor = true
     }
+    capacity = 2 * Self.chunkSize
+    storage = .allocate(capacity: capacity)
   }
 
-  /// 1-based line and column of byte `offset` of ``bytes`` (at or after the last token start).
-  mutating func location(of offset: Int) -> (line: Int, column: Int) {
+  deinit {
+    storage.deallocate()
+    if ownsDescriptor { close(descriptor) }
+  }
+
+  /// The bytes read so far and not yet dropped; token ranges index into it.
+  var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: count) }
+
+  /// 1-based line and column of byte `offset` of ``bytes``.
+  func location(of offset: Int) -> (line: Int, column: Int) {
     if offset >= countedOffset {
-      bytes.withUnsafeBufferPointer { b in
-        var i = countedOffset
-        while i < offset {
-          if b[i] == 0x0A {
-            countedLine += 1
-            lastNewline = i
-          }
-          i += 1
-        }
+      // Count newlines branch-free (the loop vectorises), then find the last one backwards.
+      var newlines = 0
+      var i = countedOffset
+      while i < offset {
+        newlines &+= storage[i] == 0x0A ? 1 : 0
+        i += 1
+      }
+      if newlines > 0 {
+        countedLine += newlines
+        var j = offset - 1
+        while storage[j] != 0x0A { j -= 1 }
+        lastNewline = j
       }
       countedOffset = offset
       return (countedLine, offset - lastNewline)
@@ -78,96 +105,96 @@ struct MarkupScanner {
     var line = countedLine
     var i = countedOffset - 1
     while i >= offset {
-      if bytes[i] == 0x0A { line -= 1 }
+      if storage[i] == 0x0A { line -= 1 }
       i -= 1
     }
     var newline = offset - 1
-    while newline >= 0 && bytes[newline] != 0x0A { newline -= 1 }
+    while newline >= 0 && storage[newline] != 0x0A { newline -= 1 }
     return (line, offset - newline)
   }
 
   /// An error located at byte `offset`.
-  mutating func error(_ message: String, at offset: Int) -> TrackIOError {
+  func error(_ message: String, at offset: Int) -> TrackIOError {
     let (line, column) = location(of: offset)
     return TrackIOError(path: path, line: line, column: column, message: message)
   }
 
-  /// Appends the next chunk; false at the end of input.
-  private mutating func readMore() throws(TrackIOError) -> Bool {
+  /// Appends the next chunk (growing the buffer if needed; offsets stay valid); false at the end.
+  private func readMore() throws(TrackIOError) -> Bool {
     guard !atEnd else { return false }
-    let data: Data?
-    do { data = try handle.read(upToCount: Self.chunkSize) } catch {
-      throw TrackIOError(path: path, line: 0, column: 0, message: "read failed: \(error.localizedDescription)")
+    if count + Self.chunkSize > capacity {
+      let newCapacity = max(2 * capacity, count + Self.chunkSize)
+      let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+      bigger.update(from: storage, count: count)
+      storage.deallocate()
+      storage = bigger
+      capacity = newCapacity
     }
-    guard let data, !data.isEmpty else {
+    var got = 0
+    repeat {
+      got = read(descriptor, storage + count, Self.chunkSize)
+    } while got < 0 && errno == EINTR
+    guard got >= 0 else {
+      throw TrackIOError(path: path, line: 0, column: 0, message: "read failed: \(String(cString: strerror(errno)))")
+    }
+    guard got > 0 else {
       atEnd = true
       return false
     }
-    bytes.append(contentsOf: data)
-    if firstChunk {
-      firstChunk = false
-      if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+    if firstChunk && count == 0 && got >= 3 && storage[0] == 0xEF && storage[1] == 0xBB && storage[2] == 0xBF {
+      storage.update(from: storage + 3, count: got - 3)
+      got -= 3
     }
+    firstChunk = false
+    count += got
     return true
   }
 
-  /// Drops the bytes before `position` once they are a large part of the buffer.
-  private mutating func compact() {
-    guard position >= Self.chunkSize / 2 || (position > 0 && position == bytes.count) else { return }
+  /// Moves the unread bytes to the front once eight chunks have been consumed (between tokens only,
+  /// so that token offsets never move): the tail moved is at most about a chunk, an eighth of the
+  /// input at worst.
+  private func compact() {
+    guard position >= 8 * Self.chunkSize else { return }
     _ = location(of: position)
     let shift = position
-    bytes.removeSubrange(0..<shift)
+    storage.update(from: storage + shift, count: count - shift)
+    count -= shift
     position = 0
     countedOffset -= shift
     lastNewline -= shift
   }
 
   /// Index of the first `byte` at or after `from`, reading more as needed; nil at the end.
-  private mutating func find(_ byte: UInt8, from: Int) throws(TrackIOError) -> Int? {
+  private func find(_ byte: UInt8, from: Int) throws(TrackIOError) -> Int? {
     var from = from
     while true {
-      let found: Int? = bytes.withUnsafeBufferPointer { b in
-        var i = from
-        while i < b.count {
-          if b[i] == byte { return i }
-          i += 1
-        }
-        return nil
+      if from < count, let hit = memchr(storage + from, Int32(byte), count - from) {
+        return storage.distance(to: hit.assumingMemoryBound(to: UInt8.self))
       }
-      if let found { return found }
-      from = bytes.count
+      from = count
       guard try readMore() else { return nil }
     }
   }
 
   /// Index just past the first `terminator` at or after `from`; nil at the end.
-  private mutating func find(_ terminator: StaticString, from: Int) throws(TrackIOError) -> Int? {
+  private func find(_ terminator: StaticString, from: Int) throws(TrackIOError) -> Int? {
     let t = terminator.utf8Start
     let n = terminator.utf8CodeUnitCount
     var from = from
-    while true {
-      let found: Int? = bytes.withUnsafeBufferPointer { b in
-        var i = from
-        while i + n <= b.count {
-          if b[i] == t[0] {
-            var k = 1
-            while k < n && b[i + k] == t[k] { k += 1 }
-            if k == n { return i + n }
-          }
-          i += 1
-        }
-        return nil
-      }
-      if let found { return found }
-      from = max(from, bytes.count - n + 1)
-      guard try readMore() else { return nil }
+    while let hit = try find(t[0], from: from) {
+      guard try has(n, at: hit) else { return nil }
+      var k = 1
+      while k < n && storage[hit + k] == t[k] { k += 1 }
+      if k == n { return hit + n }
+      from = hit + 1
     }
+    return nil
   }
 
-  /// Whether `count` bytes from `offset` are (or can be made) available.
+  /// Whether `needed` bytes from `offset` are (or can be made) available.
   @inline(__always)
-  private mutating func has(_ count: Int, at offset: Int) throws(TrackIOError) -> Bool {
-    while offset + count > bytes.count {
+  private func has(_ needed: Int, at offset: Int) throws(TrackIOError) -> Bool {
+    while offset + needed > count {
       guard try readMore() else { return false }
     }
     return true
@@ -175,24 +202,23 @@ struct MarkupScanner {
 
   /// The next token, or nil at the end of input, when `trailingText` holds the text after the
   /// last token.
-  mutating func next(trailingText: inout Range<Int>) throws(TrackIOError) -> Token? {
+  func next(trailingText: inout Range<Int>) throws(TrackIOError) -> Token? {
     compact()
     guard let lt = try find(UInt8(ascii: "<"), from: position) else {
-      trailingText = position..<bytes.count
-      position = bytes.count
+      trailingText = position..<count
+      position = count
       return nil
     }
-    let text = position..<lt
     guard try has(2, at: lt) else { throw error("file ends inside a tag", at: lt) }
-    var token = Token(kind: .other, start: lt, text: text, name: 0..<0, attributes: 0..<0)
-    switch bytes[lt + 1] {
+    var token = Token(kind: .other, start: lt, text: position..<lt, name: 0..<0, attributes: 0..<0)
+    switch storage[lt + 1] {
     case UInt8(ascii: "!"):
-      if try has(4, at: lt), bytes[lt + 2] == UInt8(ascii: "-"), bytes[lt + 3] == UInt8(ascii: "-") {
+      if try has(4, at: lt), storage[lt + 2] == UInt8(ascii: "-"), storage[lt + 3] == UInt8(ascii: "-") {
         guard let end = try find("-->", from: lt + 4) else { throw error("comment is not closed: expected -->", at: lt) }
         position = end
         return token
       }
-      if try has(9, at: lt), bytes[(lt + 2)..<(lt + 9)].elementsEqual("[CDATA[".utf8) {
+      if try has(9, at: lt), UnsafeBufferPointer(start: storage + lt + 2, count: 7).elementsEqual("[CDATA[".utf8) {
         guard let end = try find("]]>", from: lt + 9) else { throw error("CDATA section is not closed: expected ]]>", at: lt) }
         token.kind = .cdata
         token.name = (lt + 9)..<(end - 3)
@@ -204,7 +230,7 @@ struct MarkupScanner {
       var i = lt + 2
       while true {
         guard try has(1, at: i) else { throw error("declaration is not closed: expected '>'", at: lt) }
-        let b = bytes[i]
+        let b = storage[i]
         i += 1
         if b == UInt8(ascii: "[") { depth += 1 }
         if b == UInt8(ascii: "]") { depth -= 1 }
@@ -219,38 +245,44 @@ struct MarkupScanner {
     default:
       break
     }
-    // A tag: its '>' is the first one outside quoted attribute values.
-    var i = lt + 1
-    var quote: UInt8 = 0
+    // A tag: its '>' is the first one with balanced quotes before it.
+    var from = lt + 1
+    var close = 0
     while true {
-      guard try has(1, at: i) else { throw error("file ends inside a tag", at: lt) }
-      let b = bytes[i]
-      if quote != 0 {
-        if b == quote { quote = 0 }
-      } else if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
-        quote = b
-      } else if b == UInt8(ascii: ">") {
-        break
-      } else if b == UInt8(ascii: "<") {
-        throw error("'<' inside a tag: expected '>' to close it first", at: i)
+      guard let gt = try find(UInt8(ascii: ">"), from: from) else { throw error("file ends inside a tag", at: lt) }
+      var quote: UInt8 = 0
+      var i = lt + 1
+      while i < gt {
+        let b = storage[i]
+        if quote != 0 {
+          if b == quote { quote = 0 }
+        } else if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
+          quote = b
+        } else if b == UInt8(ascii: "<") {
+          throw error("'<' inside a tag: expected '>' to close it first", at: i)
+        }
+        i += 1
       }
-      i += 1
+      if quote == 0 {
+        close = gt
+        break
+      }
+      from = gt + 1
     }
-    let close = i
     position = close + 1
-    let isEnd = bytes[lt + 1] == UInt8(ascii: "/")
+    let isEnd = storage[lt + 1] == UInt8(ascii: "/")
     let nameStart = lt + (isEnd ? 2 : 1)
     var nameEnd = nameStart
-    while nameEnd < close, Self.isNameByte(bytes[nameEnd]) { nameEnd += 1 }
+    while nameEnd < close, Self.isNameByte(storage[nameEnd]) { nameEnd += 1 }
     token.name = nameStart..<nameEnd
     if isEnd {
       var j = nameEnd
-      while j < close, Self.isSpace(bytes[j]) { j += 1 }
+      while j < close, Self.isSpace(storage[j]) { j += 1 }
       guard j == close else { throw error("unexpected text in an end tag: expected '>'", at: j) }
       token.kind = .endTag
       return token
     }
-    let selfClosing = close > nameEnd && bytes[close - 1] == UInt8(ascii: "/")
+    let selfClosing = close > nameEnd && storage[close - 1] == UInt8(ascii: "/")
     token.kind = selfClosing ? .emptyElementTag : .startTag
     token.attributes = nameEnd..<(selfClosing ? close - 1 : close)
     return token

@@ -21,7 +21,7 @@ import Geodesy
 /// print(reader.summary.trackPoints)
 /// ```
 public struct GPXReader {
-  private var scanner: MarkupScanner
+  private let scanner: MarkupScanner
   /// What the file held so far (complete once ``next()`` returned nil).
   public private(set) var summary = GPXSummary()
 
@@ -88,33 +88,34 @@ public struct GPXReader {
     case other
   }
 
-  private static func tag(forLocalName n: ArraySlice<UInt8>) -> Tag {
-    switch n.count {
-    case 2:
-      if n.elementsEqual("hr".utf8) { return .hr }
-    case 3:
-      if n.elementsEqual("trk".utf8) { return .trk }
-      if n.elementsEqual("ele".utf8) { return .ele }
-      if n.elementsEqual("gpx".utf8) { return .gpx }
-      if n.elementsEqual("rte".utf8) { return .rte }
-      if n.elementsEqual("wpt".utf8) { return .wpt }
-      if n.elementsEqual("sat".utf8) { return .sat }
-      if n.elementsEqual("cad".utf8) { return .cad }
-    case 4:
-      if n.elementsEqual("time".utf8) { return .time }
-      if n.elementsEqual("hdop".utf8) { return .hdop }
-      if n.elementsEqual("vdop".utf8) { return .vdop }
-      if n.elementsEqual("pdop".utf8) { return .pdop }
-    case 5:
-      if n.elementsEqual("trkpt".utf8) { return .trkpt }
-      if n.elementsEqual("rtept".utf8) { return .rtept }
-      if n.elementsEqual("speed".utf8) { return .speed }
-    case 6:
-      if n.elementsEqual("trkseg".utf8) { return .trkseg }
-      if n.elementsEqual("course".utf8) { return .course }
-    default: break
+  /// The GPX element a local name stands for, compared as bytes.
+  private static func tag(forLocalName n: Slice<UnsafeBufferPointer<UInt8>>) -> Tag {
+    @inline(__always) func byte(_ k: Int) -> UInt8 { n[n.startIndex + k] }
+    @inline(__always) func equals(_ s: StaticString) -> Bool {
+      let p = s.utf8Start
+      for k in 0..<n.count where byte(k) != p[k] { return false }
+      return true
     }
-    return .other
+    switch (n.count, n.isEmpty ? 0 : byte(0)) {
+    case (2, UInt8(ascii: "h")): return equals("hr") ? .hr : .other
+    case (3, UInt8(ascii: "t")): return equals("trk") ? .trk : .other
+    case (3, UInt8(ascii: "e")): return equals("ele") ? .ele : .other
+    case (3, UInt8(ascii: "g")): return equals("gpx") ? .gpx : .other
+    case (3, UInt8(ascii: "r")): return equals("rte") ? .rte : .other
+    case (3, UInt8(ascii: "w")): return equals("wpt") ? .wpt : .other
+    case (3, UInt8(ascii: "s")): return equals("sat") ? .sat : .other
+    case (3, UInt8(ascii: "c")): return equals("cad") ? .cad : .other
+    case (4, UInt8(ascii: "t")): return equals("time") ? .time : .other
+    case (4, UInt8(ascii: "h")): return equals("hdop") ? .hdop : .other
+    case (4, UInt8(ascii: "v")): return equals("vdop") ? .vdop : .other
+    case (4, UInt8(ascii: "p")): return equals("pdop") ? .pdop : .other
+    case (5, UInt8(ascii: "t")): return equals("trkpt") ? .trkpt : .other
+    case (5, UInt8(ascii: "r")): return equals("rtept") ? .rtept : .other
+    case (5, UInt8(ascii: "s")): return equals("speed") ? .speed : .other
+    case (6, UInt8(ascii: "t")): return equals("trkseg") ? .trkseg : .other
+    case (6, UInt8(ascii: "c")): return equals("course") ? .course : .other
+    default: return .other
+    }
   }
 
   private func name(at index: Int) -> String {
@@ -274,6 +275,11 @@ public struct GPXReader {
   @inline(__always)
   private static func number(_ bytes: [UInt8], _ range: Range<Int>) -> Double? {
     bytes.withUnsafeBufferPointer { b in ByteNumbers.double(UnsafeBufferPointer(rebasing: b[range])) }
+  }
+
+  @inline(__always)
+  private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Double? {
+    ByteNumbers.double(UnsafeBufferPointer(rebasing: bytes[range]))
   }
 
   /// Parses the collected text of a value element into the current point.

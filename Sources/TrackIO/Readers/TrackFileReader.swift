@@ -7,12 +7,10 @@ import Foundation
 /// From GPX it returns the track points that have a time, in document order, and counts those
 /// without one (they cannot be placed on a timeline); routes and waypoints are not fixes.
 public struct TrackFileReader {
-  private enum Source {
-    case csv(FixCSVReader)
-    case gpx(GPXReader)
-  }
-
-  private var source: Source
+  // Exactly one is set. Optionals rather than an enum with payloads, so that reading mutates the
+  // reader in place instead of copying it (and its buffers) out and back on every fix.
+  private var csv: FixCSVReader?
+  private var gpx: GPXReader?
   /// The line of the fix last returned (for error messages about it).
   public private(set) var lineNumber = 0
   /// GPX track points skipped because they have no time.
@@ -23,47 +21,35 @@ public struct TrackFileReader {
     var looksLikeGPX = path.lowercased().hasSuffix(".gpx")
     if !looksLikeGPX { looksLikeGPX = try Self.startsWithAngleBracket(path) }
     if looksLikeGPX {
-      source = .gpx(try GPXReader(path: path))
+      gpx = try GPXReader(path: path)
     } else {
-      source = .csv(try FixCSVReader(path: path))
+      csv = try FixCSVReader(path: path)
     }
   }
 
   /// The path as given (or `<stdin>`).
-  public var path: String {
-    switch source {
-    case .csv(let r): return r.path
-    case .gpx(let r): return r.path
-    }
-  }
+  public var path: String { gpx?.path ?? csv?.path ?? "" }
 
   /// Whether the file is GPX.
-  public var isGPX: Bool {
-    if case .gpx = source { return true }
-    return false
-  }
+  public var isGPX: Bool { gpx != nil }
 
   /// The next fix, or nil at the end of the file.
   public mutating func next() throws(TrackIOError) -> LocationFix? {
-    switch source {
-    case .csv(var reader):
-      defer { source = .csv(reader) }
-      let fix = try reader.next()
-      lineNumber = reader.lineNumber
-      return fix
-    case .gpx(var reader):
-      defer { source = .gpx(reader) }
-      while let point = try reader.next() {
-        guard point.kind == .track else { continue }
-        guard let fix = point.fix else {
-          pointsWithoutTime += 1
-          continue
-        }
-        lineNumber = point.line
-        return fix
-      }
-      return nil
+    if csv != nil {
+      let fix = try csv?.next()
+      lineNumber = csv?.lineNumber ?? 0
+      return fix ?? nil
     }
+    while let point = try gpx?.next() {
+      guard point.kind == .track else { continue }
+      guard let fix = point.fix else {
+        pointsWithoutTime += 1
+        continue
+      }
+      lineNumber = point.line
+      return fix
+    }
+    return nil
   }
 
   /// Whether the file's first character after a byte-order mark and spaces is '<'.
