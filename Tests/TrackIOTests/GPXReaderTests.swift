@@ -10,6 +10,10 @@ struct GPXExpectation: CustomTestStringConvertible, Sendable {
   var tracks, segments, trackPoints, routes, routePoints, waypoints: Int
   var firstTime, lastTime: String
   var minLat, maxLat, minLon, maxLon: Double?
+  /// Sum of GeographicLib WGS84 geodesic distances along the track segments, metres (3 decimals).
+  var length2DGeodesic: Double?
+  /// gpxpy's `get_duration()`, seconds; nil where gpxpy gives none (track points without time).
+  var duration: Double?
 
   var testDescription: String { file }
 
@@ -26,7 +30,8 @@ struct GPXExpectation: CustomTestStringConvertible, Sendable {
         file: String(f[column("file")].dropFirst("gpx/".count)), tracks: int("tracks"), segments: int("segments"),
         trackPoints: int("track_points"), routes: int("routes"), routePoints: int("route_points"),
         waypoints: int("waypoints"), firstTime: f[column("first_time")], lastTime: f[column("last_time")],
-        minLat: double("min_lat"), maxLat: double("max_lat"), minLon: double("min_lon"), maxLon: double("max_lon"))
+        minLat: double("min_lat"), maxLat: double("max_lat"), minLon: double("min_lon"), maxLon: double("max_lon"),
+        length2DGeodesic: double("length_2d_wgs84_geodesic_m"), duration: double("duration_s"))
     }
   }()
 

@@ -18,9 +18,7 @@ public struct TrackFileReader {
 
   /// Opens `path` (`-` for standard input, read as CSV unless it starts with `<`).
   public init(path: String) throws(TrackIOError) {
-    var looksLikeGPX = path.lowercased().hasSuffix(".gpx")
-    if !looksLikeGPX { looksLikeGPX = try Self.startsWithAngleBracket(path) }
-    if looksLikeGPX {
+    if try Self.readsAsGPX(path: path) {
       gpx = try GPXReader(path: path)
     } else {
       csv = try FixCSVReader(path: path)
@@ -50,6 +48,13 @@ public struct TrackFileReader {
       return fix
     }
     return nil
+  }
+
+  /// Whether the file at `path` is read as GPX: its name ends in `.gpx` or its first character
+  /// (after a byte-order mark and spaces) is '<'. Standard input (`-`) is never probed.
+  public static func readsAsGPX(path: String) throws(TrackIOError) -> Bool {
+    if path.lowercased().hasSuffix(".gpx") { return true }
+    return try startsWithAngleBracket(path)
   }
 
   /// Whether the file's first character after a byte-order mark and spaces is '<'.

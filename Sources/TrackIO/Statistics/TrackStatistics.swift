@@ -1,0 +1,185 @@
+import Geodesy
+
+/// What a track file holds, summarised the way gpxpy's `gpxinfo` does: counts, bounds, first and
+/// last times, length and duration — computed in one streaming pass, in bounded memory.
+///
+/// - **Length** (``length2D``): the sum, over every track segment, of the WGS84 geodesic
+///   distances between consecutive track points (Karney's algorithm, see `Geodesic`). Routes and
+///   waypoints add nothing; the gap between two segments adds nothing.
+/// - **Duration** (``duration``): the sum, over every track segment, of its time span (latest
+///   minus earliest time among its points). `nil` when some track point has no time, because the
+///   duration is then not known (gpxpy also gives none for such files).
+/// - **Times** (``firstTime``, ``lastTime``): those of the first and last timed track points in
+///   document order.
+/// - **Bounds** (``bounds``): of every track point, route point and waypoint.
+///
+/// ```swift
+/// let statistics = try TrackStatistics.read(path: "ride.gpx")
+/// print(statistics.length2D, statistics.duration ?? .nan)
+/// ```
+public struct TrackStatistics: Hashable, Sendable {
+  /// The file's format.
+  public enum Format: String, Hashable, Sendable {
+    case gpx
+    case csv
+  }
+
+  /// Latitude and longitude extremes, in degrees.
+  public struct Bounds: Hashable, Sendable {
+    public var minLatitude, maxLatitude, minLongitude, maxLongitude: Double
+
+    public init(minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double) {
+      self.minLatitude = minLatitude
+      self.maxLatitude = maxLatitude
+      self.minLongitude = minLongitude
+      self.maxLongitude = maxLongitude
+    }
+  }
+
+  /// One track (`trk`) of the file.
+  public struct Track: Hashable, Sendable {
+    /// Segments holding at least one point.
+    public var segments = 0
+    public var points = 0
+    /// Points without a `time`.
+    public var pointsWithoutTime = 0
+    /// Metres, geodesic, along its segments.
+    public var length2D = 0.0
+    /// Seconds: the sum of its segments' time spans; `nil` when a point has no time.
+    public var duration: Double? { pointsWithoutTime == 0 ? timeSpan : nil }
+    public var firstTime: Double?
+    public var lastTime: Double?
+    var timeSpan = 0.0
+
+    public init() {}
+  }
+
+  public var format: Format
+  /// The GPX `version` attribute, if any.
+  public var version: String?
+  public var tracks = 0
+  /// Track segments, empty ones included.
+  public var segments = 0
+  public var emptySegments = 0
+  public var trackPoints = 0
+  public var trackPointsWithoutTime = 0
+  public var routes = 0
+  public var routePoints = 0
+  public var waypoints = 0
+  /// Seconds since the epoch of the first timed track point in document order.
+  public var firstTime: Double?
+  /// Seconds since the epoch of the last timed track point in document order.
+  public var lastTime: Double?
+  /// `nil` for a file without points.
+  public var bounds: Bounds?
+  /// Metres: WGS84 geodesic length along the track segments.
+  public var length2D = 0.0
+  /// Per track, in document order.
+  public var perTrack: [Track] = []
+
+  /// Seconds: the sum of the segments' time spans; `nil` when some track point has no time.
+  public var duration: Double? { trackPointsWithoutTime == 0 ? perTrack.reduce(0) { $0 + $1.timeSpan } : nil }
+
+  // The segment being accumulated.
+  private var segment = -1
+  private var segmentTrack = -1
+  private var previous: Coordinate?
+  private var segmentEarliest = Double.infinity
+  private var segmentLatest = -Double.infinity
+
+  /// Empty statistics for a file of `format`; feed it with ``add(_:)`` and ``finish(_:)``.
+  public init(format: Format) {
+    self.format = format
+  }
+
+  /// Reads the file at `path`: GPX when its name ends in `.gpx` or its content starts with `<`,
+  /// otherwise CSV fixes (one track, one segment; see ``FixCSVReader``).
+  public static func read(path: String) throws(TrackIOError) -> TrackStatistics {
+    if try TrackFileReader.readsAsGPX(path: path) {
+      var reader = try GPXReader(path: path)
+      var statistics = TrackStatistics(format: .gpx)
+      while let point = try reader.next() { statistics.add(point) }
+      statistics.finish(reader.summary)
+      return statistics
+    }
+    var reader = try FixCSVReader(path: path)
+    var statistics = TrackStatistics(format: .csv)
+    var line = 0
+    while let fix = try reader.next() {
+      var point = GPXPoint(kind: .track, parent: 0, segment: 0, coordinate: fix.coordinate, line: line)
+      point.time = fix.time
+      statistics.add(point)
+      line += 1
+    }
+    var summary = GPXSummary()
+    summary.tracks = line > 0 ? 1 : 0
+    summary.segments = summary.tracks
+    summary.trackPoints = line
+    statistics.finish(summary)
+    return statistics
+  }
+
+  /// Takes one point, in document order.
+  public mutating func add(_ point: GPXPoint) {
+    let c = point.coordinate
+    if var b = bounds {
+      b.minLatitude = min(b.minLatitude, c.latitude)
+      b.maxLatitude = max(b.maxLatitude, c.latitude)
+      b.minLongitude = min(b.minLongitude, c.longitude)
+      b.maxLongitude = max(b.maxLongitude, c.longitude)
+      bounds = b
+    } else {
+      bounds = Bounds(minLatitude: c.latitude, maxLatitude: c.latitude, minLongitude: c.longitude, maxLongitude: c.longitude)
+    }
+    guard point.kind == .track else { return }
+    while perTrack.count <= point.parent { perTrack.append(Track()) }
+    if point.segment != segment {
+      closeSegment(startingAt: point)
+      perTrack[point.parent].segments += 1
+    }
+    perTrack[point.parent].points += 1
+    if let p = previous {
+      let d = Geodesic.wgs84.distance(from: p, to: c)
+      length2D += d
+      perTrack[point.parent].length2D += d
+    }
+    previous = c
+    if let t = point.time {
+      if firstTime == nil { firstTime = t }
+      lastTime = t
+      if perTrack[point.parent].firstTime == nil { perTrack[point.parent].firstTime = t }
+      perTrack[point.parent].lastTime = t
+      segmentEarliest = min(segmentEarliest, t)
+      segmentLatest = max(segmentLatest, t)
+    } else {
+      trackPointsWithoutTime += 1
+      perTrack[point.parent].pointsWithoutTime += 1
+    }
+    segmentTrack = point.parent
+  }
+
+  private mutating func closeSegment(startingAt point: GPXPoint?) {
+    if segmentTrack >= 0 && segmentLatest >= segmentEarliest {
+      perTrack[segmentTrack].timeSpan += segmentLatest - segmentEarliest
+    }
+    segment = point?.segment ?? -1
+    previous = nil
+    segmentEarliest = .infinity
+    segmentLatest = -.infinity
+  }
+
+  /// Completes the statistics with the reader's counts once it has returned every point.
+  public mutating func finish(_ summary: GPXSummary) {
+    closeSegment(startingAt: nil)
+    segmentTrack = -1
+    version = summary.version
+    tracks = summary.tracks
+    segments = summary.segments
+    emptySegments = summary.emptySegments
+    trackPoints = summary.trackPoints
+    routes = summary.routes
+    routePoints = summary.routePoints
+    waypoints = summary.waypoints
+    while perTrack.count < tracks { perTrack.append(Track()) }
+  }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import TrackIO
+
+/// `geowake info`: what a track file holds, like gpxpy's `gpxinfo`.
+struct InfoCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "info",
+    abstract: "Summarise a track file: counts, bounds, times, length and duration.",
+    discussion: """
+      TRACK is a GPX 1.0/1.1 file or a CSV file of fixes (one track, one segment). Length is the \
+      WGS84 geodesic length along the track segments; duration is the sum of the segments' time \
+      spans (null when a track point has no time). Bounds cover track, route and way points. \
+      Times are ISO 8601 UTC.
+      """
+  )
+
+  @Argument(help: "Track file (GPX or CSV).")
+  var track: String
+
+  @Option(help: "Output format: table or json.")
+  var format: String = "table"
+
+  func validate() throws {
+    guard ["table", "json"].contains(format) else { throw ValidationError("--format must be table or json, got \(format)") }
+  }
+
+  func run() throws {
+    let statistics: TrackStatistics
+    do { statistics = try TrackStatistics.read(path: track) } catch { throw Diagnostics.fail(error) }
+    let text = format == "json" ? Self.json(statistics) : Self.table(statistics, path: track)
+    let out = ByteSink.standardOutput()
+    do {
+      try out.write(text)
+      try out.flush()
+    } catch { throw Diagnostics.fail(error) }
+  }
+
+  /// One JSON object, keys in a fixed order, one line.
+  static func json(_ s: TrackStatistics) -> String {
+    func time(_ t: Double?) -> String { t.map { "\"" + TimestampText.iso8601Compact($0) + "\"" } ?? "null" }
+    func number(_ v: Double?) -> String { v.map { "\($0)" } ?? "null" }
+    // Times are parsed to within a microsecond of the file's text (a Double of epoch seconds);
+    // a duration is printed at that precision so that 0.994 s does not read 0.99399995803833.
+    func seconds(_ v: Double?) -> String { number(v.map { ($0 * 1e6).rounded() / 1e6 }) }
+    func metres(_ v: Double) -> String { "\((v * 1000).rounded() / 1000)" }
+    var fields: [(String, String)] = [
+      ("format", "\"\(s.format.rawValue)\""),
+      ("version", s.version.map(JSONText.quoted) ?? "null"),
+      ("tracks", "\(s.tracks)"), ("segments", "\(s.segments)"), ("emptySegments", "\(s.emptySegments)"),
+      ("trackPoints", "\(s.trackPoints)"), ("trackPointsWithoutTime", "\(s.trackPointsWithoutTime)"),
+      ("routes", "\(s.routes)"), ("routePoints", "\(s.routePoints)"), ("waypoints", "\(s.waypoints)"),
+      ("firstTime", time(s.firstTime)), ("lastTime", time(s.lastTime)),
+      ("minLat", number(s.bounds?.minLatitude)), ("maxLat", number(s.bounds?.maxLatitude)),
+      ("minLon", number(s.bounds?.minLongitude)), ("maxLon", number(s.bounds?.maxLongitude)),
+      ("length2D", metres(s.length2D)), ("duration", seconds(s.duration)),
+    ]
+    let tracks = s.perTrack.map { t in
+      "{\"segments\":\(t.segments),\"points\":\(t.points),\"length2D\":\(metres(t.length2D)),"
+        + "\"duration\":\(seconds(t.duration)),\"firstTime\":\(time(t.firstTime)),\"lastTime\":\(time(t.lastTime))}"
+    }
+    fields.append(("perTrack", "[" + tracks.joined(separator: ",") + "]"))
+    return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}\n"
+  }
+
+  /// Aligned `label: value` lines, then one line per track.
+  static func table(_ s: TrackStatistics, path: String) -> String {
+    var lines = ["File: \(path) (\(s.format == .gpx ? "GPX \(s.version ?? "of unknown version")" : "CSV"))"]
+    func add(_ label: String, _ value: String) { lines.append("    " + (label + ":").padding(toLength: 16, withPad: " ", startingAt: 0) + value) }
+    add("Tracks", "\(s.tracks) (\(counted(s.segments, "segment")), \(s.emptySegments) empty)")
+    add("Track points", "\(s.trackPoints)" + (s.trackPointsWithoutTime > 0 ? " (\(s.trackPointsWithoutTime) without time)" : ""))
+    add("Routes", "\(s.routes) (\(counted(s.routePoints, "point")))")
+    add("Waypoints", "\(s.waypoints)")
+    add("Length 2D", kilometres(s.length2D))
+    add("Started", s.firstTime.map(TimestampText.iso8601Compact) ?? "unknown")
+    add("Ended", s.lastTime.map(TimestampText.iso8601Compact) ?? "unknown")
+    add("Duration", s.duration.map(duration) ?? "unknown (track points without time)")
+    if let d = s.duration, d > 0 { add("Average speed", decimal(s.length2D / d * 3.6, 2) + " km/h") }
+    if let b = s.bounds {
+      add("Latitude", "\(b.minLatitude) … \(b.maxLatitude)")
+      add("Longitude", "\(b.minLongitude) … \(b.maxLongitude)")
+    }
+    for (k, t) in s.perTrack.enumerated() where s.perTrack.count > 1 {
+      add("Track #\(k)", "\(counted(t.points, "point")) in \(counted(t.segments, "segment")), \(kilometres(t.length2D)), \(t.duration.map(duration) ?? "duration unknown")")
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+  static func kilometres(_ metres: Double) -> String { decimal(metres / 1000, 3) + " km" }
+
+  static func decimal(_ value: Double, _ digits: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let units = Int((value * scale).rounded())
+    let whole = "\(units / Int(scale))"
+    let fraction = "\(abs(units) % Int(scale))"
+    return (value < 0 && units / Int(scale) == 0 ? "-" : "") + whole + "." + String(repeating: "0", count: digits - fraction.count) + fraction
+  }
+
+  static func duration(_ seconds: Double) -> String {
+    let s = Int(seconds.rounded())
+    if s >= 86_400 { return "\(s / 86_400) d \(s / 3600 % 24) h \(s / 60 % 60) min" }
+    if s >= 3600 { return "\(s / 3600) h \(s / 60 % 60) min \(s % 60) s" }
+    if s >= 60 { return "\(s / 60) min \(s % 60) s" }
+    return seconds == seconds.rounded() ? "\(s) s" : decimal(seconds, 3) + " s"
+  }
+}
