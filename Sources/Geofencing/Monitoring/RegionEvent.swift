@@ -1,0 +1,90 @@
+public import Geodesy
+
+/// What a ``RegionMonitor`` tells (or would have told) the app about one region.
+public struct RegionEvent: Hashable, Sendable {
+  public enum Kind: String, Hashable, Sendable {
+    /// A confirmed outside → inside transition.
+    case enter
+    /// A confirmed inside → outside transition.
+    case exit
+    /// The path crossed the region between two fixes on the same side (entered and left, or left
+    /// and came back); the state does not change.
+    case passThrough
+    /// The region's state as first established, or as regained after a gap; never a transition.
+    case state
+    /// The region could not be monitored (past the profile's region cap).
+    case monitoringFailed
+  }
+
+  /// A region's state.
+  public enum State: String, Hashable, Sendable {
+    case inside
+    case outside
+    case unknown
+  }
+
+  public var kind: Kind
+  public var region: RegionIdentifier
+  /// When the path crossed the boundary (interpolated); for `state` and `monitoringFailed`, the
+  /// time of the fix that established it. Seconds since the Unix epoch.
+  public var crossedAt: Double
+  /// When the app is told, or `nil` when it is not (``reason`` says why).
+  public var deliveredAt: Double?
+  /// Where the path crossed the boundary, or the fix that established the state.
+  public var coordinate: Coordinate
+  /// For `state` events: the state.
+  public var state: State?
+  /// Why this event happened (or was not delivered), in a sentence.
+  public var reason: String
+
+  public init(
+    kind: Kind, region: RegionIdentifier, crossedAt: Double, deliveredAt: Double?, coordinate: Coordinate,
+    state: State? = nil, reason: String
+  ) {
+    self.kind = kind
+    self.region = region
+    self.crossedAt = crossedAt
+    self.deliveredAt = deliveredAt
+    self.coordinate = coordinate
+    self.state = state
+    self.reason = reason
+  }
+}
+
+/// Which transitions of a region the app asked to be told about (`notifyOnEntry`, `notifyOnExit`).
+public struct RegionNotifications: OptionSet, Hashable, Sendable {
+  public let rawValue: UInt8
+  public init(rawValue: UInt8) { self.rawValue = rawValue }
+  public static let entry = RegionNotifications(rawValue: 1)
+  public static let exit = RegionNotifications(rawValue: 2)
+  /// Both, the default.
+  public static let all: RegionNotifications = [.entry, .exit]
+}
+
+/// Why a ``RegionMonitor`` did not use a fix.
+public enum FixRejection: Hashable, Sendable {
+  /// Its time is NaN or infinite.
+  case timeNotFinite
+  /// It is earlier than the last fix used.
+  case outOfOrder(previousTime: Double)
+  /// Its horizontal accuracy is worse than the profile's limit.
+  case inaccurate(accuracy: Double, limit: Double)
+
+  /// A short explanation.
+  public var description: String {
+    switch self {
+    case .timeNotFinite: return "time is not finite"
+    case .outOfOrder(let previous): return "earlier than the previous fix (\(previous)): fixes must arrive in time order"
+    case .inaccurate(let accuracy, let limit): return "horizontal accuracy \(accuracy) m is worse than the profile's limit of \(limit) m"
+    }
+  }
+
+  /// A stable key for counting rejections by cause.
+  public var cause: String {
+    switch self {
+    case .timeNotFinite: return "time not finite"
+    case .outOfOrder: return "out of time order"
+    case .inaccurate: return "accuracy worse than the limit"
+    }
+  }
+}

@@ -1,0 +1,185 @@
+import Geodesy
+import Geofencing
+import Testing
+import _GeoWakeTestSupport
+
+/// A point `distance` metres from `origin` towards `azimuth` degrees.
+func offset(_ origin: Coordinate, _ azimuth: Double, _ distance: Double) -> Coordinate {
+  Geodesic.wgs84.direct(from: origin, azimuth: azimuth, distance: distance)!.destination
+}
+
+/// Runs a monitor over fixes, returning its events and the monitor.
+func monitor(
+  _ fixes: [LocationFix], _ regions: [Region], _ profile: RegionMonitoringProfile,
+  notifications: [RegionIdentifier: RegionNotifications] = [:], seed: UInt64 = 0
+) throws -> (RegionMonitor, [RegionEvent]) {
+  var m = try RegionMonitor(regions: regions, profile: profile, notifications: notifications, seed: seed)
+  var events: [RegionEvent] = []
+  for fix in fixes { m.process(fix, into: &events) }
+  return (m, events)
+}
+
+/// Per region, enters and exits alternate, starting from the region's initial state.
+func transitionsAlternate(_ events: [RegionEvent]) -> Bool {
+  var inside: [RegionIdentifier: Bool] = [:]
+  for e in events {
+    switch e.kind {
+    case .state: inside[e.region] = e.state == .inside
+    case .enter:
+      if inside[e.region] == true { return false }
+      inside[e.region] = true
+    case .exit:
+      if inside[e.region] != true { return false }
+      inside[e.region] = false
+    case .passThrough, .monitoringFailed: break
+    }
+  }
+  return true
+}
+
+let origin = try! Coordinate(latitude: 35.68, longitude: 139.76)
+let plaza = try! CircularRegion(identifier: "plaza", center: origin, radius: 300)
+
+/// Walks at `speed` m/s due north through `points` metres offsets from `origin`, one fix per
+/// `interval` seconds, starting at time 1_000_000.
+func walk(_ northOffsets: [Double], interval: Double = 1, accuracy: Double? = 10) -> [LocationFix] {
+  northOffsets.enumerated().map { k, north in
+    LocationFix(time: 1_000_000 + Double(k) * interval, coordinate: offset(origin, north >= 0 ? 0 : 180, abs(north)), horizontalAccuracy: accuracy)
+  }
+}
+
+@Suite("Region monitor")
+struct RegionMonitorTests {
+  /// The server profile (without its gap limit) reports exactly the detector's crossings.
+  @Test(arguments: [UInt64(4), 5])
+  func serverIsTheGeometricTruth(seed: UInt64) throws {
+    let fixes = syntheticFixes(seed: seed, count: 4_000, interval: 5, center: origin)
+    let regions = regionsAlong(fixes, seed: seed, count: 300, polygonFraction: 0.2)
+    let (_, crossings) = try detect(fixes, regions)
+    var profile = RegionMonitoringProfile.server
+    profile.gapLimit = .infinity
+    let (_, events) = try monitor(fixes, regions, profile)
+    let transitions = events.filter { $0.kind == .enter || $0.kind == .exit }
+    let plain = crossings.filter { !$0.isPassThrough }
+    #expect(!plain.isEmpty)
+    #expect(transitions.map(\.region) == plain.map(\.region))
+    #expect(transitions.map(\.crossedAt) == plain.map(\.time))
+    #expect(transitions.map(\.kind.rawValue) == plain.map(\.direction.rawValue))
+    #expect(events.filter { $0.kind == .passThrough }.count * 2 == crossings.count - plain.count)
+    #expect(events.allSatisfy { $0.deliveredAt != nil })
+    #expect(transitionsAlternate(events))
+  }
+
+  /// GPS noise at a boundary (Tile38 #816, Traccar #2189): the server sees every wobble, iOS one
+  /// enter and one exit, at the crossings that led somewhere.
+  @Test func noiseAtTheBoundaryDoesNotFlap() throws {
+    var north: [Double] = Array(stride(from: 1_000.0, to: 300, by: -5))  // approach from the north
+    for k in 0..<300 { north.append(300 + (k % 2 == 0 ? 15 : -15)) }  // dither ±15 m for 5 min
+    north += Array(stride(from: 300.0, to: 0, by: -5)) + Array(repeating: 0, count: 60)  // walk in, stay
+    north += Array(stride(from: 0.0, to: 1_000, by: 5))  // leave
+    let fixes = walk(north)
+    let (_, server) = try monitor(fixes, [.circle(plaza)], .server)
+    let (ios, events) = try monitor(fixes, [.circle(plaza)], .ios)
+    #expect(server.filter { $0.kind == .enter }.count > 100)
+    #expect(events.map(\.kind) == [.enter, .exit])
+    #expect(ios.suppressedFlaps[plaza.identifier, default: 0] > 100)
+    #expect(transitionsAlternate(events) && transitionsAlternate(server))
+    // The enter is the last inward crossing; confirmation waited for 150 m depth (half the
+    // radius) and 20 s; delivery 3–5 min later.
+    let enter = events[0]
+    let lastInward = try #require(server.last { $0.kind == .enter })
+    #expect(enter.crossedAt == lastInward.crossedAt)
+    let delivered = try #require(enter.deliveredAt)
+    #expect(delivered - enter.crossedAt >= 30 + 20 + 180 && delivered - enter.crossedAt <= 60 + 20 + 300)
+    #expect(enter.reason.contains("needed 150 m"))
+  }
+
+  /// Sparse fixes (Traccar #3779): a 100 m region between two fixes 5 minutes apart is a
+  /// pass-through; the server reports it, iOS does not and says why.
+  @Test func sparseFixesPassThroughASmallRegion() throws {
+    let kiosk = try CircularRegion(identifier: "kiosk", center: offset(origin, 0, 2_000), radius: 100)
+    let fixes = walk([0, 4_000], interval: 300)
+    let (_, server) = try monitor(fixes, [.circle(kiosk)], .server)
+    let (_, ios) = try monitor(fixes, [.circle(kiosk)], .ios)
+    #expect(server.map(\.kind) == [.passThrough])
+    #expect(server[0].deliveredAt == fixes[1].time)
+    #expect(abs(server[0].crossedAt - (1_000_000 + 300 * 1_900 / 4_000)) < 0.5)
+    #expect(ios.map(\.kind) == [.passThrough])
+    #expect(ios[0].deliveredAt == nil)
+    #expect(ios[0].reason.contains("ios would not have seen it"))
+  }
+
+  /// One wild fix (transistorsoft #892) does not fire an exit on iOS; an inaccurate one is rejected.
+  @Test func oneWildFixIsNotAnExit() throws {
+    var fixes = walk(Array(repeating: 0, count: 600))
+    fixes[300].coordinate = offset(origin, 90, 3_000)
+    fixes[400].coordinate = offset(origin, 90, 3_000)
+    fixes[400].horizontalAccuracy = 2_500
+    let (server, serverEvents) = try monitor(fixes, [.circle(plaza)], .server)
+    let (ios, events) = try monitor(fixes, [.circle(plaza)], .ios)
+    #expect(serverEvents.map(\.kind) == [.state, .exit, .enter, .exit, .enter])
+    #expect(server.rejections.isEmpty)
+    #expect(events.map(\.kind) == [.state])
+    #expect(events[0].deliveredAt == nil && events[0].state == .inside)
+    #expect(ios.rejections == ["accuracy worse than the limit": 1])
+    #expect(ios.suppressedFlaps[plaza.identifier] == 1)
+    #expect(ios.state(of: plaza.identifier) == .inside)
+  }
+
+  /// OwnTracks iOS #718: past the cap, regions fail loudly, not silently.
+  @Test func regionsPastTheCapFailLoudly() throws {
+    let regions = try (0..<25).map { k in
+      Region.circle(try CircularRegion(identifier: "r\(k)", center: offset(origin, Double(k) * 14, 5_000), radius: 100))
+    }
+    let fixes = walk([0, 10])
+    let (ios, events) = try monitor(fixes, regions, .ios)
+    #expect(events.map(\.kind) == Array(repeating: .monitoringFailed, count: 5))
+    #expect(events.map(\.region.rawValue) == ["r20", "r21", "r22", "r23", "r24"])
+    #expect(events[0].reason.contains("at most 20 regions"))
+    #expect(ios.monitoredRegions.count == 20 && ios.failedRegions.count == 5)
+    #expect(try monitor(fixes, regions, .server).1.isEmpty)
+  }
+
+  @Test func notifyOnExitOffKeepsTheExitUndelivered() throws {
+    let fixes = walk(Array(stride(from: 0.0, to: 1_000, by: 5)))
+    let (_, events) = try monitor(fixes, [.circle(plaza)], .ios, notifications: [plaza.identifier: .entry])
+    #expect(events.map(\.kind) == [.state, .exit])
+    #expect(events[1].deliveredAt == nil)
+    #expect(events[1].reason.hasSuffix("not delivered: notifyOnExit is off"))
+  }
+
+  /// A gap longer than the limit turns a crossing into a `state` event, never an enter.
+  @Test func aLongGapGivesAStateEvent() throws {
+    let fixes = walk([2_000, 1_990, 0, 5], interval: 900)
+    let (_, events) = try monitor(fixes, [.circle(plaza)], .server)
+    #expect(events.map(\.kind) == [.state])
+    #expect(events[0].state == .inside && events[0].crossedAt == fixes[2].time)
+    #expect(events[0].reason.contains("after 900 s without fixes"))
+  }
+
+  @Test func outOfOrderFixesAreRejectedAndCounted() throws {
+    var m = try RegionMonitor(regions: [.circle(plaza)], profile: .server)
+    var events: [RegionEvent] = []
+    let fixes = walk([0, 1, 2])
+    #expect(m.process(fixes[1], into: &events) == nil)
+    #expect(m.process(fixes[0], into: &events) == .outOfOrder(previousTime: fixes[1].time))
+    #expect(m.process(fixes[2], into: &events) == nil)
+    #expect(m.rejections == ["out of time order": 1] && m.fixCount == 2)
+  }
+
+  /// Same inputs, same events; another seed moves only the delivery times, within the range.
+  @Test func latenciesAreSeededAndInRange() throws {
+    let fixes = walk(Array(stride(from: 1_000.0, to: -1_000, by: -5)))
+    let a = try monitor(fixes, [.circle(plaza)], .ios, seed: 1).1
+    let b = try monitor(fixes, [.circle(plaza)], .ios, seed: 1).1
+    let c = try monitor(fixes, [.circle(plaza)], .ios, seed: 2).1
+    #expect(a == b)
+    #expect(a.map(\.crossedAt) == c.map(\.crossedAt))
+    #expect(a.map(\.deliveredAt) != c.map(\.deliveredAt))
+    #expect(a.map(\.kind) == [.enter, .exit])
+    for e in a + c {
+      let confirmation = try #require(e.deliveredAt) - 180
+      #expect(confirmation >= e.crossedAt && e.deliveredAt! <= e.crossedAt + 300 + 60)
+    }
+  }
+}
