@@ -1,5 +1,5 @@
 # GeoWake — two commands on a fresh machine:
-#   make demo   installs what is missing, builds, runs the crossing engine on a bundled real track
+#   make demo   installs what is missing, builds, runs geowake analyze on a bundled real track
 #   make test   installs what is missing, runs every test
 SWIFT ?= swift
 DEMO_BIN := .build/release/geowake
@@ -14,7 +14,7 @@ build: deps
 
 demo: deps
 	$(SWIFT) build -c release --product geowake
-	$(DEMO_BIN) crossings --regions Fixtures/demo/tokyo-regions.csv Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx
+	$(DEMO_BIN) analyze --regions Fixtures/demo/tokyo-regions.csv Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx
 
 test: deps
 	$(SWIFT) test

@@ -92,6 +92,12 @@ struct RegionMonitorTests {
     let delivered = try #require(enter.deliveredAt)
     #expect(delivered - enter.crossedAt >= 30 + 20 + 180 && delivered - enter.crossedAt <= 60 + 20 + 300)
     #expect(enter.reason.contains("needed 150 m"))
+    var activity = RegionActivity()
+    events.forEach { activity.add($0) }
+    activity.finish(at: fixes.last!.time)
+    let totals = try #require(activity.totals[plaza.identifier])
+    #expect(totals.enters == 1 && totals.exits == 1 && totals.undelivered == 0)
+    #expect(totals.timeInside == events[1].crossedAt - events[0].crossedAt)
   }
 
   /// Sparse fixes (Traccar #3779): a 100 m region between two fixes 5 minutes apart is a

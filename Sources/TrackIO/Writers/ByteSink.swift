@@ -10,12 +10,18 @@ public final class ByteSink {
   private let closesHandle: Bool
   /// The path as given, or `<stdout>`.
   public let path: String
+  /// When writing atomically: the temporary file written until ``commit()`` renames it to `path`.
+  private var partialPath: String?
 
   static let flushThreshold = 1 << 20
 
   /// Opens `path` for writing; `-` means standard output.
+  ///
+  /// With `atomically`, the bytes go to a temporary file beside `path` that ``commit()`` renames
+  /// to it; a sink released without a commit (an error part-way) removes it, so no partial output
+  /// is ever left under the user's name.
   /// - Throws: ``TrackIOError`` when the file exists and `overwrite` is false, or cannot be created.
-  public init(path: String, overwrite: Bool = false) throws(TrackIOError) {
+  public init(path: String, overwrite: Bool = false, atomically: Bool = false) throws(TrackIOError) {
     if path == "-" {
       handle = FileHandle.standardOutput
       closesHandle = false
@@ -24,12 +30,14 @@ public final class ByteSink {
       if FileManager.default.fileExists(atPath: path) && !overwrite {
         throw TrackIOError(path: path, line: 0, column: 0, message: "already exists; refusing to overwrite it (use --force)")
       }
-      guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
+      let target = atomically ? "\(path).geowake-\(getpid()).partial" : path
+      guard FileManager.default.createFile(atPath: target, contents: nil), let h = FileHandle(forWritingAtPath: target) else {
         throw TrackIOError(path: path, line: 0, column: 0, message: "cannot be created (missing folder or permission?)")
       }
       handle = h
       closesHandle = true
       self.path = path
+      partialPath = atomically ? target : nil
     }
     buffer.reserveCapacity(Self.flushThreshold + 4096)
   }
@@ -41,8 +49,27 @@ public final class ByteSink {
   }
 
   deinit {
+    if let partialPath {
+      try? handle.close()
+      unlink(partialPath)
+      return
+    }
     try? flush()
     if closesHandle { try? handle.close() }
+  }
+
+  /// Finishes an atomic sink: writes everything out and renames the temporary file to ``path``
+  /// (replacing it when the sink was opened with `overwrite`). Flushes any other sink.
+  public func commit() throws(TrackIOError) {
+    try flush()
+    guard let partial = partialPath else { return }
+    try? handle.close()
+    guard rename(partial, path) == 0 else {
+      unlink(partial)
+      partialPath = nil
+      throw TrackIOError(path: path, line: 0, column: 0, message: "cannot be created (rename failed, errno \(errno))")
+    }
+    partialPath = nil
   }
 
   /// Writes buffered bytes out.

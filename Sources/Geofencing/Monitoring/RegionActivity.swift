@@ -1,0 +1,67 @@
+/// Per-region totals of a ``RegionMonitor``'s events: how many of each kind, how many were not
+/// delivered, and how long the device was inside.
+///
+/// Time inside runs from an enter's crossing time (or a `state` event saying inside) to the next
+/// exit's crossing time (or a `state` event saying outside, or ``finish(at:)``). A gap in the fixes
+/// counts as the state before it, up to the `state` event that ends it.
+public struct RegionActivity: Hashable, Sendable {
+  /// Totals for one region.
+  public struct Totals: Hashable, Sendable {
+    public var enters = 0
+    public var exits = 0
+    public var passThroughs = 0
+    public var stateEvents = 0
+    /// Events kept but not delivered to the app (see their reasons).
+    public var undelivered = 0
+    /// Whether monitoring the region failed.
+    public var failed = false
+    /// Seconds inside.
+    public var timeInside = 0.0
+    public init() {}
+  }
+
+  /// Totals by region.
+  public private(set) var totals: [RegionIdentifier: Totals] = [:]
+  private var insideSince: [RegionIdentifier: Double] = [:]
+
+  public init() {}
+
+  /// Counts one event (in the order the monitor produced them).
+  public mutating func add(_ event: RegionEvent) {
+    var t = totals[event.region] ?? Totals()
+    if event.deliveredAt == nil { t.undelivered += 1 }
+    switch event.kind {
+    case .enter:
+      t.enters += 1
+      insideSince[event.region] = event.crossedAt
+    case .exit:
+      t.exits += 1
+      close(event.region, at: event.crossedAt, into: &t)
+    case .passThrough:
+      t.passThroughs += 1
+    case .state:
+      t.stateEvents += 1
+      if event.state == .inside {
+        insideSince[event.region] = event.crossedAt
+      } else {
+        close(event.region, at: event.crossedAt, into: &t)
+      }
+    case .monitoringFailed:
+      t.failed = true
+    }
+    totals[event.region] = t
+  }
+
+  /// Closes the periods still open at the end of the track.
+  public mutating func finish(at time: Double) {
+    for id in insideSince.keys.sorted() {
+      var t = totals[id] ?? Totals()
+      close(id, at: time, into: &t)
+      totals[id] = t
+    }
+  }
+
+  private mutating func close(_ id: RegionIdentifier, at time: Double, into t: inout Totals) {
+    if let since = insideSince.removeValue(forKey: id) { t.timeInside += max(0, time - since) }
+  }
+}

@@ -1,0 +1,134 @@
+import ArgumentParser
+import Geodesy
+import Geofencing
+import TrackIO
+
+/// `geowake analyze`: the region-monitoring timeline of a track under a platform profile.
+struct AnalyzeCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "analyze",
+    abstract: "Print when an app monitoring REGIONS would have been told the device entered or left each one.",
+    discussion: """
+      TRACK is a GPX 1.0/1.1 file (its timed track points) or a CSV file of fixes. REGIONS is a \
+      CSV file with id,lat,lon,radius (metres), in registration order. The profile decides the \
+      rules: ios (default: 20-region cap, 200 m / 20 s confirmation, accuracy gating, 3-5 min \
+      delivery latency, pass-throughs unseen) or server (the geometric truth). Events are listed \
+      in the order they were decided; each has the time the boundary was crossed, the time the \
+      app is told (or "-" when it is not) and the reason. A summary follows: events and time \
+      inside per region, fixes rejected and why.
+
+      --format jsonl writes one JSON object per event with the keys event (enter, exit, \
+      passThrough, state, monitoringFailed), region, crossedAt, deliveredAt (ISO 8601 UTC with \
+      milliseconds, or null when not delivered), lat, lon, state (for state events, else null) \
+      and reason; no summary.
+      """
+  )
+
+  @Argument(help: "Track file (GPX or CSV), or - for standard input (CSV).")
+  var track: String
+
+  @Option(help: "Regions file (CSV: id,lat,lon,radius).")
+  var regions: String
+
+  @Option(help: "Platform profile: ios or server.")
+  var profile: String = "ios"
+
+  @Option(help: "Output format: table or jsonl.")
+  var format: String = "table"
+
+  @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
+  var output: String = "-"
+
+  @Flag(help: "Replace the output file if it exists.")
+  var force = false
+
+  @Option(help: "Seed for the delivery latencies.")
+  var seed: UInt64 = 0
+
+  func validate() throws {
+    guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, got \(format)") }
+    guard Self.profiles[profile] != nil else { throw ValidationError("--profile must be ios or server, got \(profile)") }
+  }
+
+  static let profiles: [String: RegionMonitoringProfile] = ["ios": .ios, "server": .server]
+
+  func run() throws {
+    let regionList: [Region]
+    do { regionList = try RegionCSVReader.read(path: regions) } catch { throw Diagnostics.fail(error) }
+    var monitor: RegionMonitor
+    do { monitor = try RegionMonitor(regions: regionList, profile: Self.profiles[profile]!, seed: seed) } catch {
+      Diagnostics.error("\(regions): \(error)")
+      throw SysExit.dataError
+    }
+    var reader: TrackFileReader
+    do { reader = try TrackFileReader(path: track) } catch { throw Diagnostics.fail(error) }
+    let out: ByteSink
+    do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }
+    var events: [RegionEvent] = []
+    var activity = RegionActivity()
+    var firstTime: Double?
+    var lastTime = 0.0
+    let table = format == "table"
+    do {
+      if table { try out.write("crossed at                deliveredAt               region            event             reason\n") }
+      while let fix = try reader.next() {
+        events.removeAll(keepingCapacity: true)
+        if monitor.process(fix, into: &events) == nil {
+          if firstTime == nil { firstTime = fix.time }
+          lastTime = fix.time
+        }
+        for e in events {
+          activity.add(e)
+          try out.write(table ? Self.row(e) : Self.json(e))
+        }
+      }
+      activity.finish(at: lastTime)
+      if table { try out.write(summary(monitor, activity, span: lastTime - (firstTime ?? lastTime), reader: reader)) }
+      try out.commit()
+    } catch {
+      throw Diagnostics.fail(error)
+    }
+  }
+
+  static func time(_ t: Double?) -> String { t.map { TimestampText.iso8601($0, fractionDigits: 3) } ?? "-" }
+
+  static func padded(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text + " " : text.padding(toLength: width, withPad: " ", startingAt: 0)
+  }
+
+  static func row(_ e: RegionEvent) -> String {
+    let kind = e.kind == .state ? "state " + (e.state?.rawValue ?? "") : e.kind.rawValue
+    return padded(time(e.crossedAt), 26) + padded(time(e.deliveredAt), 26) + padded(e.region.rawValue, 18)
+      + padded(kind, 18) + e.reason + "\n"
+  }
+
+  static func json(_ e: RegionEvent) -> String {
+    "{\"event\":\"\(e.kind.rawValue)\",\"region\":\(JSONText.quoted(e.region.rawValue)),\"crossedAt\":\"\(time(e.crossedAt))\","
+      + "\"deliveredAt\":\(e.deliveredAt.map { "\"\(time($0))\"" } ?? "null"),"
+      + "\"lat\":\(e.coordinate.latitude),\"lon\":\(e.coordinate.longitude),"
+      + "\"state\":\(e.state.map { "\"\($0.rawValue)\"" } ?? "null"),\"reason\":\(JSONText.quoted(e.reason))}\n"
+  }
+
+  func summary(_ m: RegionMonitor, _ activity: RegionActivity, span: Double, reader: TrackFileReader) -> String {
+    var text = "\n\(m.fixCount) fixes used over \(CrossingsCommand.duration(span)), \(m.monitoredRegions.count) regions monitored"
+    text += " (profile \(m.profile.name))" + (m.failedRegions.isEmpty ? "" : ", \(m.failedRegions.count) refused past the cap") + "\n"
+    let rejected = m.rejections.values.reduce(0, +) + reader.pointsWithoutTime
+    if rejected > 0 {
+      var causes = m.rejections.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+      if reader.pointsWithoutTime > 0 { causes.append("\(reader.pointsWithoutTime) without a time") }
+      text += "fixes rejected: \(rejected) (" + causes.joined(separator: ", ") + ")\n"
+    }
+    let active = activity.totals.filter { !$0.value.failed }.sorted { $0.key < $1.key }
+    if !active.isEmpty {
+      text += "\nregion            enters  exits  pass  flaps suppressed  undelivered  time inside\n"
+      for (id, t) in active {
+        text += Self.padded(id.rawValue, 18) + Self.padded("\(t.enters)", 8) + Self.padded("\(t.exits)", 7)
+          + Self.padded("\(t.passThroughs)", 6) + Self.padded("\(m.suppressedFlaps[id] ?? 0)", 18)
+          + Self.padded("\(t.undelivered)", 13) + CrossingsCommand.duration(t.timeInside) + "\n"
+      }
+    }
+    let quiet = m.monitoredRegions.count - active.count
+    if quiet > 0 { text += "\(quiet) regions had no events\n" }
+    return text
+  }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import _GeoWakeTestSupport
+
+@Suite("geowake analyze")
+struct AnalyzeCommandTests {
+  static let demo = ["analyze", "--regions", "Fixtures/demo/tokyo-regions.csv", "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx"]
+
+  /// On the Tokyo recording, iOS rules turn the server's 55 crossings into a handful of events.
+  @Test func iosTimelineOfTheDemoTrack() throws {
+    let result = try CommandRunner.run(Self.demo)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains(
+      "2018-11-29T02:36:16.457Z  2018-11-29T02:42:08.509Z  aoyama-itchome    enter             crossed the boundary between fixes 558 and 559; confirmed at fix 614, 121 m inside (needed 100 m) for 20 s (needed 20 s); delivered 242 s later\n"))
+    #expect(result.stdout.contains("4142 fixes used over 7 h 34 min, 8 regions monitored (profile ios)\n"))
+    #expect(result.stdout.contains("shibuya-crossing  3       2      3     13                4            1 h 12 min\n"))
+    #expect(result.stdout.contains("no fix was on the other side, so ios would not have seen it"))
+  }
+
+  @Test func serverProfileMatchesTheCrossings() throws {
+    let analyze = try CommandRunner.run(Self.demo + ["--profile", "server", "--format", "jsonl"])
+    let crossings = try CommandRunner.run(["crossings", "--format", "jsonl", "--regions", "Fixtures/demo/tokyo-regions.csv", "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx"])
+    #expect(analyze.status == 0 && crossings.status == 0)
+    func objects(_ text: String) throws -> [[String: Any]] {
+      try text.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+    }
+    let events = try objects(analyze.stdout)
+    let raw = try objects(crossings.stdout)
+    let plain = raw.filter { $0["passThrough"] as? Bool == false }
+    let transitions = events.filter { ["enter", "exit"].contains($0["event"] as? String) }
+    #expect(transitions.count == plain.count)
+    #expect(transitions.map { $0["region"] as? String } == plain.map { $0["region"] as? String })
+    #expect(events.filter { $0["event"] as? String == "passThrough" }.count * 2 == raw.count - plain.count)
+    for e in events {
+      for key in ["event", "region", "crossedAt", "deliveredAt", "lat", "lon", "state", "reason"] { #expect(e[key] != nil, "\(key)") }
+    }
+  }
+
+  @Test func outputIsDeterministicAndNeverPartial() throws {
+    let folder = try TemporaryFolder()
+    let out = folder.url.path + "/timeline.jsonl"
+    let first = try CommandRunner.run(Self.demo + ["--format", "jsonl", "-o", out])
+    #expect(first.status == 0)
+    let written = try String(contentsOfFile: out, encoding: .utf8)
+    #expect(written == (try CommandRunner.run(Self.demo + ["--format", "jsonl"])).stdout)
+    // An existing output is kept without --force; replaced with it.
+    #expect(try CommandRunner.run(Self.demo + ["-o", out]).status == 73)
+    #expect(try String(contentsOfFile: out, encoding: .utf8) == written)
+    // A damaged track leaves no file behind.
+    let cut = try folder.file("cut.gpx", containing: "<gpx><trk><trkseg>\n<trkpt lat=\"35.67\" lon=\"139.72\"><time>2018-11-29T02:00:00Z</time></trkpt>\n<trkpt lat=\"x\"")
+    let damaged = try CommandRunner.run(["analyze", "--regions", "Fixtures/demo/tokyo-regions.csv", cut, "-o", folder.url.path + "/new.txt"])
+    #expect(damaged.status == 65)
+    #expect(damaged.stderr.hasPrefix("\(cut):3:"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["cut.gpx", "timeline.jsonl"])
+  }
+
+  @Test func usageErrorsExit64() throws {
+    #expect(try CommandRunner.run(Self.demo + ["--profile", "windows"]).status == 64)
+    #expect(try CommandRunner.run(Self.demo + ["--format", "xml"]).status == 64)
+  }
+}
