@@ -93,7 +93,7 @@ struct AnalyzeCommand: ParsableCommand {
   static func time(_ t: Double?) -> String { t.map { TimestampText.iso8601($0, fractionDigits: 3) } ?? "-" }
 
   static func padded(_ text: String, _ width: Int) -> String {
-    text.count >= width ? text + " " : text.padding(toLength: width, withPad: " ", startingAt: 0)
+    text.column(width)
   }
 
   static func row(_ e: RegionEvent) -> String {

@@ -95,13 +95,13 @@ struct CrossingsCommand: ParsableCommand {
 
   func writeRow(_ c: RegionCrossing, _ out: ByteSink) throws(TrackIOError) {
     try out.writeTimestamp(c.time, fractionDigits: 3)
-    try out.write("  " + c.region.rawValue.padding(toLength: 17, withPad: " ", startingAt: 0) + " ")
-    try out.write(c.direction.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0) + " ")
+    try out.write("  " + c.region.rawValue.column(17) + " ")
+    try out.write(c.direction.rawValue.column(6) + " ")
     try out.write(c.coordinate.latitude, decimals: 7)
     try out.write("   ")
     try out.write(c.coordinate.longitude, decimals: 7)
     let fixes = "\(c.fromFix)→\(c.toFix)"
-    try out.write("   " + (c.isPassThrough ? fixes.padding(toLength: 12, withPad: " ", startingAt: 0) + "  pass\n" : fixes + "\n"))
+    try out.write("   " + (c.isPassThrough ? fixes.column(12) + "  pass\n" : fixes + "\n"))
   }
 
   func writeJSON(_ c: RegionCrossing, _ out: ByteSink) throws(TrackIOError) {

@@ -65,7 +65,7 @@ struct InfoCommand: ParsableCommand {
   /// Aligned `label: value` lines, then one line per track.
   static func table(_ s: TrackStatistics, path: String) -> String {
     var lines = ["File: \(path) (\(s.format == .gpx ? "GPX \(s.version ?? "of unknown version")" : "CSV"))"]
-    func add(_ label: String, _ value: String) { lines.append("    " + (label + ":").padding(toLength: 16, withPad: " ", startingAt: 0) + value) }
+    func add(_ label: String, _ value: String) { lines.append("    " + (label + ":").column(16) + value) }
     add("Tracks", "\(s.tracks) (\(counted(s.segments, "segment")), \(s.emptySegments) empty)")
     add("Track points", "\(s.trackPoints)" + (s.trackPointsWithoutTime > 0 ? " (\(s.trackPointsWithoutTime) without time)" : ""))
     add("Routes", "\(s.routes) (\(counted(s.routePoints, "point")))")
