@@ -10,7 +10,9 @@ struct AnalyzeCommand: ParsableCommand {
     abstract: "Print when an app monitoring REGIONS would have been told the device entered or left each one.",
     discussion: """
       TRACK is a GPX 1.0/1.1 file (its timed track points) or a CSV file of fixes. REGIONS is a \
-      CSV file with id,lat,lon,radius (metres), in registration order. The profile decides the \
+      CSV file with id,lat,lon,radius (metres), a GeoJSON FeatureCollection (Point features with \
+      a radius property, Polygon, MultiPolygon; notifyOnEntry/notifyOnExit properties) or a JSON \
+      array of {id, lat, lon, radius}, in registration order. The profile decides the \
       rules: ios (default: 20-region cap, 200 m / 20 s confirmation, accuracy gating, 3-5 min \
       delivery latency, pass-throughs unseen) or server (the geometric truth). Events are listed \
       in the order they were decided; each has the time the boundary was crossed, the time the \
@@ -27,7 +29,7 @@ struct AnalyzeCommand: ParsableCommand {
   @Argument(help: "Track file (GPX or CSV), or - for standard input (CSV).")
   var track: String
 
-  @Option(help: "Regions file (CSV: id,lat,lon,radius).")
+  @Option(help: "Regions file (CSV id,lat,lon,radius; GeoJSON; or JSON).")
   var regions: String
 
   @Option(help: "Platform profile: ios or server.")
@@ -53,10 +55,13 @@ struct AnalyzeCommand: ParsableCommand {
   static let profiles: [String: RegionMonitoringProfile] = ["ios": .ios, "server": .server]
 
   func run() throws {
-    let regionList: [Region]
-    do { regionList = try RegionCSVReader.read(path: regions) } catch { throw Diagnostics.fail(error) }
+    let regionFile: RegionFile
+    do { regionFile = try RegionFileReader.read(path: regions) } catch { throw Diagnostics.fail(error) }
     var monitor: RegionMonitor
-    do { monitor = try RegionMonitor(regions: regionList, profile: Self.profiles[profile]!, seed: seed) } catch {
+    do {
+      monitor = try RegionMonitor(
+        regions: regionFile.regions, profile: Self.profiles[profile]!, notifications: regionFile.notifications, seed: seed)
+    } catch {
       Diagnostics.error("\(regions): \(error)")
       throw SysExit.dataError
     }

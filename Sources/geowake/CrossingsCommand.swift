@@ -11,7 +11,8 @@ struct CrossingsCommand: ParsableCommand {
     abstract: "Print every boundary crossing of a track through a set of regions (geometric truth).",
     discussion: """
       TRACK is a GPX 1.0/1.1 file (its timed track points) or a CSV file with a header naming \
-      time, lat and lon columns (time in seconds since 1970 or ISO 8601). REGIONS is a CSV file with id,lat,lon,radius (metres). Each crossing \
+      time, lat and lon columns (time in seconds since 1970 or ISO 8601). REGIONS is a CSV file with id,lat,lon,radius (metres), a GeoJSON FeatureCollection \
+      (Point with a radius property, Polygon, MultiPolygon) or a JSON array of {id, lat, lon, radius}. Each crossing \
       is reported with the time the path crossed the boundary (interpolated between the fixes), \
       where, and between which fixes; "pass" marks a region crossed between two fixes neither \
       of which is inside it. No platform rule is applied: this is what the geometry says.
@@ -21,7 +22,7 @@ struct CrossingsCommand: ParsableCommand {
   @Argument(help: "Track file (GPX or CSV), or - for standard input (CSV).")
   var track: String
 
-  @Option(help: "Regions file (CSV: id,lat,lon,radius).")
+  @Option(help: "Regions file (CSV id,lat,lon,radius; GeoJSON; or JSON).")
   var regions: String
 
   @Option(help: "Output format: table or jsonl.")
@@ -33,7 +34,7 @@ struct CrossingsCommand: ParsableCommand {
 
   func run() throws {
     let regionList: [Region]
-    do { regionList = try RegionCSVReader.read(path: regions) } catch { throw Diagnostics.fail(error) }
+    do { regionList = try RegionFileReader.read(path: regions).regions } catch { throw Diagnostics.fail(error) }
     var index = RegionIndex()
     for region in regionList {
       do { try index.insert(region) } catch {

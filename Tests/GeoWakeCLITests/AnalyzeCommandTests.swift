@@ -58,4 +58,30 @@ struct AnalyzeCommandTests {
     #expect(try CommandRunner.run(Self.demo + ["--profile", "windows"]).status == 64)
     #expect(try CommandRunner.run(Self.demo + ["--format", "xml"]).status == 64)
   }
+
+  /// GeoJSON regions with notify flags: the exits of a region that only wants entries are kept,
+  /// undelivered, with the reason.
+  @Test func geoJSONRegionsWithNotifyFlags() throws {
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("tokyo.geojson", containing: """
+      {"type": "FeatureCollection", "features": [
+        {"type": "Feature", "id": "aoyama-itchome", "properties": {"radius": 200, "notifyOnExit": false},
+         "geometry": {"type": "Point", "coordinates": [139.7240, 35.6727]}}]}
+      """)
+    let check = try CommandRunner.run(["regions", "check", regions])
+    #expect(check.status == 0)
+    #expect(check.stdout == "\(regions): 1 region, all valid: 1 circle (radius 200.0 … 200.0 m), 0 polygons\n  aoyama-itchome: notifies on entry only\n")
+    let result = try CommandRunner.run(["analyze", "--regions", regions, "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("2018-11-29T02:46:24.751Z  -                         aoyama-itchome    exit "))
+    #expect(result.stdout.contains("not delivered: notifyOnExit is off\n"))
+  }
+
+  @Test func regionsCheckLocatesTheProblem() throws {
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("r.csv", containing: "id,lat,lon,radius\na,1,2,3\na,1,2,3\n")
+    let result = try CommandRunner.run(["regions", "check", regions])
+    #expect(result.status == 65)
+    #expect(result.stderr == "\(regions):3:1: error: duplicate region identifier \"a\" (first on line 2): expected unique identifiers\n")
+  }
 }

@@ -2,8 +2,8 @@ public import Geofencing
 import Geodesy
 
 /// Reads circular regions from CSV: a header with `id`, `lat`/`latitude`, `lon`/`longitude` and
-/// `radius` (metres), any order, other columns ignored. A later row with the same id replaces an
-/// earlier one when inserted into a ``RegionIndex``; the reader keeps both and says nothing.
+/// `radius` (metres), any order, other columns ignored. Identifiers must be unique: a repeated id
+/// is an error naming both lines.
 public enum RegionCSVReader {
   /// Reads every region of the file.
   /// - Throws: ``TrackIOError`` with the line and column of the first bad value.
@@ -13,6 +13,7 @@ public enum RegionCSVReader {
     var fields = CSVFields()
     var columns: (id: Int, lat: Int, lon: Int, radius: Int, width: Int)?
     var regions: [Region] = []
+    var seen: [RegionIdentifier: Int] = [:]
     while true {
       let number = lines.lineNumber + 1
       let more: Bool? = try lines.nextLine { line throws(TrackIOError) -> Bool in
@@ -52,9 +53,9 @@ public enum RegionCSVReader {
         do throws(CoordinateError) { center = try Coordinate(latitude: latitude, longitude: longitude) } catch {
           throw fail(error.component == .latitude ? c.lat : c.lon, error.description)
         }
+        let region: CircularRegion
         do throws(RegionError) {
-          let identifier = try RegionIdentifier(fields.text(c.id, in: line))
-          regions.append(.circle(try CircularRegion(identifier: identifier, center: center, radius: radius)))
+          region = try CircularRegion(identifier: try RegionIdentifier(fields.text(c.id, in: line)), center: center, radius: radius)
         } catch {
           let column: Int
           switch error.reason {
@@ -63,6 +64,10 @@ public enum RegionCSVReader {
           }
           throw fail(column, error.description)
         }
+        if let first = seen.updateValue(number, forKey: region.identifier) {
+          throw fail(c.id, "duplicate region identifier \"\(region.identifier.rawValue)\" (first on line \(first)): expected unique identifiers")
+        }
+        regions.append(.circle(region))
         return true
       }
       guard more != nil else { break }

@@ -1,0 +1,201 @@
+public import Geofencing
+import Geodesy
+
+/// The regions of a file, in registration order, with what the app asked to be told about each.
+public struct RegionFile: Sendable {
+  public var regions: [Region]
+  /// `notifyOnEntry` / `notifyOnExit` per region; regions not listed want both.
+  public var notifications: [RegionIdentifier: RegionNotifications]
+
+  public init(regions: [Region], notifications: [RegionIdentifier: RegionNotifications] = [:]) {
+    self.regions = regions
+    self.notifications = notifications
+  }
+}
+
+/// Reads a region file: CSV (see ``RegionCSVReader``), GeoJSON, or a JSON array of region objects.
+///
+/// The format is taken from the content: a file whose first character (after a byte-order mark
+/// and spaces) is `{` or `[` is JSON, anything else CSV.
+///
+/// - **GeoJSON**: a `FeatureCollection`, or a single `Feature`. A `Point` feature is a circle and
+///   needs a `radius` property (metres); `Polygon` and `MultiPolygon` features are polygons
+///   (positions `[longitude, latitude]`, RFC 7946). The identifier is the feature's `id` (string
+///   or integer) or else its `id`, `identifier` or `name` property. Optional boolean properties
+///   `notifyOnEntry` and `notifyOnExit` (default true).
+/// - **JSON**: an array of objects `{"id", "lat", "lon", "radius", "notifyOnEntry"?, "notifyOnExit"?}`.
+///
+/// Identifiers must be unique within a file: a repeat is an error naming both places.
+public enum RegionFileReader {
+  /// Reads every region of the file at `path`.
+  /// - Throws: ``TrackIOError`` with the line and column of the first problem.
+  public static func read(path: String) throws(TrackIOError) -> RegionFile {
+    guard try startsWithJSON(path) else { return RegionFile(regions: try RegionCSVReader.read(path: path)) }
+    var parser = try JSONParser(path: path)
+    let root = try parser.parseDocument()
+    var reader = Reader(parser: parser)
+    switch root.value {
+    case .array(let items):
+      for item in items { try reader.plainRegion(item) }
+    case .object:
+      switch root["type"]?.value {
+      case .string("FeatureCollection")?:
+        guard let features = root["features"], case .array(let items) = features.value else {
+          throw parser.error("a FeatureCollection needs a \"features\" array", at: root.offset)
+        }
+        for item in items { try reader.feature(item) }
+      case .string("Feature")?:
+        try reader.feature(root)
+      default:
+        throw parser.error("expected a GeoJSON FeatureCollection or Feature (\"type\"), or an array of regions", at: root.offset)
+      }
+    default:
+      throw parser.error("\(root.kind): expected a GeoJSON FeatureCollection or an array of regions", at: root.offset)
+    }
+    return RegionFile(regions: reader.regions, notifications: reader.notifications)
+  }
+
+  private static func startsWithJSON(_ path: String) throws(TrackIOError) -> Bool {
+    guard path != "-" else { return false }
+    var lines = try ByteLineReader(path: path)
+    var first: UInt8?
+    while first == nil, let found = try lines.nextLine({ line in line.first { !MarkupScanner.isSpace($0) } ?? 0 }) {
+      if found != 0 { first = found }
+    }
+    return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+  }
+
+  private struct Reader {
+    let parser: JSONParser
+    var regions: [Region] = []
+    var notifications: [RegionIdentifier: RegionNotifications] = [:]
+    var seen: [RegionIdentifier: Int] = [:]
+
+    func fail(_ message: String, _ node: JSONNode) -> TrackIOError { parser.error(message, at: node.offset) }
+
+    mutating func feature(_ node: JSONNode) throws(TrackIOError) {
+      guard case .object = node.value, node["type"].map({ if case .string("Feature") = $0.value { true } else { false } }) == true else {
+        throw fail("\(node.kind): expected a GeoJSON Feature ({\"type\": \"Feature\", …})", node)
+      }
+      let properties = node["properties"]
+      if let p = properties, !(p.value.isObject || p.value.isNull) { throw fail("\"properties\" is \(p.kind): expected an object", p) }
+      let idNode = node["id"] ?? properties?["id"] ?? properties?["identifier"] ?? properties?["name"]
+      let identifier = try self.identifier(idNode, near: node)
+      guard let geometry = node["geometry"], case .object = geometry.value else {
+        throw fail("feature \"\(identifier.rawValue)\" has no \"geometry\" object: expected a Point, Polygon or MultiPolygon", node)
+      }
+      guard let typeNode = geometry["type"], case .string(let type) = typeNode.value else {
+        throw fail("geometry without a \"type\": expected Point, Polygon or MultiPolygon", geometry)
+      }
+      guard let coordinates = geometry["coordinates"] else { throw fail("\(type) without \"coordinates\"", geometry) }
+      let region: Region
+      switch type {
+      case "Point":
+        let center = try position(coordinates)
+        guard let radiusNode = properties?["radius"] else {
+          throw fail("Point feature \"\(identifier.rawValue)\" has no \"radius\" property: expected metres", node)
+        }
+        let radius = try number(radiusNode, "radius", "metres")
+        region = try circle(identifier, center, radius, radiusNode)
+      case "Polygon":
+        region = try polygonRegion(identifier, [try polygon(coordinates)], geometry)
+      case "MultiPolygon":
+        guard case .array(let items) = coordinates.value else { throw fail("MultiPolygon coordinates are \(coordinates.kind): expected an array of polygons", coordinates) }
+        var polygons: [PolygonRegion.Polygon] = []
+        for item in items { polygons.append(try polygon(item)) }
+        region = try polygonRegion(identifier, polygons, geometry)
+      default:
+        throw fail("geometry type \"\(type)\": expected Point (with a radius property), Polygon or MultiPolygon", typeNode)
+      }
+      try add(region, notify: properties, at: idNode ?? node)
+    }
+
+    mutating func plainRegion(_ node: JSONNode) throws(TrackIOError) {
+      guard case .object = node.value else { throw fail("\(node.kind): expected a region object {\"id\", \"lat\", \"lon\", \"radius\"}", node) }
+      let identifier = try self.identifier(node["id"], near: node)
+      func field(_ name: String, _ unit: String) throws(TrackIOError) -> Double {
+        guard let n = node[name] else { throw fail("region \"\(identifier.rawValue)\" has no \"\(name)\": expected \(unit)", node) }
+        return try number(n, name, unit)
+      }
+      let lat = try field("lat", "degrees")
+      let lon = try field("lon", "degrees")
+      let center: Coordinate
+      do throws(CoordinateError) { center = try Coordinate(latitude: lat, longitude: lon) } catch {
+        throw fail(error.description, node[error.component == .latitude ? "lat" : "lon"] ?? node)
+      }
+      let radius = try field("radius", "metres")
+      try add(try circle(identifier, center, radius, node["radius"] ?? node), notify: node, at: node["id"] ?? node)
+    }
+
+    mutating func add(_ region: Region, notify: JSONNode?, at node: JSONNode) throws(TrackIOError) {
+      if let first = seen[region.identifier] {
+        throw fail("duplicate region identifier \"\(region.identifier.rawValue)\" (first on line \(parser.location(of: first).line)): expected unique identifiers", node)
+      }
+      seen[region.identifier] = node.offset
+      var wanted = RegionNotifications.all
+      for (key, flag) in [("notifyOnEntry", RegionNotifications.entry), ("notifyOnExit", .exit)] {
+        guard let n = notify?[key] else { continue }
+        guard case .bool(let on) = n.value else { throw fail("\"\(key)\" is \(n.kind): expected true or false", n) }
+        if !on { wanted.remove(flag) }
+      }
+      if wanted != .all { notifications[region.identifier] = wanted }
+      regions.append(region)
+    }
+
+    func identifier(_ node: JSONNode?, near feature: JSONNode) throws(TrackIOError) -> RegionIdentifier {
+      guard let node else { throw fail("region without an identifier: expected \"id\" (a string)", feature) }
+      let text: String
+      switch node.value {
+      case .string(let s): text = s
+      case .number(let n) where n == n.rounded() && abs(n) < 1e15: text = String(Int64(n))
+      default: throw fail("identifier is \(node.kind): expected a string", node)
+      }
+      do throws(RegionError) { return try RegionIdentifier(text) } catch { throw fail(error.description, node) }
+    }
+
+    func number(_ node: JSONNode, _ name: String, _ unit: String) throws(TrackIOError) -> Double {
+      guard case .number(let v) = node.value else { throw fail("\"\(name)\" is \(node.kind): expected a number of \(unit)", node) }
+      return v
+    }
+
+    func position(_ node: JSONNode) throws(TrackIOError) -> Coordinate {
+      guard case .array(let items) = node.value, items.count >= 2,
+        case .number(let lon) = items[0].value, case .number(let lat) = items[1].value
+      else { throw fail("position is \(node.kind == "an array" ? "not [longitude, latitude]" : node.kind): expected [longitude, latitude]", node) }
+      do throws(CoordinateError) { return try Coordinate(latitude: lat, longitude: lon) } catch {
+        throw fail(error.description, error.component == .latitude ? items[1] : items[0])
+      }
+    }
+
+    func polygon(_ node: JSONNode) throws(TrackIOError) -> PolygonRegion.Polygon {
+      guard case .array(let ringNodes) = node.value, !ringNodes.isEmpty else {
+        throw fail("polygon is \(node.kind == "an array" ? "empty" : node.kind): expected an array of rings", node)
+      }
+      var rings: [[Coordinate]] = []
+      for r in ringNodes {
+        guard case .array(let positions) = r.value else { throw fail("ring is \(r.kind): expected an array of positions", r) }
+        var ring: [Coordinate] = []
+        for p in positions { ring.append(try position(p)) }
+        rings.append(ring)
+      }
+      return PolygonRegion.Polygon(exterior: rings[0], holes: Array(rings.dropFirst()))
+    }
+
+    func circle(_ id: RegionIdentifier, _ center: Coordinate, _ radius: Double, _ at: JSONNode) throws(TrackIOError) -> Region {
+      do throws(RegionError) { return .circle(try CircularRegion(identifier: id, center: center, radius: radius)) } catch {
+        throw fail(error.description, at)
+      }
+    }
+
+    func polygonRegion(_ id: RegionIdentifier, _ polygons: [PolygonRegion.Polygon], _ at: JSONNode) throws(TrackIOError) -> Region {
+      do throws(RegionError) { return .polygon(try PolygonRegion(identifier: id, polygons: polygons)) } catch {
+        throw fail(error.description, at)
+      }
+    }
+  }
+}
+
+extension JSONNode.Value {
+  var isObject: Bool { if case .object = self { true } else { false } }
+  var isNull: Bool { if case .null = self { true } else { false } }
+}
