@@ -64,10 +64,10 @@ struct JSONParser {
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
   }
 
-  /// Parses `text` (for tests and small inputs).
-  init(path: String, text: String) {
+  /// Parses `bytes` (one line of a JSON Lines file, say); errors name line 1 of them.
+  init(path: String, bytes: [UInt8]) {
     self.path = path
-    bytes = Array(text.utf8)
+    self.bytes = bytes
   }
 
   /// 1-based line and byte column of `offset`.

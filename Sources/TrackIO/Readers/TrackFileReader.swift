@@ -2,7 +2,8 @@ public import Geodesy
 import Foundation
 
 /// Reads the fixes of a track file, whatever its format: GPX (extension `.gpx`, or content that
-/// starts with `<`) or CSV (see ``FixCSVReader``).
+/// starts with `<`), JSON Lines (extension `.jsonl`/`.ndjson`, or content that starts with `{`;
+/// see ``FixJSONLinesReader``) or CSV (see ``FixCSVReader``).
 ///
 /// From GPX it returns the track points that have a time, in document order, and counts those
 /// without one (they cannot be placed on a timeline); routes and waypoints are not fixes.
@@ -11,6 +12,7 @@ public struct TrackFileReader {
   // reader in place instead of copying it (and its buffers) out and back on every fix.
   private var csv: FixCSVReader?
   private var gpx: GPXReader?
+  private var jsonLines: FixJSONLinesReader?
   /// The line of the fix last returned (for error messages about it).
   public private(set) var lineNumber = 0
   /// GPX track points skipped because they have no time.
@@ -18,21 +20,26 @@ public struct TrackFileReader {
 
   /// Opens `path` (`-` for standard input, read as CSV unless it starts with `<`).
   public init(path: String) throws(TrackIOError) {
-    if try Self.readsAsGPX(path: path) {
-      gpx = try GPXReader(path: path)
-    } else {
-      csv = try FixCSVReader(path: path)
+    switch try Self.format(path: path) {
+    case .gpx: gpx = try GPXReader(path: path)
+    case .jsonLines: jsonLines = try FixJSONLinesReader(path: path)
+    case .csv: csv = try FixCSVReader(path: path)
     }
   }
 
   /// The path as given (or `<stdin>`).
-  public var path: String { gpx?.path ?? csv?.path ?? "" }
+  public var path: String { gpx?.path ?? csv?.path ?? jsonLines?.path ?? "" }
 
   /// Whether the file is GPX.
   public var isGPX: Bool { gpx != nil }
 
   /// The next fix, or nil at the end of the file.
   public mutating func next() throws(TrackIOError) -> LocationFix? {
+    if jsonLines != nil {
+      let fix = try jsonLines?.next()
+      lineNumber = jsonLines?.lineNumber ?? 0
+      return fix ?? nil
+    }
     if csv != nil {
       let fix = try csv?.next()
       lineNumber = csv?.lineNumber ?? 0
@@ -50,20 +57,39 @@ public struct TrackFileReader {
     return nil
   }
 
-  /// Whether the file at `path` is read as GPX: its name ends in `.gpx` or its first character
-  /// (after a byte-order mark and spaces) is '<'. Standard input (`-`) is never probed.
-  public static func readsAsGPX(path: String) throws(TrackIOError) -> Bool {
-    if path.lowercased().hasSuffix(".gpx") { return true }
-    return try startsWithAngleBracket(path)
+  /// Track file formats.
+  public enum Format: Sendable {
+    case gpx
+    case jsonLines
+    case csv
   }
 
-  /// Whether the file's first character after a byte-order mark and spaces is '<'.
-  private static func startsWithAngleBracket(_ path: String) throws(TrackIOError) -> Bool {
-    guard path != "-" else { return false }
-    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+  /// How the file at `path` is read: by its extension (`.gpx`, `.jsonl`, `.ndjson`, `.csv`), else
+  /// by its first character after a byte-order mark and spaces ('<' GPX, '{' JSON Lines, anything
+  /// else CSV). Standard input (`-`) is read as CSV.
+  public static func format(path: String) throws(TrackIOError) -> Format {
+    let lower = path.lowercased()
+    if lower.hasSuffix(".gpx") { return .gpx }
+    if lower.hasSuffix(".jsonl") || lower.hasSuffix(".ndjson") { return .jsonLines }
+    if lower.hasSuffix(".csv") || path == "-" { return .csv }
+    switch firstCharacter(path) {
+    case UInt8(ascii: "<"): return .gpx
+    case UInt8(ascii: "{"): return .jsonLines
+    default: return .csv
+    }
+  }
+
+  /// Whether the file at `path` is read as GPX (see ``format(path:)``).
+  public static func readsAsGPX(path: String) throws(TrackIOError) -> Bool {
+    try format(path: path) == .gpx
+  }
+
+  /// The file's first byte after a byte-order mark and spaces, if it can be read.
+  private static func firstCharacter(_ path: String) -> UInt8? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
     let head = Array((try? handle.read(upToCount: 256)) ?? Data())
     let body = head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...]
-    return body.first { !MarkupScanner.isSpace($0) } == UInt8(ascii: "<")
+    return body.first { !MarkupScanner.isSpace($0) }
   }
 }

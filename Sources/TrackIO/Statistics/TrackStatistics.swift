@@ -22,6 +22,7 @@ public struct TrackStatistics: Hashable, Sendable {
   public enum Format: String, Hashable, Sendable {
     case gpx
     case csv
+    case jsonLines
   }
 
   /// Latitude and longitude extremes, in degrees.
@@ -92,8 +93,8 @@ public struct TrackStatistics: Hashable, Sendable {
     self.format = format
   }
 
-  /// Reads the file at `path`: GPX when its name ends in `.gpx` or its content starts with `<`,
-  /// otherwise CSV fixes (one track, one segment; see ``FixCSVReader``).
+  /// Reads the file at `path`: GPX, or CSV or JSON Lines fixes (one track, one segment); see
+  /// ``TrackFileReader/format(path:)``.
   public static func read(path: String) throws(TrackIOError) -> TrackStatistics {
     if try TrackFileReader.readsAsGPX(path: path) {
       var reader = try GPXReader(path: path)
@@ -102,8 +103,8 @@ public struct TrackStatistics: Hashable, Sendable {
       statistics.finish(reader.summary)
       return statistics
     }
-    var reader = try FixCSVReader(path: path)
-    var statistics = TrackStatistics(format: .csv)
+    var reader = try TrackFileReader(path: path)
+    var statistics = TrackStatistics(format: try TrackFileReader.format(path: path) == .jsonLines ? .jsonLines : .csv)
     var line = 0
     while let fix = try reader.next() {
       var point = GPXPoint(kind: .track, parent: 0, segment: 0, coordinate: fix.coordinate, line: line)

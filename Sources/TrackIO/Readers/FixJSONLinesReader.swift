@@ -1,0 +1,81 @@
+public import Geodesy
+
+/// Reads fixes from JSON Lines: one object per line with `time` (seconds since 1970, or an ISO 8601
+/// string), `lat`, `lon` and optionally `accuracy` (metres, horizontal); other keys (`speed`,
+/// `course`, `cell`, …) are ignored here. Blank lines are skipped. Streaming, one line at a time.
+///
+/// ```
+/// {"time": "2024-05-01T07:00:00Z", "lat": 37.7749, "lon": -122.4194, "accuracy": 5}
+/// ```
+public struct FixJSONLinesReader {
+  private var lines: ByteLineReader
+  private var scratch: [UInt8] = []
+
+  /// Opens `path` (`-` for standard input).
+  public init(path: String) throws(TrackIOError) {
+    lines = try ByteLineReader(path: path)
+  }
+
+  /// The path as given (or `<stdin>`).
+  public var path: String { lines.path }
+
+  /// The 1-based line of the fix last returned.
+  public var lineNumber: Int { lines.lineNumber }
+
+  /// The next fix, or nil at the end of the file.
+  /// - Throws: ``TrackIOError`` for a malformed line, with its line and column.
+  public mutating func next() throws(TrackIOError) -> LocationFix? {
+    while true {
+      let path = lines.path
+      let lineNo = lines.lineNumber + 1
+      var scratch = self.scratch
+      let parsed: LocationFix?? = try lines.nextLine { line throws(TrackIOError) -> LocationFix? in
+        guard line.contains(where: { !MarkupScanner.isSpace($0) }) else { return nil }
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: line)
+        var parser = JSONParser(path: path, bytes: scratch)
+        func fail(_ message: String, _ offset: Int) -> TrackIOError {
+          TrackIOError(path: path, line: lineNo, column: offset + 1, message: message)
+        }
+        let object: JSONNode
+        do throws(TrackIOError) { object = try parser.parseDocument() } catch {
+          throw TrackIOError(path: path, line: lineNo, column: error.column, message: error.message)
+        }
+        guard case .object = object.value else { throw fail("\(object.kind): expected an object with time, lat and lon", object.offset) }
+        func number(_ key: String, _ expected: String) throws(TrackIOError) -> Double {
+          guard let n = object[key] else { throw fail("no \"\(key)\": expected \(expected)", 0) }
+          guard case .number(let v) = n.value else { throw fail("\"\(key)\" is \(n.kind): expected \(expected)", n.offset) }
+          return v
+        }
+        guard let timeNode = object["time"] else { throw fail("no \"time\": expected seconds since 1970 or an ISO 8601 string", 0) }
+        let time: Double
+        switch timeNode.value {
+        case .number(let v): time = v
+        case .string(let s):
+          var text = s
+          guard let t = text.withUTF8({ ByteNumbers.timestamp($0) }) else {
+            throw fail("time \"\(s)\" is not an ISO 8601 date-time such as 2024-05-01T07:00:00Z", timeNode.offset)
+          }
+          time = t
+        default:
+          throw fail("\"time\" is \(timeNode.kind): expected seconds since 1970 or an ISO 8601 string", timeNode.offset)
+        }
+        let latitude = try number("lat", "degrees in -90...90")
+        let longitude = try number("lon", "degrees")
+        let coordinate: Coordinate
+        do throws(CoordinateError) { coordinate = try Coordinate(latitude: latitude, longitude: longitude) } catch {
+          throw fail(error.description, object[error.component == .latitude ? "lat" : "lon"]?.offset ?? 0)
+        }
+        var accuracy: Double?
+        if let a = object["accuracy"], !a.value.isNull {
+          guard case .number(let v) = a.value, v > 0 else { throw fail("\"accuracy\" is not a positive number of metres", a.offset) }
+          accuracy = v
+        }
+        return LocationFix(time: time, coordinate: coordinate, horizontalAccuracy: accuracy)
+      }
+      self.scratch = scratch
+      guard let parsed else { return nil }
+      if let fix = parsed { return fix }
+    }
+  }
+}
