@@ -161,6 +161,12 @@ struct RegionMonitorTests {
     #expect(events.map(\.kind) == [.state])
     #expect(events[0].state == .inside && events[0].crossedAt == fixes[2].time)
     #expect(events[0].reason.contains("after 900 s without fixes"))
+    var m = try RegionMonitor(regions: [.circle(plaza)], profile: .server)
+    #expect(m.state(of: plaza.identifier) == .unknown)
+    var ignored: [RegionEvent] = []
+    m.process(fixes[2], into: &ignored)
+    #expect(m.state(of: plaza.identifier, at: fixes[2].time + 600) == .inside)
+    #expect(m.state(of: plaza.identifier, at: fixes[2].time + 601) == .unknown)
   }
 
   @Test func outOfOrderFixesAreRejectedAndCounted() throws {

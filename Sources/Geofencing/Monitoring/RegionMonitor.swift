@@ -82,9 +82,17 @@ public struct RegionMonitor {
   }
 
   /// The state of a region after the last fix, as the app would learn it from `requestState`
-  /// (`nil` for a region not monitored).
+  /// (`nil` for a region not monitored; `unknown` before the first fix).
   public func state(of identifier: RegionIdentifier) -> RegionEvent.State? {
     confirmed[identifier]
+  }
+
+  /// The state of a region at `time` (not earlier than the last fix): as after the last fix, or
+  /// `unknown` once more than the profile's gap limit has passed without a fix.
+  public func state(of identifier: RegionIdentifier, at time: Double) -> RegionEvent.State? {
+    guard let state = confirmed[identifier] else { return nil }
+    guard let last = lastTime, time - last <= profile.gapLimit else { return .unknown }
+    return state
   }
 
   /// Processes the next fix, appending the events it caused (in time order of confirmation).
