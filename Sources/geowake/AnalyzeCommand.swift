@@ -17,7 +17,8 @@ struct AnalyzeCommand: ParsableCommand {
       delivery latency, pass-throughs unseen) or server (the geometric truth). Events are listed \
       in the order they were decided; each has the time the boundary was crossed, the time the \
       app is told (or "-" when it is not) and the reason. A summary follows: events and time \
-      inside per region, fixes rejected and why.
+      inside per region, fixes reordered (within the profile's reorder window: server 30 s, ios \
+      none) and fixes rejected, and why.
 
       --format jsonl writes one JSON object per event with the keys event (enter, exit, \
       passThrough, state, monitoringFailed), region, crossedAt, deliveredAt (ISO 8601 UTC with \
@@ -72,23 +73,29 @@ struct AnalyzeCommand: ParsableCommand {
     var events: [RegionEvent] = []
     var activity = RegionActivity()
     var firstTime: Double?
-    var lastTime = 0.0
+    var lastTime: Double?
     let table = format == "table"
     do {
       if table { try out.write("crossed at                deliveredAt               region            event             reason\n") }
-      while let fix = try reader.next() {
-        events.removeAll(keepingCapacity: true)
-        if monitor.process(fix, into: &events) == nil {
-          if firstTime == nil { firstTime = fix.time }
-          lastTime = fix.time
-        }
+      func write(_ events: [RegionEvent]) throws(TrackIOError) {
         for e in events {
           activity.add(e)
           try out.write(table ? Self.row(e) : Self.json(e))
         }
       }
-      activity.finish(at: lastTime)
-      if table { try out.write(summary(monitor, activity, span: lastTime - (firstTime ?? lastTime), reader: reader)) }
+      while let fix = try reader.next() {
+        events.removeAll(keepingCapacity: true)
+        if monitor.process(fix, into: &events) == nil {
+          firstTime = min(firstTime ?? fix.time, fix.time)
+          lastTime = max(lastTime ?? fix.time, fix.time)
+        }
+        try write(events)
+      }
+      events.removeAll(keepingCapacity: true)
+      monitor.finish(into: &events)
+      try write(events)
+      activity.finish(at: lastTime ?? 0)
+      if table { try out.write(summary(monitor, activity, span: (lastTime ?? 0) - (firstTime ?? lastTime ?? 0), reader: reader)) }
       try out.commit()
     } catch {
       throw Diagnostics.fail(error)
@@ -117,6 +124,9 @@ struct AnalyzeCommand: ParsableCommand {
   func summary(_ m: RegionMonitor, _ activity: RegionActivity, span: Double, reader: TrackFileReader) -> String {
     var text = "\n\(m.fixCount) fixes used over \(CrossingsCommand.duration(span)), \(m.monitoredRegions.count) regions monitored"
     text += " (profile \(m.profile.name))" + (m.failedRegions.isEmpty ? "" : ", \(m.failedRegions.count) refused past the cap") + "\n"
+    if m.reorderedFixCount > 0 {
+      text += "fixes put back in time order: \(m.reorderedFixCount) (reorder window \(Int(m.profile.reorderWindow)) s)\n"
+    }
     let rejected = m.rejections.values.reduce(0, +) + reader.pointsWithoutTime
     if rejected > 0 {
       var causes = m.rejections.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }

@@ -16,6 +16,7 @@ func monitor(
   var m = try RegionMonitor(regions: regions, profile: profile, notifications: notifications, seed: seed)
   var events: [RegionEvent] = []
   for fix in fixes { m.process(fix, into: &events) }
+  m.finish(into: &events)
   return (m, events)
 }
 
@@ -165,18 +166,49 @@ struct RegionMonitorTests {
     #expect(m.state(of: plaza.identifier) == .unknown)
     var ignored: [RegionEvent] = []
     m.process(fixes[2], into: &ignored)
+    #expect(m.state(of: plaza.identifier) == .unknown)  // held for the server's 30 s reorder window
+    m.finish(into: &ignored)
     #expect(m.state(of: plaza.identifier, at: fixes[2].time + 600) == .inside)
     #expect(m.state(of: plaza.identifier, at: fixes[2].time + 601) == .unknown)
   }
 
+  /// iOS has no reorder window: a fix earlier than its predecessor is rejected, and counted.
   @Test func outOfOrderFixesAreRejectedAndCounted() throws {
-    var m = try RegionMonitor(regions: [.circle(plaza)], profile: .server)
+    var m = try RegionMonitor(regions: [.circle(plaza)], profile: .ios)
     var events: [RegionEvent] = []
     let fixes = walk([0, 1, 2])
     #expect(m.process(fixes[1], into: &events) == nil)
-    #expect(m.process(fixes[0], into: &events) == .outOfOrder(previousTime: fixes[1].time))
+    #expect(m.process(fixes[0], into: &events) == .outOfOrder(previousTime: fixes[1].time, window: 0))
     #expect(m.process(fixes[2], into: &events) == nil)
     #expect(m.rejections == ["out of time order": 1] && m.fixCount == 2)
+  }
+
+  /// The server puts fixes up to 30 s late back in place: the same events as in order.
+  @Test func serverReordersLateFixesWithinItsWindow() throws {
+    let fixes = walk(Array(stride(from: 1_000.0, to: -1_000, by: -5)), interval: 2)
+    var shuffled = fixes
+    for k in stride(from: 0, to: shuffled.count - 10, by: 10) { shuffled[k..<(k + 10)].reverse() }  // up to 18 s late
+    let (inOrder, expected) = try monitor(fixes, [.circle(plaza)], .server)
+    let (reordered, events) = try monitor(shuffled, [.circle(plaza)], .server)
+    #expect(events == expected && expected.map(\.kind) == [.enter, .exit])
+    #expect(reordered.reorderedFixCount > 0 && inOrder.reorderedFixCount == 0)
+    #expect(reordered.rejections.isEmpty && reordered.fixCount == fixes.count)
+    // Beyond the window: refused, and said so.
+    var m = try RegionMonitor(regions: [.circle(plaza)], profile: .server)
+    var ignored: [RegionEvent] = []
+    m.process(fixes[20], into: &ignored)
+    #expect(m.process(fixes[0], into: &ignored) == .outOfOrder(previousTime: fixes[20].time, window: 30))
+  }
+
+  @Test func reorderBufferReleasesInTimeOrder() {
+    var buffer = FixReorderBuffer(window: 10)
+    var ready: [LocationFix] = []
+    let times: [Double] = [0, 5, 3, 12, 11, 30, 2]
+    let accepted = times.map { buffer.add(LocationFix(time: $0, coordinate: origin), into: &ready) }
+    buffer.flush(into: &ready)
+    #expect(accepted == [true, true, true, true, true, true, false])
+    #expect(ready.map(\.time) == [0, 3, 5, 11, 12, 30])
+    #expect(buffer.reorderedCount == 2)
   }
 
   /// Same inputs, same events; another seed moves only the delivery times, within the range.

@@ -65,8 +65,9 @@ public struct RegionNotifications: OptionSet, Hashable, Sendable {
 public enum FixRejection: Hashable, Sendable {
   /// Its time is NaN or infinite.
   case timeNotFinite
-  /// It is earlier than the last fix used.
-  case outOfOrder(previousTime: Double)
+  /// It is more than the reorder window older than the newest fix (`previousTime`), or older
+  /// than a fix already used.
+  case outOfOrder(previousTime: Double, window: Double)
   /// Its horizontal accuracy is worse than the profile's limit.
   case inaccurate(accuracy: Double, limit: Double)
 
@@ -74,7 +75,8 @@ public enum FixRejection: Hashable, Sendable {
   public var description: String {
     switch self {
     case .timeNotFinite: return "time is not finite"
-    case .outOfOrder(let previous): return "earlier than the previous fix (\(previous)): fixes must arrive in time order"
+    case .outOfOrder(let previous, let window):
+      return "earlier than fix time \(previous) by more than the \(window) s reorder window: fixes must arrive in time order"
     case .inaccurate(let accuracy, let limit): return "horizontal accuracy \(accuracy) m is worse than the profile's limit of \(limit) m"
     }
   }

@@ -23,7 +23,8 @@ public import Geodesy
 /// and are not monitored.
 ///
 /// **Bad fixes** are never used silently: ``process(_:into:)`` returns why it rejected a fix
-/// (time not finite, out of time order, accuracy worse than the profile's limit).
+/// (time not finite, accuracy worse than the profile's limit, out of time order beyond the
+/// profile's reorder window). Fixes out of order within the window are put back in place.
 ///
 /// Deterministic: delivery latencies are drawn from the seed, the region and the crossing time.
 public struct RegionMonitor {
@@ -48,6 +49,8 @@ public struct RegionMonitor {
   private var crossings: [RegionCrossing] = []
   private var openPassThroughs: [RegionIdentifier] = []
   private var lastTime: Double?
+  private var reorder: FixReorderBuffer
+  private var ready: [LocationFix] = []
 
   private struct Pending {
     var crossing: RegionCrossing
@@ -78,6 +81,7 @@ public struct RegionMonitor {
     self.notifications = notifications
     self.seed = seed
     detector = CrossingDetector(regions: try RegionIndex(monitoredRegions))
+    reorder = FixReorderBuffer(window: profile.reorderWindow)
     for region in monitoredRegions { confirmed[region.identifier] = .unknown }
   }
 
@@ -96,14 +100,39 @@ public struct RegionMonitor {
   }
 
   /// Processes the next fix, appending the events it caused (in time order of confirmation).
-  /// - Returns: why the fix was rejected, or `nil` when it was used.
+  ///
+  /// Fixes are used in time order: with a reorder window (``RegionMonitoringProfile/reorderWindow``)
+  /// a fix is held until the window has passed, so its events come with a later call or with
+  /// ``finish(into:)``.
+  /// - Returns: why the fix was rejected, or `nil` when it was accepted.
   @discardableResult
   public mutating func process(_ fix: LocationFix, into events: inout [RegionEvent]) -> FixRejection? {
     guard fix.time.isFinite else { return reject(.timeNotFinite) }
-    if let last = lastTime, fix.time < last { return reject(.outOfOrder(previousTime: last)) }
     if let limit = profile.maximumHorizontalAccuracy, let accuracy = fix.horizontalAccuracy, accuracy > limit {
       return reject(.inaccurate(accuracy: accuracy, limit: limit))
     }
+    guard reorder.add(fix, into: &ready) else {
+      return reject(.outOfOrder(previousTime: max(reorder.newest, reorder.lastReleasedTime ?? fix.time), window: reorder.window))
+    }
+    useReadyFixes(into: &events)
+    return nil
+  }
+
+  /// Uses the fixes still held for reordering: call once the stream has ended.
+  public mutating func finish(into events: inout [RegionEvent]) {
+    reorder.flush(into: &ready)
+    useReadyFixes(into: &events)
+  }
+
+  /// Fixes put back in place by the reorder window so far.
+  public var reorderedFixCount: Int { reorder.reorderedCount }
+
+  private mutating func useReadyFixes(into events: inout [RegionEvent]) {
+    for fix in ready { use(fix, into: &events) }
+    ready.removeAll(keepingCapacity: true)
+  }
+
+  private mutating func use(_ fix: LocationFix, into events: inout [RegionEvent]) {
     crossings.removeAll(keepingCapacity: true)
     // Checked above: the detector accepts the fix.
     try? detector.process(fix, into: &crossings)
@@ -111,11 +140,11 @@ public struct RegionMonitor {
     defer { lastTime = fix.time }
     guard let last = lastTime else {
       start(at: fix, into: &events)
-      return nil
+      return
     }
     if fix.time - last > profile.gapLimit {
       regain(at: fix, gap: fix.time - last, into: &events)
-      return nil
+      return
     }
     // A pass-through is two crossings of one region, not always adjacent (crossings of other
     // regions can fall between them): the first opens it, the second closes it.
@@ -134,7 +163,6 @@ public struct RegionMonitor {
       passThrough(c, then: second, at: fix, into: &events)
     }
     confirmPending(at: fix, into: &events)
-    return nil
   }
 
   // MARK: - Steps

@@ -32,6 +32,9 @@ public struct RegionMonitoringProfile: Hashable, Sendable {
   /// Seconds without a fix after which every region's state is `unknown`; the next fix sets it
   /// again with a `state` event where it changed, never an enter or exit.
   public var gapLimit: Double
+  /// Seconds a fix may arrive out of time order and still be put in its place (see
+  /// ``FixReorderBuffer``); events wait that long for late fixes. Later ones are rejected.
+  public var reorderWindow: Double
   /// Whether a region passed through between two fixes, neither of them inside, is reported.
   /// When not, the event is kept with no delivery time and an explanation.
   public var reportsPassThroughs: Bool
@@ -42,7 +45,8 @@ public struct RegionMonitoringProfile: Hashable, Sendable {
   public init(
     name: String, maximumRegions: Int?, confirmationDistance: Double, maximumEntryDepthFraction: Double,
     confirmationTime: Double, requiresDepthBeyondAccuracy: Bool, maximumHorizontalAccuracy: Double?,
-    deliveryLatency: ClosedRange<Double>, gapLimit: Double, reportsPassThroughs: Bool, deliversStateEvents: Bool
+    deliveryLatency: ClosedRange<Double>, gapLimit: Double, reorderWindow: Double, reportsPassThroughs: Bool,
+    deliversStateEvents: Bool
   ) {
     self.name = name
     self.maximumRegions = maximumRegions
@@ -53,6 +57,7 @@ public struct RegionMonitoringProfile: Hashable, Sendable {
     self.maximumHorizontalAccuracy = maximumHorizontalAccuracy
     self.deliveryLatency = deliveryLatency
     self.gapLimit = gapLimit
+    self.reorderWindow = reorderWindow
     self.reportsPassThroughs = reportsPassThroughs
     self.deliversStateEvents = deliversStateEvents
   }
@@ -73,18 +78,21 @@ public struct RegionMonitoringProfile: Hashable, Sendable {
   /// - `deliveryLatency` 180…300 s: Apple's `startMonitoring(for:)` documentation, "3 to 5
   ///   minutes on average".
   /// - `gapLimit` 600 s: unpublished. Assumption (the `server` value).
+  /// - `reorderWindow` 0 s: the OS consumes its own fixes in order; a fix out of order is rejected.
   /// - Pass-throughs are not reported (the OS only sees where the device is); initial state is
   ///   not an event (`requestState` answers it).
   public static let ios = RegionMonitoringProfile(
     name: "ios", maximumRegions: 20, confirmationDistance: 200, maximumEntryDepthFraction: 0.5,
     confirmationTime: 20, requiresDepthBeyondAccuracy: true, maximumHorizontalAccuracy: 1_000,
-    deliveryLatency: 180...300, gapLimit: 600, reportsPassThroughs: false, deliversStateEvents: false)
+    deliveryLatency: 180...300, gapLimit: 600, reorderWindow: 0, reportsPassThroughs: false, deliversStateEvents: false)
 
   /// The plain geometric truth: no cap, no confirmation distance or time, no latency, no
   /// accuracy gating, a gap limit of 10 minutes. Its enter, exit and pass-through events are
-  /// exactly the boundary crossings of ``CrossingDetector`` (outside gaps).
+  /// exactly the boundary crossings of ``CrossingDetector`` (outside gaps). Fixes from devices
+  /// reach a server over networks that reorder them: up to 30 s late they are put back in place
+  /// (assumption: a few retransmission timeouts), later ones are rejected.
   public static let server = RegionMonitoringProfile(
     name: "server", maximumRegions: nil, confirmationDistance: 0, maximumEntryDepthFraction: 1,
     confirmationTime: 0, requiresDepthBeyondAccuracy: false, maximumHorizontalAccuracy: nil,
-    deliveryLatency: 0...0, gapLimit: 600, reportsPassThroughs: true, deliversStateEvents: true)
+    deliveryLatency: 0...0, gapLimit: 600, reorderWindow: 30, reportsPassThroughs: true, deliversStateEvents: true)
 }

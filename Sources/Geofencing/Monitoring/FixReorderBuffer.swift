@@ -1,0 +1,61 @@
+public import Geodesy
+
+/// Puts fixes that arrive slightly out of time order back in order, and says which arrive too
+/// late: the explicit out-of-order policy of a ``RegionMonitor``.
+///
+/// A fix is held until a fix more than ``window`` seconds newer has arrived (or ``flush(into:)``),
+/// then released in time order (ties in arrival order). A fix more than ``window`` seconds older
+/// than the newest fix seen (or older than one already released) is refused. With a window of 0,
+/// fixes are released as they arrive and any fix earlier than its predecessor is refused.
+///
+/// No allocation per fix once the held buffer has grown to the window's worth of fixes.
+public struct FixReorderBuffer: Sendable {
+  /// Seconds a fix may arrive late and still be used.
+  public let window: Double
+  /// Fixes that arrived out of order and were put back in place.
+  public private(set) var reorderedCount = 0
+  /// Time of the last fix released, if any.
+  public private(set) var lastReleasedTime: Double?
+  /// Time of the newest fix accepted so far (−∞ before the first).
+  public private(set) var newest = -Double.infinity
+  private var held: [LocationFix] = []
+
+  public init(window: Double) {
+    precondition(window >= 0 && window.isFinite, "reorder window must be a finite number of seconds ≥ 0")
+    self.window = window
+  }
+
+  /// Takes a fix with a finite time; appends to `ready` the fixes that are now final, in time
+  /// order.
+  /// - Returns: false when the fix is too late (it is not kept).
+  public mutating func add(_ fix: LocationFix, into ready: inout [LocationFix]) -> Bool {
+    if fix.time < newest - window { return false }
+    if let released = lastReleasedTime, fix.time < released { return false }
+    // Insert after every held fix with a time ≤ this one (stable for ties).
+    var low = 0
+    var high = held.count
+    while low < high {
+      let mid = (low + high) / 2
+      if held[mid].time <= fix.time { low = mid + 1 } else { high = mid }
+    }
+    if low < held.count { reorderedCount += 1 }
+    held.insert(fix, at: low)
+    newest = max(newest, fix.time)
+    var due = 0
+    while due < held.count, newest - held[due].time >= window { due += 1 }
+    release(due, into: &ready)
+    return true
+  }
+
+  /// Releases every fix still held.
+  public mutating func flush(into ready: inout [LocationFix]) {
+    release(held.count, into: &ready)
+  }
+
+  private mutating func release(_ count: Int, into ready: inout [LocationFix]) {
+    guard count > 0 else { return }
+    ready.append(contentsOf: held[..<count])
+    lastReleasedTime = held[count - 1].time
+    held.removeFirst(count)
+  }
+}
