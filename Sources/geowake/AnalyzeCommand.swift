@@ -104,14 +104,10 @@ struct AnalyzeCommand: ParsableCommand {
 
   static func time(_ t: Double?) -> String { t.map { TimestampText.iso8601($0, fractionDigits: 3) } ?? "-" }
 
-  static func padded(_ text: String, _ width: Int) -> String {
-    text.column(width)
-  }
-
   static func row(_ e: RegionEvent) -> String {
     let kind = e.kind == .state ? "state " + (e.state?.rawValue ?? "") : e.kind.rawValue
-    return padded(time(e.crossedAt), 26) + padded(time(e.deliveredAt), 26) + padded(e.region.rawValue, 18)
-      + padded(kind, 18) + e.reason + "\n"
+    return time(e.crossedAt).column(26) + time(e.deliveredAt).column(26) + e.region.rawValue.column(18)
+      + kind.column(18) + e.reason + "\n"
   }
 
   static func json(_ e: RegionEvent) -> String {
@@ -137,9 +133,9 @@ struct AnalyzeCommand: ParsableCommand {
     if !active.isEmpty {
       text += "\nregion            enters  exits  pass  flaps suppressed  undelivered  time inside\n"
       for (id, t) in active {
-        text += Self.padded(id.rawValue, 18) + Self.padded("\(t.enters)", 8) + Self.padded("\(t.exits)", 7)
-          + Self.padded("\(t.passThroughs)", 6) + Self.padded("\(m.suppressedFlaps[id] ?? 0)", 18)
-          + Self.padded("\(t.undelivered)", 13) + CrossingsCommand.duration(t.timeInside) + "\n"
+        text += id.rawValue.column(18) + "\(t.enters)".column(8) + "\(t.exits)".column(7)
+          + "\(t.passThroughs)".column(6) + "\(m.suppressedFlaps[id] ?? 0)".column(18)
+          + "\(t.undelivered)".column(13) + CrossingsCommand.duration(t.timeInside) + "\n"
       }
     }
     let quiet = m.monitoredRegions.count - active.count

@@ -85,8 +85,6 @@ struct InfoCommand: ParsableCommand {
     return lines.joined(separator: "\n") + "\n"
   }
 
-  static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
-
   static func kilometres(_ metres: Double) -> String { decimal(metres / 1000, 3) + " km" }
 
   static func decimal(_ value: Double, _ digits: Int) -> String {

@@ -40,10 +40,10 @@ struct RegionsCommand: ParsableCommand {
           polygons += 1
         }
       }
-      var text = "\(file): \(InfoCommand.counted(regionFile.regions.count, "region")), all valid: "
-        + InfoCommand.counted(circles, "circle")
+      var text = "\(file): \(counted(regionFile.regions.count, "region")), all valid: "
+        + counted(circles, "circle")
       if circles > 0 { text += " (radius \(smallest) … \(largest) m)" }
-      text += ", \(InfoCommand.counted(polygons, "polygon"))\n"
+      text += ", \(counted(polygons, "polygon"))\n"
       // Regions that do not want both notifications (the others do).
       for (id, n) in regionFile.notifications.sorted(by: { $0.key < $1.key }) {
         let wants = n.contains(.entry) ? "entry only" : n.contains(.exit) ? "exit only" : "neither entry nor exit"

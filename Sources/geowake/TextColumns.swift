@@ -7,3 +7,6 @@ extension String {
     return n >= width ? self + " " : self + String(repeating: " ", count: width - n)
   }
 }
+
+/// "1 region", "3 regions".
+func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }

@@ -30,7 +30,10 @@ public enum RegionFileReader {
   /// Reads every region of the file at `path`.
   /// - Throws: ``TrackIOError`` with the line and column of the first problem.
   public static func read(path: String) throws(TrackIOError) -> RegionFile {
-    guard try startsWithJSON(path) else { return RegionFile(regions: try RegionCSVReader.read(path: path)) }
+    let first = path == "-" ? nil : TrackFileReader.firstCharacter(path)
+    guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+      return RegionFile(regions: try RegionCSVReader.read(path: path))
+    }
     var parser = try JSONParser(path: path)
     let root = try parser.parseDocument()
     var reader = Reader(parser: parser)
@@ -53,16 +56,6 @@ public enum RegionFileReader {
       throw parser.error("\(root.kind): expected a GeoJSON FeatureCollection or an array of regions", at: root.offset)
     }
     return RegionFile(regions: reader.regions, notifications: reader.notifications)
-  }
-
-  private static func startsWithJSON(_ path: String) throws(TrackIOError) -> Bool {
-    guard path != "-" else { return false }
-    var lines = try ByteLineReader(path: path)
-    var first: UInt8?
-    while first == nil, let found = try lines.nextLine({ line in line.first { !MarkupScanner.isSpace($0) } ?? 0 }) {
-      if found != 0 { first = found }
-    }
-    return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
   }
 
   private struct Reader {

@@ -85,7 +85,7 @@ public struct TrackFileReader {
   }
 
   /// The file's first byte after a byte-order mark and spaces, if it can be read.
-  private static func firstCharacter(_ path: String) -> UInt8? {
+  static func firstCharacter(_ path: String) -> UInt8? {
     guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
     let head = Array((try? handle.read(upToCount: 256)) ?? Data())
