@@ -14,14 +14,16 @@ struct AnalyzeCommand: ParsableCommand {
       a radius property, Polygon, MultiPolygon; notifyOnEntry/notifyOnExit properties) or a JSON \
       array of {id, lat, lon, radius}, in registration order. The profile decides the \
       rules: ios (default: 20-region cap, 200 m / 20 s confirmation, accuracy gating, 3-5 min \
-      delivery latency, pass-throughs unseen) or server (the geometric truth). Events are listed \
+      delivery latency, pass-throughs unseen), android (100-region cap, confirmation by the share \
+      of the fix's accuracy disc inside: 85 %/15 %, low confidence in between; dwell after 5 min \
+      inside; latency up to 2 min, 2-6 min when stationary) or server (the geometric truth). Events are listed \
       in the order they were decided; each has the time the boundary was crossed, the time the \
       app is told (or "-" when it is not) and the reason. A summary follows: events and time \
       inside per region, fixes reordered (within the profile's reorder window: server 30 s, ios \
       none) and fixes rejected, and why.
 
       --format jsonl writes one JSON object per event with the keys event (enter, exit, \
-      passThrough, state, monitoringFailed), region, crossedAt, deliveredAt (ISO 8601 UTC with \
+      passThrough, dwell, state, monitoringFailed), region, crossedAt, deliveredAt (ISO 8601 UTC with \
       milliseconds, or null when not delivered), lat, lon, state (for state events, else null) \
       and reason; no summary.
       """
@@ -33,7 +35,7 @@ struct AnalyzeCommand: ParsableCommand {
   @Option(help: "Regions file (CSV id,lat,lon,radius; GeoJSON; or JSON).")
   var regions: String
 
-  @Option(help: "Platform profile: ios or server.")
+  @Option(help: "Platform profile: ios, android or server.")
   var profile: String = "ios"
 
   @Option(help: "Output format: table or jsonl.")
@@ -50,10 +52,10 @@ struct AnalyzeCommand: ParsableCommand {
 
   func validate() throws {
     guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, got \(format)") }
-    guard Self.profiles[profile] != nil else { throw ValidationError("--profile must be ios or server, got \(profile)") }
+    guard Self.profiles[profile] != nil else { throw ValidationError("--profile must be ios, android or server, got \(profile)") }
   }
 
-  static let profiles: [String: RegionMonitoringProfile] = ["ios": .ios, "server": .server]
+  static let profiles = RegionMonitoringProfile.named
 
   func run() throws {
     let regionFile: RegionFile
@@ -131,10 +133,11 @@ struct AnalyzeCommand: ParsableCommand {
     }
     let active = activity.totals.filter { !$0.value.failed }.sorted { $0.key < $1.key }
     if !active.isEmpty {
-      text += "\nregion            enters  exits  pass  flaps suppressed  undelivered  time inside\n"
+      let dwells = m.profile.loiteringDelay != nil
+      text += "\nregion            enters  exits  pass  " + (dwells ? "dwells  " : "") + "flaps suppressed  undelivered  time inside\n"
       for (id, t) in active {
         text += id.rawValue.column(18) + "\(t.enters)".column(8) + "\(t.exits)".column(7)
-          + "\(t.passThroughs)".column(6) + "\(m.suppressedFlaps[id] ?? 0)".column(18)
+          + "\(t.passThroughs)".column(6) + (dwells ? "\(t.dwells)".column(8) : "") + "\(m.suppressedFlaps[id] ?? 0)".column(18)
           + "\(t.undelivered)".column(13) + CrossingsCommand.duration(t.timeInside) + "\n"
       }
     }

@@ -36,6 +36,16 @@ struct AnalyzeCommandTests {
     }
   }
 
+  /// Android rules on the same track: dwell events and their column, the 85 % / 75 % thresholds.
+  @Test func androidProfileDwells() throws {
+    let result = try CommandRunner.run(Self.demo + ["--profile", "android"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("aoyama-itchome    dwell             inside for the android profile's loitering delay of 300 s"))
+    #expect(result.stdout.contains("region            enters  exits  pass  dwells  flaps suppressed  undelivered  time inside\n"))
+    #expect(result.stdout.contains("aoyama-itchome    2       2      0     2       0                 0            15 min 41 s\n"))
+    #expect(result.stdout.contains("8 regions monitored (profile android)"))
+  }
+
   @Test func outputIsDeterministicAndNeverPartial() throws {
     let folder = try TemporaryFolder()
     let out = folder.url.path + "/timeline.jsonl"

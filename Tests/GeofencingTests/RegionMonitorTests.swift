@@ -32,7 +32,7 @@ func transitionsAlternate(_ events: [RegionEvent]) -> Bool {
     case .exit:
       if inside[e.region] != true { return false }
       inside[e.region] = false
-    case .passThrough, .monitoringFailed: break
+    case .passThrough, .monitoringFailed, .dwell: break
     }
   }
   return true

@@ -38,11 +38,11 @@ struct RegionFileReaderTests {
     let path = try folder.file("regions.json", containing: """
       [ {"id": "home", "lat": 37.7, "lon": -122.4, "radius": 100, "notifyOnExit": false},
         {"id": "work", "lat": 37.8, "lon": -122.4, "radius": 2e2},
-        {"id": 42, "lat": -1, "lon": 181, "radius": 5, "notifyOnEntry": false, "notifyOnExit": false} ]
+        {"id": 42, "lat": -1, "lon": 181, "radius": 5, "notifyOnEntry": false, "notifyOnExit": false, "notifyOnDwell": false} ]
       """)
     let read = try RegionFileReader.read(path: path)
     #expect(read.regions.map(\.identifier.rawValue) == ["home", "work", "42"])
-    #expect(read.notifications == [try RegionIdentifier("home"): .entry, try RegionIdentifier("42"): []])
+    #expect(read.notifications == [try RegionIdentifier("home"): [.entry, .dwell], try RegionIdentifier("42"): []])
     guard case .circle(let c) = read.regions[2] else { Issue.record("not a circle"); return }
     #expect(c.center.longitude == -179)
   }
@@ -55,7 +55,7 @@ struct RegionFileReaderTests {
       """#)
     let read = try RegionFileReader.read(path: path)
     #expect(read.regions.map(\.identifier.rawValue) == ["café 😀"])
-    #expect(read.notifications.values.first == .exit)
+    #expect(read.notifications.values.first == [.exit, .dwell])
   }
 
   @Test(arguments: [

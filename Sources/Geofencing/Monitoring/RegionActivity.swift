@@ -10,6 +10,7 @@ public struct RegionActivity: Hashable, Sendable {
     public var enters = 0
     public var exits = 0
     public var passThroughs = 0
+    public var dwells = 0
     public var stateEvents = 0
     /// Events kept but not delivered to the app (see their reasons).
     public var undelivered = 0
@@ -46,6 +47,8 @@ public struct RegionActivity: Hashable, Sendable {
       } else {
         close(event.region, at: event.crossedAt, into: &t)
       }
+    case .dwell:
+      t.dwells += 1
     case .monitoringFailed:
       t.failed = true
     }

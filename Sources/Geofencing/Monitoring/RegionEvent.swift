@@ -14,6 +14,9 @@ public struct RegionEvent: Hashable, Sendable {
     case state
     /// The region could not be monitored (past the profile's region cap).
     case monitoringFailed
+    /// The device stayed inside for the profile's loitering delay after entering (Android's
+    /// `GEOFENCE_TRANSITION_DWELL`); the state does not change.
+    case dwell
   }
 
   /// A region's state.
@@ -26,7 +29,8 @@ public struct RegionEvent: Hashable, Sendable {
   public var kind: Kind
   public var region: RegionIdentifier
   /// When the path crossed the boundary (interpolated); for `state` and `monitoringFailed`, the
-  /// time of the fix that established it. Seconds since the Unix epoch.
+  /// time of the fix that established it; for `dwell`, the end of the loitering delay. Seconds
+  /// since the Unix epoch.
   public var crossedAt: Double
   /// When the app is told, or `nil` when it is not (``reason`` says why).
   public var deliveredAt: Double?
@@ -57,8 +61,10 @@ public struct RegionNotifications: OptionSet, Hashable, Sendable {
   public init(rawValue: UInt8) { self.rawValue = rawValue }
   public static let entry = RegionNotifications(rawValue: 1)
   public static let exit = RegionNotifications(rawValue: 2)
-  /// Both, the default.
-  public static let all: RegionNotifications = [.entry, .exit]
+  /// Dwell events, on profiles that have them (``RegionMonitoringProfile/loiteringDelay``).
+  public static let dwell = RegionNotifications(rawValue: 4)
+  /// All of them, the default.
+  public static let all: RegionNotifications = [.entry, .exit, .dwell]
 }
 
 /// Why a ``RegionMonitor`` did not use a fix.

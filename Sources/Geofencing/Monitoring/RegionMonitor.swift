@@ -12,7 +12,14 @@ public import Geodesy
 /// ``suppressedFlaps``): GPS noise at a boundary and a single wild fix do not produce events. The
 /// event carries the time the boundary was crossed (interpolated) and its delivery time
 /// (confirmation plus the profile's latency). Polygon regions need no confirmation distance
-/// (their depth is not measured); confirmation time applies to them.
+/// (their depth is not measured); confirmation time applies to them. A profile with an
+/// ``RegionMonitoringProfile/accuracyOverlap`` rule (Android) confirms circle crossings by the
+/// share of the fix's accuracy disc inside the region instead; while it is between the
+/// thresholds the crossing stays pending (low confidence) and nothing is alerted.
+///
+/// **Dwell.** With a ``RegionMonitoringProfile/loiteringDelay``, a region the device has been
+/// inside (confirmed entry, or `state` inside) for that long gets a `dwell` event at the first fix
+/// after the delay, if no exit was confirmed meanwhile.
 ///
 /// **Events.** Per region, confirmed enters and exits strictly alternate. The first fix sets
 /// every region's state with a `state` event for each region it is inside (the others are
@@ -49,6 +56,9 @@ public struct RegionMonitor {
   private var crossings: [RegionCrossing] = []
   private var openPassThroughs: [RegionIdentifier] = []
   private var lastTime: Double?
+  private var lastCoordinate: Coordinate?
+  /// Per region inside with a dwell still to come: when the loitering delay ends.
+  private var dwellDue: [RegionIdentifier: Double] = [:]
   private var reorder: FixReorderBuffer
   private var ready: [LocationFix] = []
 
@@ -137,7 +147,10 @@ public struct RegionMonitor {
     // Checked above: the detector accepts the fix.
     try? detector.process(fix, into: &crossings)
     fixCount += 1
-    defer { lastTime = fix.time }
+    defer {
+      lastTime = fix.time
+      lastCoordinate = fix.coordinate
+    }
     guard let last = lastTime else {
       start(at: fix, into: &events)
       return
@@ -163,6 +176,7 @@ public struct RegionMonitor {
       passThrough(c, then: second, at: fix, into: &events)
     }
     confirmPending(at: fix, into: &events)
+    if !dwellDue.isEmpty { dwell(at: fix, into: &events) }
   }
 
   // MARK: - Steps
@@ -185,6 +199,7 @@ public struct RegionMonitor {
       confirmed[region.identifier] = inside ? .inside : .outside
       if inside {
         events.append(stateEvent(region.identifier, .inside, at: fix, reason: "initial state at the first fix"))
+        startDwell(region.identifier, at: fix.time)
       }
     }
   }
@@ -199,6 +214,7 @@ public struct RegionMonitor {
       let now: RegionEvent.State = detector.isInside(id) == true ? .inside : .outside
       guard let before = confirmed[id], before != now else { continue }
       confirmed[id] = now
+      if now == .inside { startDwell(id, at: fix.time) } else { dwellDue[id] = nil }
       events.append(stateEvent(
         id, now, at: fix,
         reason: "state regained after \(Int(gap.rounded())) s without fixes (the \(profile.name) profile's limit is \(Int(profile.gapLimit)) s): was \(before.rawValue)"))
@@ -223,7 +239,7 @@ public struct RegionMonitor {
       return
     }
     let what = first.direction == .enter ? "entered and left" : "left and re-entered"
-    let delivered = profile.reportsPassThroughs ? fix.time + latency(first.region, first.time) : nil
+    let delivered = profile.reportsPassThroughs ? fix.time + latency(first.region, first.time, range: profile.deliveryLatency) : nil
     events.append(RegionEvent(
       kind: .passThrough, region: first.region, crossedAt: first.time, deliveredAt: delivered, coordinate: first.coordinate,
       reason: "the path \(what) the region between fixes \(first.fromFix) and \(first.toFix) (\(Int((second.time - first.time).rounded())) s)"
@@ -246,8 +262,8 @@ public struct RegionMonitor {
     while k < pending.count {
       let p = pending[k]
       let entering = p.crossing.direction == .enter
-      let (depth, required) = depthAndRequirement(p.region, entering: entering, fix: fix)
-      guard depth >= required else {
+      let evidence = evidence(p.region, entering: entering, fix: fix)
+      guard evidence.isSufficient else {
         pending[k].beyondSince = nil
         k += 1
         continue
@@ -261,45 +277,118 @@ public struct RegionMonitor {
       pending.remove(at: k)
       let id = p.crossing.region
       confirmed[id] = entering ? .inside : .outside
+      if entering { startDwell(id, at: fix.time) } else { dwellDue[id] = nil }
       let wanted = notifications[id] ?? .all
       let notify = entering ? wanted.contains(.entry) : wanted.contains(.exit)
-      let delivered = notify ? fix.time + latency(id, p.crossing.time) : nil
       var reason = "crossed the boundary between fixes \(p.crossing.fromFix) and \(p.crossing.toFix)"
-      if profile.confirmationDistance > 0 || profile.confirmationTime > 0 || profile.requiresDepthBeyondAccuracy {
-        reason += "; confirmed at fix \(detector.fixCount - 1), \(Int(depth.rounded())) m \(entering ? "inside" : "outside")"
-          + " (needed \(Int(required.rounded())) m) for \(Int((fix.time - since).rounded())) s (needed \(Int(profile.confirmationTime)) s)"
+      let text = evidence.description(entering: entering)
+      if text != nil || profile.confirmationTime > 0 {
+        reason += "; confirmed at fix \(detector.fixCount - 1)" + (text.map { ", " + $0 } ?? "")
+        if profile.confirmationTime > 0 {
+          reason += " for \(Int((fix.time - since).rounded())) s (needed \(Int(profile.confirmationTime)) s)"
+        }
       }
-      if let delivered {
-        if delivered > fix.time { reason += "; delivered \(Int((delivered - fix.time).rounded())) s later" }
-      } else {
-        reason += "; not delivered: notifyOn\(entering ? "Entry" : "Exit") is off"
-      }
+      let delivered = notify ? deliveryTime(id, p.crossing.time, confirmedBy: fix, reason: &reason) : nil
+      if delivered == nil { reason += "; not delivered: notifyOn\(entering ? "Entry" : "Exit") is off" }
       events.append(RegionEvent(
         kind: entering ? .enter : .exit, region: id, crossedAt: p.crossing.time, deliveredAt: delivered,
         coordinate: p.crossing.coordinate, reason: reason))
     }
   }
 
-  /// How far beyond the boundary the fix is on the pending side, and how far it must be.
-  private func depthAndRequirement(_ region: Region, entering: Bool, fix: LocationFix) -> (Double, Double) {
-    let accuracy = profile.requiresDepthBeyondAccuracy ? (fix.horizontalAccuracy ?? 0) : 0
+  private mutating func startDwell(_ id: RegionIdentifier, at time: Double) {
+    if let delay = profile.loiteringDelay { dwellDue[id] = time + delay }
+  }
+
+  /// Dwell events for the regions whose loitering delay has ended by this fix.
+  private mutating func dwell(at fix: LocationFix, into events: inout [RegionEvent]) {
+    let due = dwellDue.filter { $0.value <= fix.time }.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+    for (id, time) in due {
+      dwellDue[id] = nil
+      let delay = Int((profile.loiteringDelay ?? 0).rounded())
+      var reason = "inside for the \(profile.name) profile's loitering delay of \(delay) s, seen at fix \(detector.fixCount - 1)"
+      let delivered = (notifications[id] ?? .all).contains(.dwell) ? deliveryTime(id, time, confirmedBy: fix, reason: &reason) : nil
+      if delivered == nil { reason += "; not delivered: notifyOnDwell is off" }
+      events.append(RegionEvent(kind: .dwell, region: id, crossedAt: time, deliveredAt: delivered, coordinate: fix.coordinate, reason: reason))
+    }
+  }
+
+  /// When an event confirmed by `fix` reaches the app; adds the latency to `reason`.
+  private func deliveryTime(_ id: RegionIdentifier, _ time: Double, confirmedBy fix: LocationFix, reason: inout String) -> Double {
+    var range = profile.deliveryLatency
+    if let stationary = profile.stationaryDeliveryLatency, let t = lastTime, let c = lastCoordinate {
+      let speed = fix.time > t ? Geodesic.wgs84.distance(from: c, to: fix.coordinate) / (fix.time - t) : 0
+      if speed < profile.stationarySpeed {
+        range = stationary
+        reason += "; the device was stationary (under \(profile.stationarySpeed) m/s)"
+      }
+    }
+    let delivered = fix.time + latency(id, time, range: range)
+    if delivered > fix.time { reason += "; delivered \(Int((delivered - fix.time).rounded())) s later" }
+    return delivered
+  }
+
+  /// What a fix shows about a pending crossing of `region`: how far beyond the boundary it is, or
+  /// how much of its accuracy disc is inside, and what the profile needs.
+  private struct Evidence {
+    enum Measure {
+      /// Metres beyond the boundary on the pending side, and the metres needed.
+      case depth(Double, needed: Double)
+      /// Share of the accuracy disc inside the region, the share needed (at least for an entry,
+      /// at most for an exit), and the accuracy.
+      case overlap(Double, needed: Double, accuracy: Double, entering: Bool)
+      /// The detector's containment alone (polygons).
+      case containment
+    }
+    var measure: Measure
+
+    var isSufficient: Bool {
+      switch measure {
+      case .depth(let depth, let needed): return depth >= needed
+      case .overlap(let ratio, let needed, _, let entering): return entering ? ratio >= needed : ratio <= needed
+      case .containment: return true
+      }
+    }
+
+    /// A clause for the event's reason, or `nil` when there is nothing to say.
+    func description(entering: Bool) -> String? {
+      switch measure {
+      case .depth(let depth, let needed):
+        guard needed > 0 else { return nil }
+        return "\(Int(depth.rounded())) m \(entering ? "inside" : "outside") (needed \(Int(needed.rounded())) m)"
+      case .overlap(let ratio, let needed, let accuracy, _):
+        guard accuracy > 0 else { return "\(entering ? "inside" : "outside") (the fix has no accuracy: it counts as a point)" }
+        return "\(Int((ratio * 100).rounded())) % of its \(Int(accuracy.rounded())) m accuracy disc inside"
+          + " (needed \(entering ? "≥" : "≤") \(Int((needed * 100).rounded())) %)"
+      case .containment: return nil
+      }
+    }
+  }
+
+  private func evidence(_ region: Region, entering: Bool, fix: LocationFix) -> Evidence {
     switch region {
     case .circle(let c):
       let d = Geodesic.wgs84.distance(from: c.center, to: fix.coordinate)
-      if entering {
-        return (c.radius - d, min(profile.confirmationDistance + accuracy, c.radius * profile.maximumEntryDepthFraction))
+      if let overlap = profile.accuracyOverlap {
+        let accuracy = fix.horizontalAccuracy ?? 0
+        let ratio = AccuracyOverlap.ratio(accuracy: accuracy, radius: c.radius, distance: d)
+        let thresholds = overlap.thresholds(radius: c.radius)
+        return Evidence(measure: .overlap(ratio, needed: entering ? thresholds.enter : thresholds.exit, accuracy: accuracy, entering: entering))
       }
-      return (d - c.radius, profile.confirmationDistance + accuracy)
+      let accuracy = profile.requiresDepthBeyondAccuracy ? (fix.horizontalAccuracy ?? 0) : 0
+      if entering {
+        return Evidence(measure: .depth(c.radius - d, needed: min(profile.confirmationDistance + accuracy, c.radius * profile.maximumEntryDepthFraction)))
+      }
+      return Evidence(measure: .depth(d - c.radius, needed: profile.confirmationDistance + accuracy))
     case .polygon:
       // On the pending side (the detector says so); depth is not measured for polygons.
-      return (0, 0)
+      return Evidence(measure: .containment)
     }
   }
 
   /// The delivery latency of an event: uniform in the profile's range, from the seed, the region
   /// and the crossing time (SplitMix64 over an FNV-1a hash; no process-random hashing).
-  private func latency(_ region: RegionIdentifier, _ time: Double) -> Double {
-    let range = profile.deliveryLatency
+  private func latency(_ region: RegionIdentifier, _ time: Double, range: ClosedRange<Double>) -> Double {
     guard range.upperBound > range.lowerBound else { return range.lowerBound }
     var h: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in region.rawValue.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }

@@ -1,3 +1,5 @@
+import RealModule
+
 /// The region-monitoring rules of a platform: every number the ``RegionMonitor`` uses, named.
 ///
 /// Sources are in `SEMANTICS.md` §1: LMPG = Apple *Location and Maps Programming Guide*, Region
@@ -41,13 +43,30 @@ public struct RegionMonitoringProfile: Hashable, Sendable {
   /// Whether `state` events (initial state, state regained after a gap) are delivered to the app.
   /// When not, they are kept with no delivery time (the app could ask with `requestState`).
   public var deliversStateEvents: Bool
+  /// When set, a circle crossing is confirmed by how much of the fix's accuracy disc lies inside
+  /// the region (Android's rule) instead of by ``confirmationDistance``; see ``AccuracyOverlap``.
+  public var accuracyOverlap: AccuracyOverlap?
+  /// Seconds the device must stay inside after an entry (or after a `state` inside) before a
+  /// ``RegionEvent/Kind-swift.enum/dwell`` event. `nil`: no dwell events.
+  public var loiteringDelay: Double?
+  /// When set, events confirmed while the device is stationary draw their latency from this range
+  /// instead of ``deliveryLatency`` (Android batches locations when the device does not move).
+  public var stationaryDeliveryLatency: ClosedRange<Double>?
+  /// Metres per second under which the device counts as stationary: its displacement from the
+  /// previous fix to the confirming fix, divided by the time between them.
+  public var stationarySpeed: Double
 
   public init(
     name: String, maximumRegions: Int?, confirmationDistance: Double, maximumEntryDepthFraction: Double,
     confirmationTime: Double, requiresDepthBeyondAccuracy: Bool, maximumHorizontalAccuracy: Double?,
     deliveryLatency: ClosedRange<Double>, gapLimit: Double, reorderWindow: Double, reportsPassThroughs: Bool,
-    deliversStateEvents: Bool
+    deliversStateEvents: Bool, accuracyOverlap: AccuracyOverlap? = nil, loiteringDelay: Double? = nil,
+    stationaryDeliveryLatency: ClosedRange<Double>? = nil, stationarySpeed: Double = 0.5
   ) {
+    self.accuracyOverlap = accuracyOverlap
+    self.loiteringDelay = loiteringDelay
+    self.stationaryDeliveryLatency = stationaryDeliveryLatency
+    self.stationarySpeed = stationarySpeed
     self.name = name
     self.maximumRegions = maximumRegions
     self.confirmationDistance = confirmationDistance
@@ -95,4 +114,92 @@ public struct RegionMonitoringProfile: Hashable, Sendable {
     name: "server", maximumRegions: nil, confirmationDistance: 0, maximumEntryDepthFraction: 1,
     confirmationTime: 0, requiresDepthBeyondAccuracy: false, maximumHorizontalAccuracy: nil,
     deliveryLatency: 0...0, gapLimit: 600, reorderWindow: 30, reportsPassThroughs: true, deliversStateEvents: true)
+
+  /// Android-like (Google Play services geofencing, `GeofencingClient`).
+  ///
+  /// - `maximumRegions` 100: AGG ("up to 100 active geofences per app"; past it
+  ///   `GEOFENCE_TOO_MANY_GEOFENCES`).
+  /// - Confirmation by ``AccuracyOverlap/android``: enter when ≥ 85 % of the fix's accuracy disc
+  ///   is inside (75 % for a small fence), exit when ≤ 15 % is (25 %); in between the state is
+  ///   low confidence and nothing is alerted. AGG's description; the exact rule is unpublished.
+  /// - `confirmationTime` 0: AGG's notification responsiveness defaults to 0 (best effort).
+  /// - `deliveryLatency` 0…120 s, and 120…360 s when stationary (under 0.5 m/s): AGG, "usually
+  ///   less than 2 minutes … up to 6 minutes when the device has been stationary".
+  /// - `loiteringDelay` 300 s: AGG's example for `GEOFENCE_TRANSITION_DWELL` ("a loitering delay
+  ///   of five minutes"); it has no default. Assumption.
+  /// - Initial state is delivered (`INITIAL_TRIGGER_ENTER`), as a `state` event.
+  /// - No accuracy gating (the overlap rule weighs accuracy), no pass-throughs (the platform only
+  ///   sees fixes), gap limit 600 s and no reorder window as on `ios`. Assumptions.
+  public static let android = RegionMonitoringProfile(
+    name: "android", maximumRegions: 100, confirmationDistance: 0, maximumEntryDepthFraction: 1,
+    confirmationTime: 0, requiresDepthBeyondAccuracy: false, maximumHorizontalAccuracy: nil,
+    deliveryLatency: 0...120, gapLimit: 600, reorderWindow: 0, reportsPassThroughs: false, deliversStateEvents: true,
+    accuracyOverlap: .android, loiteringDelay: 300, stationaryDeliveryLatency: 120...360, stationarySpeed: 0.5)
+
+  /// The profiles by name, for command lines: `ios`, `android`, `server`.
+  public static let named: [String: RegionMonitoringProfile] = ["ios": .ios, "android": .android, "server": .server]
+}
+
+/// Confirmation by the overlap of a fix's accuracy disc with a circular region (Android's rule).
+///
+/// The *overlap ratio* of a fix is the fraction of its accuracy disc (radius: its horizontal
+/// accuracy) inside the region: the area of the two discs' intersection over the area of the
+/// accuracy disc, on the plane tangent at the fix with the geodesic distance between the centres
+/// (relative error of order (r/6,371 km)², under 10⁻⁵ for regions up to 20 km). An entry is
+/// confirmed when the ratio reaches the enter threshold, an exit when it falls to the exit
+/// threshold; in between the crossing stays pending (*low confidence*) and nothing is alerted. A
+/// fix without an accuracy is a point: ratio 1 inside, 0 outside. Polygons are judged by
+/// containment alone.
+public struct AccuracyOverlap: Hashable, Sendable {
+  /// Regions with a radius under this many metres are *small* and use the small-fence thresholds.
+  public var smallRegionRadius: Double
+  /// Minimum overlap ratio that confirms an entry into a large region.
+  public var enterRatio: Double
+  /// Minimum overlap ratio that confirms an entry into a small region.
+  public var smallRegionEnterRatio: Double
+  /// Maximum overlap ratio that confirms an exit from a large region.
+  public var exitRatio: Double
+  /// Maximum overlap ratio that confirms an exit from a small region.
+  public var smallRegionExitRatio: Double
+
+  public init(
+    smallRegionRadius: Double, enterRatio: Double, smallRegionEnterRatio: Double, exitRatio: Double,
+    smallRegionExitRatio: Double
+  ) {
+    self.smallRegionRadius = smallRegionRadius
+    self.enterRatio = enterRatio
+    self.smallRegionEnterRatio = smallRegionEnterRatio
+    self.exitRatio = exitRatio
+    self.smallRegionExitRatio = smallRegionExitRatio
+  }
+
+  /// 85 % / 15 % for large regions, 75 % / 25 % for small ones (SEMANTICS.md §1). *Small* is
+  /// under 150 m, the minimum radius AGG recommends ("100–150 meters"). Assumption.
+  public static let android = AccuracyOverlap(
+    smallRegionRadius: 150, enterRatio: 0.85, smallRegionEnterRatio: 0.75, exitRatio: 0.15, smallRegionExitRatio: 0.25)
+
+  /// The thresholds (enter, exit) for a region of `radius` metres.
+  public func thresholds(radius: Double) -> (enter: Double, exit: Double) {
+    radius < smallRegionRadius ? (smallRegionEnterRatio, smallRegionExitRatio) : (enterRatio, exitRatio)
+  }
+
+  /// The fraction of a disc of radius `accuracy` lying inside a disc of radius `radius` whose
+  /// centre is `distance` away (plane geometry; 0…1). `accuracy` 0 is a point.
+  public static func ratio(accuracy: Double, radius: Double, distance: Double) -> Double {
+    let a = accuracy, r = radius, d = distance
+    guard a > 0 else { return d <= r ? 1 : 0 }
+    if d >= a + r { return 0 }
+    if d <= r - a { return 1 }
+    if d <= a - r { return (r * r) / (a * a) }
+    // The lens: two circular segments.
+    let alpha = ((d * d + a * a - r * r) / (2 * d * a)).clamped(-1, 1)
+    let beta = ((d * d + r * r - a * a) / (2 * d * r)).clamped(-1, 1)
+    let product = max(0, (-d + a + r) * (d + a - r) * (d - a + r) * (d + a + r))
+    let area = a * a * Double.acos(alpha) + r * r * Double.acos(beta) - 0.5 * product.squareRoot()
+    return min(1, max(0, area / (Double.pi * a * a)))
+  }
+}
+
+extension Double {
+  fileprivate func clamped(_ low: Double, _ high: Double) -> Double { Swift.min(high, Swift.max(low, self)) }
 }

@@ -4,7 +4,7 @@ import Geodesy
 /// The regions of a file, in registration order, with what the app asked to be told about each.
 public struct RegionFile: Sendable {
   public var regions: [Region]
-  /// `notifyOnEntry` / `notifyOnExit` per region; regions not listed want both.
+  /// `notifyOnEntry` / `notifyOnExit` / `notifyOnDwell` per region; regions not listed want all.
   public var notifications: [RegionIdentifier: RegionNotifications]
 
   public init(regions: [Region], notifications: [RegionIdentifier: RegionNotifications] = [:]) {
@@ -22,8 +22,8 @@ public struct RegionFile: Sendable {
 ///   needs a `radius` property (metres); `Polygon` and `MultiPolygon` features are polygons
 ///   (positions `[longitude, latitude]`, RFC 7946). The identifier is the feature's `id` (string
 ///   or integer) or else its `id`, `identifier` or `name` property. Optional boolean properties
-///   `notifyOnEntry` and `notifyOnExit` (default true).
-/// - **JSON**: an array of objects `{"id", "lat", "lon", "radius", "notifyOnEntry"?, "notifyOnExit"?}`.
+///   `notifyOnEntry`, `notifyOnExit` and `notifyOnDwell` (default true).
+/// - **JSON**: an array of objects `{"id", "lat", "lon", "radius", "notifyOnEntry"?, "notifyOnExit"?, "notifyOnDwell"?}`.
 ///
 /// Identifiers must be unique within a file: a repeat is an error naming both places.
 public enum RegionFileReader {
@@ -126,7 +126,7 @@ public enum RegionFileReader {
       }
       seen[region.identifier] = node.offset
       var wanted = RegionNotifications.all
-      for (key, flag) in [("notifyOnEntry", RegionNotifications.entry), ("notifyOnExit", .exit)] {
+      for (key, flag) in [("notifyOnEntry", RegionNotifications.entry), ("notifyOnExit", .exit), ("notifyOnDwell", .dwell)] {
         guard let n = notify?[key] else { continue }
         guard case .bool(let on) = n.value else { throw fail("\"\(key)\" is \(n.kind): expected true or false", n) }
         if !on { wanted.remove(flag) }
