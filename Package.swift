@@ -61,7 +61,10 @@ package.targets += [
 // MARK: - Input and output
 
 package.targets += [
-  .target(name: "TrackIO", dependencies: ["Geodesy", "Geofencing"])
+  .target(
+    name: "TrackIO",
+    dependencies: ["Geodesy", "Geofencing", .product(name: "RealModule", package: "swift-numerics")]
+  )
 ]
 
 // MARK: - Command-line tool

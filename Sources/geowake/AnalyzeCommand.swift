@@ -25,7 +25,11 @@ struct AnalyzeCommand: ParsableCommand {
       --format jsonl writes one JSON object per event with the keys event (enter, exit, \
       passThrough, dwell, state, monitoringFailed), region, crossedAt, deliveredAt (ISO 8601 UTC with \
       milliseconds, or null when not delivered), lat, lon, state (for state events, else null) \
-      and reason; no summary.
+      and reason; no summary. --format csv has the same fields as columns (empty for null). \
+      --format geojson is a FeatureCollection of the regions (kind "region") and the events \
+      (kind "event", Point features with the JSON Lines keys as properties). --format html is \
+      one self-contained file (no network): an SVG map of the track, regions and events with \
+      tooltips, a timeline strip per region, the summary and a table of every event.
       """
   )
 
@@ -38,7 +42,7 @@ struct AnalyzeCommand: ParsableCommand {
   @Option(help: "Platform profile: ios, android or server.")
   var profile: String = "ios"
 
-  @Option(help: "Output format: table or jsonl.")
+  @Option(help: "Output format: table, jsonl, csv, geojson or html.")
   var format: String = "table"
 
   @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
@@ -51,7 +55,9 @@ struct AnalyzeCommand: ParsableCommand {
   var seed: UInt64 = 0
 
   func validate() throws {
-    guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, got \(format)") }
+    guard RegionTimelineWriter.Format(rawValue: format) != nil else {
+      throw ValidationError("--format must be table, jsonl, csv, geojson or html, got \(format)")
+    }
     guard Self.profiles[profile] != nil else { throw ValidationError("--profile must be ios, android or server, got \(profile)") }
   }
 
@@ -72,17 +78,20 @@ struct AnalyzeCommand: ParsableCommand {
     do { reader = try TrackFileReader(path: track) } catch { throw Diagnostics.fail(error) }
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }
+    var writer = RegionTimelineWriter(
+      format: RegionTimelineWriter.Format(rawValue: format) ?? .table, sink: out,
+      regions: monitor.monitoredRegions + monitor.failedRegions, title: "GeoWake: \(Self.fileName(track))",
+      subtitle: "regions \(Self.fileName(regions)), profile \(profile)")
     var events: [RegionEvent] = []
     var activity = RegionActivity()
     var firstTime: Double?
     var lastTime: Double?
-    let table = format == "table"
     do {
-      if table { try out.write("crossed at                deliveredAt               region            event             reason\n") }
+      try writer.begin()
       func write(_ events: [RegionEvent]) throws(TrackIOError) {
         for e in events {
           activity.add(e)
-          try out.write(table ? Self.row(e) : Self.json(e))
+          try writer.write(e)
         }
       }
       while let fix = try reader.next() {
@@ -90,6 +99,7 @@ struct AnalyzeCommand: ParsableCommand {
         if monitor.process(fix, into: &events) == nil {
           firstTime = min(firstTime ?? fix.time, fix.time)
           lastTime = max(lastTime ?? fix.time, fix.time)
+          writer.add(fix)
         }
         try write(events)
       }
@@ -97,27 +107,14 @@ struct AnalyzeCommand: ParsableCommand {
       monitor.finish(into: &events)
       try write(events)
       activity.finish(at: lastTime ?? 0)
-      if table { try out.write(summary(monitor, activity, span: (lastTime ?? 0) - (firstTime ?? lastTime ?? 0), reader: reader)) }
+      try writer.finish(summary: summary(monitor, activity, span: (lastTime ?? 0) - (firstTime ?? lastTime ?? 0), reader: reader))
       try out.commit()
     } catch {
       throw Diagnostics.fail(error)
     }
   }
 
-  static func time(_ t: Double?) -> String { t.map { TimestampText.iso8601($0, fractionDigits: 3) } ?? "-" }
-
-  static func row(_ e: RegionEvent) -> String {
-    let kind = e.kind == .state ? "state " + (e.state?.rawValue ?? "") : e.kind.rawValue
-    return time(e.crossedAt).column(26) + time(e.deliveredAt).column(26) + e.region.rawValue.column(18)
-      + kind.column(18) + e.reason + "\n"
-  }
-
-  static func json(_ e: RegionEvent) -> String {
-    "{\"event\":\"\(e.kind.rawValue)\",\"region\":\(JSONText.quoted(e.region.rawValue)),\"crossedAt\":\"\(time(e.crossedAt))\","
-      + "\"deliveredAt\":\(e.deliveredAt.map { "\"\(time($0))\"" } ?? "null"),"
-      + "\"lat\":\(e.coordinate.latitude),\"lon\":\(e.coordinate.longitude),"
-      + "\"state\":\(e.state.map { "\"\($0.rawValue)\"" } ?? "null"),\"reason\":\(JSONText.quoted(e.reason))}\n"
-  }
+  static func fileName(_ path: String) -> String { path == "-" ? "standard input" : String(path.split(separator: "/").last ?? Substring(path)) }
 
   func summary(_ m: RegionMonitor, _ activity: RegionActivity, span: Double, reader: TrackFileReader) -> String {
     var text = "\n\(m.fixCount) fixes used over \(CrossingsCommand.duration(span)), \(m.monitoredRegions.count) regions monitored"

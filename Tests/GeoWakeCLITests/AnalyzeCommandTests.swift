@@ -46,6 +46,21 @@ struct AnalyzeCommandTests {
     #expect(result.stdout.contains("8 regions monitored (profile android)"))
   }
 
+  /// Every format has every event: as many as JSON Lines has lines.
+  @Test func everyFormatHasEveryEvent() throws {
+    let lines = try CommandRunner.run(Self.demo + ["--format", "jsonl"]).stdout.split(separator: "\n").count
+    #expect(lines == 21)
+    let csv = try CommandRunner.run(Self.demo + ["--format", "csv"])
+    #expect(csv.status == 0 && csv.stdout.split(separator: "\n").count == lines + 1)
+    let geojson = try CommandRunner.run(Self.demo + ["--format", "geojson"])
+    #expect(geojson.status == 0 && geojson.stdout.components(separatedBy: "\"kind\":\"event\"").count - 1 == lines)
+    #expect(geojson.stdout.components(separatedBy: "\"kind\":\"region\"").count - 1 == 8)
+    let html = try CommandRunner.run(Self.demo + ["--format", "html"])
+    #expect(html.status == 0 && html.stdout.components(separatedBy: "<tr id=\"row-").count - 1 == lines)
+    #expect(html.stdout.contains("<title>GeoWake: GPXTest-TrackPointOnly.gpx</title>"))
+    #expect(html.stdout.contains("4142 fixes used over 7 h 34 min"))
+  }
+
   @Test func outputIsDeterministicAndNeverPartial() throws {
     let folder = try TemporaryFolder()
     let out = folder.url.path + "/timeline.jsonl"

@@ -35,48 +35,56 @@ public enum RegionWriter {
       try sink.write("{\"type\":\"FeatureCollection\",\"features\":[\n")
       for (i, region) in regions.enumerated() {
         try sink.write(i == 0 ? "" : ",\n")
-        try sink.write("{\"type\":\"Feature\",\"id\":\(JSONText.quoted(region.identifier.rawValue)),\"properties\":{")
-        switch region {
-        case .circle(let c):
-          try sink.write("\"radius\":")
-          try sink.write(c.radius, decimals: 2)
-          try sink.write("},\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
-          try position(c.center, sink)
-          try sink.write("]}}")
-        case .polygon(let p):
-          try sink.write("},\"geometry\":{\"type\":\"\(p.polygons.count == 1 ? "Polygon" : "MultiPolygon")\",\"coordinates\":")
-          if p.polygons.count > 1 { try sink.write("[") }
-          for (k, polygon) in p.polygons.enumerated() {
-            try sink.write(k == 0 ? "[" : ",[")
-            for (r, ring) in ([polygon.exterior] + polygon.holes).enumerated() {
-              try sink.write(r == 0 ? "[" : ",[")
-              let closed = ring.first == ring.last ? ring : ring + [ring[0]]
-              for (v, vertex) in closed.enumerated() {
-                try sink.write(v == 0 ? "[" : ",[")
-                try position(vertex, sink)
-                try sink.write("]")
-              }
-              try sink.write("]")
-            }
-            try sink.write("]")
-          }
-          if p.polygons.count > 1 { try sink.write("]") }
-          try sink.write("}}")
-        }
+        try writeFeature(region, to: sink)
       }
       try sink.write("\n]}\n")
     }
     try sink.flush()
   }
 
-  private static func position(_ c: Coordinate, _ sink: ByteSink) throws(TrackIOError) {
+  /// Writes one region as a GeoJSON Feature (no separator), with `id`, `radius` for a circle, and
+  /// `extraProperties` (JSON members without braces, e.g. `"kind":"region"`) first.
+  static func writeFeature(_ region: Region, extraProperties: String = "", to sink: ByteSink) throws(TrackIOError) {
+    try sink.write("{\"type\":\"Feature\",\"id\":\(JSONText.quoted(region.identifier.rawValue)),\"properties\":{")
+    try sink.write(extraProperties)
+    switch region {
+    case .circle(let c):
+      try sink.write(extraProperties.isEmpty ? "\"radius\":" : ",\"radius\":")
+      try sink.write(c.radius, decimals: 2)
+      try sink.write("},\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
+      try position(c.center, sink)
+      try sink.write("]}}")
+    case .polygon(let p):
+      try sink.write("},\"geometry\":{\"type\":\"\(p.polygons.count == 1 ? "Polygon" : "MultiPolygon")\",\"coordinates\":")
+      if p.polygons.count > 1 { try sink.write("[") }
+      for (k, polygon) in p.polygons.enumerated() {
+        try sink.write(k == 0 ? "[" : ",[")
+        for (r, ring) in ([polygon.exterior] + polygon.holes).enumerated() {
+          try sink.write(r == 0 ? "[" : ",[")
+          let closed = ring.first == ring.last ? ring : ring + [ring[0]]
+          for (v, vertex) in closed.enumerated() {
+            try sink.write(v == 0 ? "[" : ",[")
+            try position(vertex, sink)
+            try sink.write("]")
+          }
+          try sink.write("]")
+        }
+        try sink.write("]")
+      }
+      if p.polygons.count > 1 { try sink.write("]") }
+      try sink.write("}}")
+    }
+  }
+
+  static func position(_ c: Coordinate, _ sink: ByteSink) throws(TrackIOError) {
     try sink.write(c.longitude, decimals: 7)
     try sink.write(",")
     try sink.write(c.latitude, decimals: 7)
   }
 
+  /// `text` as one CSV field (RFC 4180): quoted when it holds a comma, quote, space or line break.
   static func csvField(_ text: String) -> String {
-    guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == " " }) else { return text }
+    guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return text }
     return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }
 }
