@@ -18,11 +18,15 @@ public enum CommandRunner {
     return FixtureFiles.packageRoot.appendingPathComponent(".build/debug/geowake")
   }
 
-  /// Runs `geowake arguments…` with `stdin` as standard input, from the package root.
-  public static func run(_ arguments: [String], stdin: String = "") throws -> Result {
+  /// Runs `geowake arguments…` with `stdin` as standard input, from the package root, with
+  /// `environment` added to the test's environment.
+  public static func run(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) throws -> Result {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     process.currentDirectoryURL = FixtureFiles.packageRoot
     let input = Pipe()
     let output = Pipe()

@@ -29,7 +29,10 @@ struct AnalyzeCommand: ParsableCommand {
       --format geojson is a FeatureCollection of the regions (kind "region") and the events \
       (kind "event", Point features with the JSON Lines keys as properties). --format html is \
       one self-contained file (no network): an SVG map of the track, regions and events with \
-      tooltips, a timeline strip per region, the summary and a table of every event.
+      tooltips, a timeline strip per region, the summary and a table of every event. \
+
+      A progress bar is drawn on standard error for tracks of 8 MB or more when it is a terminal \
+      (GEOWAKE_PROGRESS=always or never overrides).
       """
   )
 
@@ -86,6 +89,8 @@ struct AnalyzeCommand: ParsableCommand {
     var activity = RegionActivity()
     var firstTime: Double?
     var lastTime: Double?
+    var progress = ProgressBar(path: track, label: "analyze")
+    defer { progress.finish() }
     do {
       try writer.begin()
       func write(_ events: [RegionEvent]) throws(TrackIOError) {
@@ -94,7 +99,10 @@ struct AnalyzeCommand: ParsableCommand {
           try writer.write(e)
         }
       }
+      var fixesRead = 0
       while let fix = try reader.next() {
+        fixesRead += 1
+        if fixesRead & 0x3FFF == 0 { progress.update(bytes: reader.bytesRead) }
         events.removeAll(keepingCapacity: true)
         if monitor.process(fix, into: &events) == nil {
           firstTime = min(firstTime ?? fix.time, fix.time)
@@ -104,6 +112,7 @@ struct AnalyzeCommand: ParsableCommand {
         try write(events)
       }
       events.removeAll(keepingCapacity: true)
+      progress.update(bytes: reader.bytesRead)
       monitor.finish(into: &events)
       try write(events)
       activity.finish(at: lastTime ?? 0)

@@ -61,6 +61,17 @@ struct AnalyzeCommandTests {
     #expect(html.stdout.contains("4142 fixes used over 7 h 34 min"))
   }
 
+  /// The progress bar is off when standard error is not a terminal; when forced on it reaches
+  /// 100 % and erases itself, and the output is unchanged.
+  @Test func progressBarOnlyWhenWanted() throws {
+    let quiet = try CommandRunner.run(Self.demo)
+    #expect(quiet.stderr.isEmpty)
+    let shown = try CommandRunner.run(Self.demo, environment: ["GEOWAKE_PROGRESS": "always"])
+    #expect(shown.stdout == quiet.stdout)
+    #expect(shown.stderr.hasPrefix("\ranalyze [") && shown.stderr.contains("] 100% of 0.5 MB"))
+    #expect(shown.stderr.hasSuffix("\r\u{1B}[K"))
+  }
+
   @Test func outputIsDeterministicAndNeverPartial() throws {
     let folder = try TemporaryFolder()
     let out = folder.url.path + "/timeline.jsonl"

@@ -7,6 +7,8 @@ import Foundation
 struct ByteLineReader {
   let path: String
   private let handle: FileHandle
+  /// Bytes read from the file so far, for progress reports.
+  private(set) var bytesRead = 0
   private var buffer: [UInt8] = []
   private var start = 0
   private var atEnd = false
@@ -74,6 +76,7 @@ struct ByteLineReader {
       return
     }
     buffer.append(contentsOf: data)
+    bytesRead += data.count
     if firstChunk {
       firstChunk = false
       if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { buffer.removeFirst(3) }

@@ -44,6 +44,8 @@ final class MarkupScanner {
   private let ownsDescriptor: Bool
   private var storage: UnsafeMutablePointer<UInt8>
   private var capacity: Int
+  /// Bytes read from the file so far (after a byte-order mark), for progress reports.
+  private(set) var bytesRead = 0
   private var count = 0
   private var position = 0
   private var atEnd = false
@@ -147,6 +149,7 @@ final class MarkupScanner {
     }
     firstChunk = false
     count += got
+    bytesRead += got
     return true
   }
 

@@ -60,6 +60,9 @@ public struct FixCSVReader {
   /// The 1-based line of the fix last returned by ``next()``.
   public var lineNumber: Int { lines.lineNumber }
 
+  /// Bytes read from the file so far (it is read ahead in chunks), for progress reports.
+  public var bytesRead: Int { lines.bytesRead }
+
   /// The next fix, or nil at the end of the file.
   /// - Throws: ``TrackIOError`` for a malformed line, with its line and column.
   public mutating func next() throws(TrackIOError) -> LocationFix? {

@@ -48,6 +48,9 @@ public struct GPXReader {
   /// The file as named by the user (or `<stdin>`).
   public var path: String { scanner.path }
 
+  /// Bytes read from the file so far (it is read ahead in chunks), for progress reports.
+  public var bytesRead: Int { scanner.bytesRead }
+
   /// Reads every point (convenience for small files).
   public mutating func readAll() throws(TrackIOError) -> [GPXPoint] {
     var points: [GPXPoint] = []

@@ -30,6 +30,9 @@ public struct TrackFileReader {
   /// The path as given (or `<stdin>`).
   public var path: String { gpx?.path ?? csv?.path ?? jsonLines?.path ?? "" }
 
+  /// Bytes read from the file so far (it is read ahead in chunks), for progress reports.
+  public var bytesRead: Int { gpx?.bytesRead ?? csv?.bytesRead ?? jsonLines?.bytesRead ?? 0 }
+
   /// Whether the file is GPX.
   public var isGPX: Bool { gpx != nil }
 
