@@ -54,6 +54,9 @@ struct AnalyzeCommand: ParsableCommand {
   @Flag(help: "Replace the output file if it exists.")
   var force = false
 
+  @Flag(help: "Recover what can be read from a damaged GPX track; each recovery is a warning on standard error and counted in the summary.")
+  var lenient = false
+
   @Option(help: "Seed for the delivery latencies.")
   var seed: UInt64 = 0
 
@@ -78,7 +81,7 @@ struct AnalyzeCommand: ParsableCommand {
       throw SysExit.dataError
     }
     var reader: TrackFileReader
-    do { reader = try TrackFileReader(path: track) } catch { throw Diagnostics.fail(error) }
+    do { reader = try TrackFileReader(path: track, lenient: lenient) } catch { throw Diagnostics.fail(error) }
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }
     var writer = RegionTimelineWriter(
@@ -103,6 +106,7 @@ struct AnalyzeCommand: ParsableCommand {
       while let fix = try reader.next() {
         fixesRead += 1
         if fixesRead & 0x3FFF == 0 { progress.update(bytes: reader.bytesRead) }
+        if lenient { warn(reader.takeWarnings(), &progress) }
         events.removeAll(keepingCapacity: true)
         if monitor.process(fix, into: &events) == nil {
           firstTime = min(firstTime ?? fix.time, fix.time)
@@ -113,6 +117,7 @@ struct AnalyzeCommand: ParsableCommand {
       }
       events.removeAll(keepingCapacity: true)
       progress.update(bytes: reader.bytesRead)
+      warn(reader.takeWarnings(), &progress)
       monitor.finish(into: &events)
       try write(events)
       activity.finish(at: lastTime ?? 0)
@@ -123,6 +128,12 @@ struct AnalyzeCommand: ParsableCommand {
     }
   }
 
+  private func warn(_ warnings: [TrackIOError], _ progress: inout ProgressBar) {
+    guard !warnings.isEmpty else { return }
+    progress.clear()
+    warnings.forEach(Diagnostics.warning)
+  }
+
   static func fileName(_ path: String) -> String { path == "-" ? "standard input" : String(path.split(separator: "/").last ?? Substring(path)) }
 
   func summary(_ m: RegionMonitor, _ activity: RegionActivity, span: Double, reader: TrackFileReader) -> String {
@@ -130,6 +141,9 @@ struct AnalyzeCommand: ParsableCommand {
     text += " (profile \(m.profile.name))" + (m.failedRegions.isEmpty ? "" : ", \(m.failedRegions.count) refused past the cap") + "\n"
     if m.reorderedFixCount > 0 {
       text += "fixes put back in time order: \(m.reorderedFixCount) (reorder window \(Int(m.profile.reorderWindow)) s)\n"
+    }
+    if reader.warningCount > 0 {
+      text += "damage recovered from (--lenient): \(counted(reader.warningCount, "problem")), each a warning on standard error\n"
     }
     let rejected = m.rejections.values.reduce(0, +) + reader.pointsWithoutTime
     if rejected > 0 {

@@ -8,6 +8,11 @@ enum Diagnostics {
     FileHandle.standardError.write(Data(("geowake: " + message + "\n").utf8))
   }
 
+  /// Reports a problem recovered from (lenient reading).
+  static func warning(_ problem: TrackIOError) {
+    FileHandle.standardError.write(Data((problem.warningDescription + "\n").utf8))
+  }
+
   /// Reports a TrackIO error and returns the matching exit code.
   static func fail(_ error: TrackIOError) -> ExitCode {
     FileHandle.standardError.write(Data((error.description + "\n").utf8))

@@ -20,13 +20,18 @@ struct InfoCommand: ParsableCommand {
   @Option(help: "Output format: table or json.")
   var format: String = "table"
 
+  @Flag(help: "Recover what can be read from a damaged GPX file; each recovery is a warning on standard error.")
+  var lenient = false
+
   func validate() throws {
     guard ["table", "json"].contains(format) else { throw ValidationError("--format must be table or json, got \(format)") }
   }
 
   func run() throws {
     let statistics: TrackStatistics
-    do { statistics = try TrackStatistics.read(path: track) } catch { throw Diagnostics.fail(error) }
+    do {
+      statistics = try TrackStatistics.read(path: track, lenient: lenient, warning: Diagnostics.warning)
+    } catch { throw Diagnostics.fail(error) }
     let text = format == "json" ? Self.json(statistics) : Self.table(statistics, path: track)
     let out = ByteSink.standardOutput()
     do {

@@ -48,6 +48,12 @@ struct ProgressBar {
     FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
   }
 
+  /// Erases the bar so that a diagnostic can be written; the next update draws it again.
+  mutating func clear() {
+    finish()
+    drawnPercent = -1
+  }
+
   static func megabytes(_ bytes: Int) -> String {
     let tenths = (bytes * 10 + (1 << 19)) >> 20
     return "\(tenths / 10).\(tenths % 10) MB"

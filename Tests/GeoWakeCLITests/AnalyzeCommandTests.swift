@@ -72,6 +72,25 @@ struct AnalyzeCommandTests {
     #expect(shown.stderr.hasSuffix("\r\u{1B}[K"))
   }
 
+  /// A truncated GPX track: refused (65) by default; with --lenient the points before the cut
+  /// are analysed, the recoveries are warnings on standard error and counted in the summary.
+  @Test func lenientReadsATruncatedTrack() throws {
+    let folder = try TemporaryFolder()
+    let full = try FixtureFiles.text("gpx/coregpx/GPXTest-TrackPointOnly.gpx")
+    let cut = try folder.file("cut.gpx", containing: String(full.utf8.prefix(full.utf8.count * 3 / 4))!)
+    let args = ["analyze", "--regions", "Fixtures/demo/tokyo-regions.csv", cut]
+    let strict = try CommandRunner.run(args)
+    #expect(strict.status == 65 && strict.stderr.contains("error: file ends inside"))
+    let lenient = try CommandRunner.run(args + ["--lenient"])
+    #expect(lenient.status == 0, "\(lenient.stderr)")
+    #expect(lenient.stderr.contains("cut.gpx:") && lenient.stderr.contains(": warning: file ends inside <"))
+    #expect(lenient.stderr.contains("recovered: closed </"))
+    #expect(lenient.stdout.contains("damage recovered from (--lenient): "))
+    #expect(lenient.stdout.contains("fixes used over"))
+    let info = try CommandRunner.run(["info", "--lenient", "--format", "json", cut])
+    #expect(info.status == 0 && info.stdout.contains("\"trackPoints\":"))
+  }
+
   @Test func outputIsDeterministicAndNeverPartial() throws {
     let folder = try TemporaryFolder()
     let out = folder.url.path + "/timeline.jsonl"

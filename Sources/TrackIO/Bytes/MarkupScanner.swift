@@ -17,6 +17,12 @@ import Foundation
 /// scanned.
 /// Searches use `memchr`. Lines and columns are computed only when asked for, by counting
 /// newlines from the last place counted.
+///
+/// **Lenient mode** (``isLenient``): instead of throwing, markup it cannot tokenize is recovered
+/// from and each recovery is appended to ``recoveries`` (the error, with what was done): input
+/// that ends inside a tag, comment, CDATA section, declaration or processing instruction ends the
+/// input there; a tag with a '<' inside it is skipped up to that '<'; text after the name in an
+/// end tag is ignored.
 /// - Important: Not `Sendable`; owned by one reader.
 final class MarkupScanner {
   enum Kind {
@@ -56,6 +62,25 @@ final class MarkupScanner {
   private var lastNewline = -1
 
   static let chunkSize = 1 << 20
+
+  /// Whether damaged markup is recovered from instead of thrown (see the type's documentation).
+  var isLenient = false
+  /// Recoveries made in lenient mode, each an error with what was done; the reader takes them.
+  var recoveries: [TrackIOError] = []
+
+  /// In lenient mode records `problem` and what was done about it; otherwise throws it.
+  private func recover(_ problem: TrackIOError, _ done: String) throws(TrackIOError) {
+    guard isLenient else { throw problem }
+    recoveries.append(TrackIOError(path: problem.path, line: problem.line, column: problem.column, message: problem.message + "; recovered: " + done))
+  }
+
+  /// Ends the input at `offset` after a recovery.
+  private func endInput(_ problem: TrackIOError) throws(TrackIOError) -> Token? {
+    try recover(problem, "ignored the rest of the file")
+    position = count
+    atEnd = true
+    return nil
+  }
 
   init(path: String) throws(TrackIOError) {
     self.path = path == "-" ? "<stdin>" : path
@@ -212,17 +237,19 @@ final class MarkupScanner {
       position = count
       return nil
     }
-    guard try has(2, at: lt) else { throw error("file ends inside a tag", at: lt) }
+    guard try has(2, at: lt) else { return try endInput(error("file ends inside a tag", at: lt)) }
     var token = Token(kind: .other, start: lt, text: position..<lt, name: 0..<0, attributes: 0..<0)
     switch storage[lt + 1] {
     case UInt8(ascii: "!"):
       if try has(4, at: lt), storage[lt + 2] == UInt8(ascii: "-"), storage[lt + 3] == UInt8(ascii: "-") {
-        guard let end = try find("-->", from: lt + 4) else { throw error("comment is not closed: expected -->", at: lt) }
+        guard let end = try find("-->", from: lt + 4) else { return try endInput(error("comment is not closed: expected -->", at: lt)) }
         position = end
         return token
       }
       if try has(9, at: lt), UnsafeBufferPointer(start: storage + lt + 2, count: 7).elementsEqual("[CDATA[".utf8) {
-        guard let end = try find("]]>", from: lt + 9) else { throw error("CDATA section is not closed: expected ]]>", at: lt) }
+        guard let end = try find("]]>", from: lt + 9) else {
+          return try endInput(error("CDATA section is not closed: expected ]]>", at: lt))
+        }
         token.kind = .cdata
         token.name = (lt + 9)..<(end - 3)
         position = end
@@ -232,7 +259,7 @@ final class MarkupScanner {
       var depth = 0
       var i = lt + 2
       while true {
-        guard try has(1, at: i) else { throw error("declaration is not closed: expected '>'", at: lt) }
+        guard try has(1, at: i) else { return try endInput(error("declaration is not closed: expected '>'", at: lt)) }
         let b = storage[i]
         i += 1
         if b == UInt8(ascii: "[") { depth += 1 }
@@ -242,7 +269,9 @@ final class MarkupScanner {
       position = i
       return token
     case UInt8(ascii: "?"):
-      guard let end = try find("?>", from: lt + 2) else { throw error("processing instruction is not closed: expected ?>", at: lt) }
+      guard let end = try find("?>", from: lt + 2) else {
+        return try endInput(error("processing instruction is not closed: expected ?>", at: lt))
+      }
       position = end
       return token
     default:
@@ -252,7 +281,7 @@ final class MarkupScanner {
     var from = lt + 1
     var close = 0
     while true {
-      guard let gt = try find(UInt8(ascii: ">"), from: from) else { throw error("file ends inside a tag", at: lt) }
+      guard let gt = try find(UInt8(ascii: ">"), from: from) else { return try endInput(error("file ends inside a tag", at: lt)) }
       var quote: UInt8 = 0
       var i = lt + 1
       while i < gt {
@@ -262,7 +291,9 @@ final class MarkupScanner {
         } else if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
           quote = b
         } else if b == UInt8(ascii: "<") {
-          throw error("'<' inside a tag: expected '>' to close it first", at: i)
+          try recover(error("'<' inside a tag: expected '>' to close it first", at: i), "skipped the unclosed tag")
+          position = i
+          return token
         }
         i += 1
       }
@@ -281,7 +312,7 @@ final class MarkupScanner {
     if isEnd {
       var j = nameEnd
       while j < close, Self.isSpace(storage[j]) { j += 1 }
-      guard j == close else { throw error("unexpected text in an end tag: expected '>'", at: j) }
+      if j != close { try recover(error("unexpected text in an end tag: expected '>'", at: j), "ignored the text") }
       token.kind = .endTag
       return token
     }

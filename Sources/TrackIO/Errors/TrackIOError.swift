@@ -21,4 +21,9 @@ public struct TrackIOError: Error, Hashable, Sendable, CustomStringConvertible {
   public var description: String {
     line > 0 ? "\(path):\(line):\(column): error: \(message)" : "\(path): error: \(message)"
   }
+
+  /// The same, as a warning (a problem recovered from): `path:line:column: warning: message`.
+  public var warningDescription: String {
+    line > 0 ? "\(path):\(line):\(column): warning: \(message)" : "\(path): warning: \(message)"
+  }
 }

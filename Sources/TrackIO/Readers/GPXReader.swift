@@ -15,6 +15,20 @@ import Geodesy
 /// a point without `lat`/`lon`, a latitude outside −90…90 (gpxpy accepts 91), a number or time
 /// that does not parse — each is a ``TrackIOError`` with the line and column.
 ///
+/// **Lenient** (`lenient: true`): recovers what it can from a damaged file, and reports each
+/// recovery as a warning (``takeWarnings()``: the error, its line and column, and what was done):
+/// - a point without a usable `lat`/`lon` (missing, not a number, out of range, malformed
+///   attributes) is skipped, with everything inside it;
+/// - a value that does not parse (`<time>noon</time>`, `<ele>high</ele>`) is left out of its point;
+/// - an end tag that matches an element opened further up closes the elements inside it; one
+///   that matches nothing open is ignored;
+/// - a file that ends inside an element (truncated) closes what is open: the point being read is
+///   kept with the values complete before the end; markup cut short is ignored;
+/// - content after the end of `<gpx>` is ignored; a tag with no name, or with a '<' inside it, is
+///   skipped.
+///
+/// A file without a `<gpx>` root is an error in both modes.
+///
 /// ```swift
 /// var reader = try GPXReader(path: "ride.gpx")
 /// while let point = try reader.next() { … }
@@ -37,12 +51,43 @@ public struct GPXReader {
   private var value: [UInt8] = []
   private var collecting: Tag?
   private var valueStart = (line: 0, column: 0)
+  private var ended = false
+  private var warnings: [TrackIOError] = []
 
-  /// Opens `path` (`-` for standard input).
-  public init(path: String) throws(TrackIOError) {
+  /// Whether damaged input is recovered from, with warnings, instead of thrown.
+  public let isLenient: Bool
+  /// Recoveries made so far (lenient mode), including those already taken.
+  public private(set) var warningCount = 0
+
+  /// Opens `path` (`-` for standard input); `lenient` recovers from damage (see the type).
+  public init(path: String, lenient: Bool = false) throws(TrackIOError) {
     scanner = try MarkupScanner(path: path)
+    scanner.isLenient = lenient
+    isLenient = lenient
     value.reserveCapacity(64)
     nameBytes.reserveCapacity(256)
+  }
+
+  /// The recoveries made since the last call, oldest first: each an error (with its line and
+  /// column) whose message ends with what was done.
+  public mutating func takeWarnings() -> [TrackIOError] {
+    absorbScannerRecoveries()
+    defer { warnings.removeAll() }
+    return warnings
+  }
+
+  /// In lenient mode records `problem` and what was done about it; otherwise throws it.
+  private mutating func recover(_ problem: TrackIOError, _ done: String) throws(TrackIOError) {
+    guard isLenient else { throw problem }
+    warningCount += 1
+    warnings.append(TrackIOError(path: problem.path, line: problem.line, column: problem.column, message: problem.message + "; recovered: " + done))
+  }
+
+  private mutating func absorbScannerRecoveries() {
+    guard !scanner.recoveries.isEmpty else { return }
+    warningCount += scanner.recoveries.count
+    warnings += scanner.recoveries
+    scanner.recoveries.removeAll()
   }
 
   /// The file as named by the user (or `<stdin>`).
@@ -61,7 +106,8 @@ public struct GPXReader {
   /// The next point in document order, or nil at the end of the file.
   public mutating func next() throws(TrackIOError) -> GPXPoint? {
     var trailing = 0..<0
-    while let token = try scanner.next(trailingText: &trailing) {
+    while !ended, let token = try scanner.next(trailingText: &trailing) {
+      if isLenient { absorbScannerRecoveries() }
       if collecting != nil && !token.text.isEmpty { value.append(contentsOf: scanner.bytes[token.text]) }  // rare: values only
       switch token.kind {
       case .startTag, .emptyElementTag:
@@ -74,12 +120,25 @@ public struct GPXReader {
         break
       }
     }
-    if let open = tags.indices.last {
-      throw scanner.error(
-        "file ends inside <\(name(at: open))> opened on line \(tagLines[open]): expected </\(name(at: open))>",
-        at: scanner.bytes.count)
-    }
+    if isLenient { absorbScannerRecoveries() }
     if !sawRoot { throw scanner.error("no <gpx> element: expected a GPX document", at: scanner.bytes.count) }
+    if let open = tags.indices.last {
+      if let cut = collecting {
+        // A value cut short could read as another value (<ele>12 of <ele>1234): never kept.
+        collecting = nil
+        try recover(scanner.error("file ends inside the <\(name(at: open))> value", at: scanner.bytes.count), "left out the \(cut == .time ? "time" : "value")")
+      }
+      try recover(
+        scanner.error(
+          "file ends inside <\(name(at: open))> opened on line \(tagLines[open]): expected </\(name(at: open))>",
+          at: scanner.bytes.count),
+        "closed \(closing(from: 0))")
+      var last: GPXPoint?
+      while !tags.isEmpty {
+        if let p = try closeTop() { last = p }
+      }
+      if let last { return last }
+    }
     return nil
   }
 
@@ -133,7 +192,10 @@ public struct GPXReader {
   private mutating func startTag(_ token: MarkupScanner.Token) throws(TrackIOError) -> GPXPoint? {
     let bytes = scanner.bytes
     let qualified = token.name
-    guard !qualified.isEmpty else { throw scanner.error("expected an element name after '<'", at: token.start + 1) }
+    guard !qualified.isEmpty else {
+      try recover(scanner.error("expected an element name after '<'", at: token.start + 1), "skipped the tag")
+      return nil
+    }
     var localStart = qualified.lowerBound
     for i in qualified where bytes[i] == UInt8(ascii: ":") { localStart = i + 1 }
     let tag = Self.tag(forLocalName: bytes[localStart..<qualified.upperBound])
@@ -142,48 +204,62 @@ public struct GPXReader {
       guard tag == .gpx else { throw scanner.error("root element is <\(text(qualified))>: expected <gpx>", at: token.start) }
       sawRoot = true
     } else if tags.isEmpty {
-      throw scanner.error("content after the end of <gpx>", at: token.start)
+      try recover(scanner.error("content after the end of <gpx>", at: token.start), "ignored the rest of the file")
+      ended = true
+      return nil
     }
     let selfClosing = token.kind == .emptyElementTag
     let isPoint = (tag == .trkpt && parent == .trkseg) || (tag == .rtept && parent == .rte) || (tag == .wpt && parent == .gpx)
     // Attributes: only lat/lon on points and version on the root are read.
     var latitude: (value: Double, offset: Int)?
     var longitude: (value: Double, offset: Int)?
+    // The first problem with the attributes (a point with one is skipped in lenient mode).
+    var problem: TrackIOError?
     if isPoint || (tag == .gpx && parent == nil) {
       var i = token.attributes.lowerBound
       let end = token.attributes.upperBound
-      while true {
+      attributes: while problem == nil {
         while i < end, MarkupScanner.isSpace(bytes[i]) { i += 1 }
         guard i < end else { break }
         let nameStart = i
         while i < end, MarkupScanner.isNameByte(bytes[i]) { i += 1 }
         let attributeName = nameStart..<i
-        guard !attributeName.isEmpty else { throw scanner.error("expected an attribute name", at: i) }
+        guard !attributeName.isEmpty else {
+          problem = scanner.error("expected an attribute name", at: i)
+          break attributes
+        }
         while i < end, MarkupScanner.isSpace(bytes[i]) { i += 1 }
         guard i < end, bytes[i] == UInt8(ascii: "=") else {
-          throw scanner.error("expected '=' after attribute \(text(attributeName))", at: i)
+          problem = scanner.error("expected '=' after attribute \(text(attributeName))", at: i)
+          break attributes
         }
         i += 1
         while i < end, MarkupScanner.isSpace(bytes[i]) { i += 1 }
         guard i < end, bytes[i] == UInt8(ascii: "\"") || bytes[i] == UInt8(ascii: "'") else {
-          throw scanner.error("expected a quoted value for attribute \(text(attributeName))", at: i)
+          problem = scanner.error("expected a quoted value for attribute \(text(attributeName))", at: i)
+          break attributes
         }
         let quote = bytes[i]
         i += 1
         let valueStart = i
         while i < end, bytes[i] != quote { i += 1 }
-        guard i < end else { throw scanner.error("attribute value is not closed", at: valueStart - 1) }
+        guard i < end else {
+          problem = scanner.error("attribute value is not closed", at: valueStart - 1)
+          break attributes
+        }
         let valueRange = valueStart..<i
         i += 1
         let attributeBytes = bytes[attributeName]
         if isPoint && attributeBytes.elementsEqual("lat".utf8) {
           guard let v = Self.number(bytes, valueRange) else {
-            throw scanner.error("lat \"\(text(valueRange))\" is not a number: expected degrees in -90...90", at: valueStart)
+            problem = scanner.error("lat \"\(text(valueRange))\" is not a number: expected degrees in -90...90", at: valueStart)
+            break attributes
           }
           latitude = (v, valueStart)
         } else if isPoint && attributeBytes.elementsEqual("lon".utf8) {
           guard let v = Self.number(bytes, valueRange) else {
-            throw scanner.error("lon \"\(text(valueRange))\" is not a number: expected degrees", at: valueStart)
+            problem = scanner.error("lon \"\(text(valueRange))\" is not a number: expected degrees", at: valueStart)
+            break attributes
           }
           longitude = (v, valueStart)
         } else if tag == .gpx && attributeBytes.elementsEqual("version".utf8) {
@@ -191,6 +267,7 @@ public struct GPXReader {
         }
       }
     }
+    if let problem, !isPoint { try recover(problem, "ignored the attributes") }
     switch tag {
     case .trk where parent == .gpx:
       summary.tracks += 1
@@ -203,13 +280,20 @@ public struct GPXReader {
     case .trkpt, .rtept, .wpt:
       guard isPoint else { break }
       let kindName = tag == .trkpt ? "trkpt" : tag == .rtept ? "rtept" : "wpt"
-      guard let latitude else { throw scanner.error("<\(kindName)> has no lat attribute: expected lat=\"degrees\"", at: token.start) }
-      guard let longitude else { throw scanner.error("<\(kindName)> has no lon attribute: expected lon=\"degrees\"", at: token.start) }
-      let coordinate: Coordinate
-      do throws(CoordinateError) {
-        coordinate = try Coordinate(latitude: latitude.value, longitude: longitude.value)
-      } catch {
-        throw scanner.error(error.description, at: error.component == .latitude ? latitude.offset : longitude.offset)
+      var coordinate: Coordinate?
+      if problem == nil, let latitude, let longitude {
+        do throws(CoordinateError) {
+          coordinate = try Coordinate(latitude: latitude.value, longitude: longitude.value)
+        } catch {
+          problem = scanner.error(error.description, at: error.component == .latitude ? latitude.offset : longitude.offset)
+        }
+      } else if problem == nil {
+        let missing = latitude == nil ? "lat" : "lon"
+        problem = scanner.error("<\(kindName)> has no \(missing) attribute: expected \(missing)=\"degrees\"", at: token.start)
+      }
+      guard let coordinate else {
+        try recover(problem ?? scanner.error("<\(kindName)> has no position", at: token.start), "skipped the <\(kindName)>")
+        break
       }
       let line = scanner.location(of: token.start).line
       var p: GPXPoint
@@ -246,13 +330,50 @@ public struct GPXReader {
   }
 
   private mutating func endTag(_ token: MarkupScanner.Token) throws(TrackIOError) -> GPXPoint? {
-    guard let tag = tags.last else { throw scanner.error("</\(text(token.name))> closes nothing", at: token.start) }
-    let start = tags.count == 1 ? 0 : nameEnds[tags.count - 2]
-    guard nameBytes[start..<nameEnds[tags.count - 1]].elementsEqual(scanner.bytes[token.name]) else {
-      throw scanner.error(
-        "</\(text(token.name))> does not match <\(name(at: tags.count - 1))> opened on line \(tagLines[tags.count - 1])",
-        at: token.start)
+    guard !tags.isEmpty else {
+      try recover(scanner.error("</\(text(token.name))> closes nothing", at: token.start), "ignored it")
+      return nil
     }
+    if topName.elementsEqual(scanner.bytes[token.name]) { return try closeTop() }
+    let mismatch = scanner.error(
+      "</\(text(token.name))> does not match <\(name(at: tags.count - 1))> opened on line \(tagLines[tags.count - 1])",
+      at: token.start)
+    guard let open = openIndex(named: token.name) else {
+      try recover(mismatch, "ignored the end tag")
+      return nil
+    }
+    try recover(mismatch, "closed \(closing(from: open))")
+    var last: GPXPoint?
+    while tags.count > open {
+      if let p = try closeTop() { last = p }
+    }
+    return last
+  }
+
+  /// The end tags that close the open elements from stack index `index` up, innermost first.
+  private func closing(from index: Int) -> String {
+    stride(from: tags.count - 1, through: index, by: -1).map { "</\(name(at: $0))>" }.joined()
+  }
+
+  /// The qualified name of the innermost open element.
+  private var topName: ArraySlice<UInt8> {
+    nameBytes[(tags.count == 1 ? 0 : nameEnds[tags.count - 2])..<nameEnds[tags.count - 1]]
+  }
+
+  /// The stack index of the innermost open element named `qualified`, if any.
+  private func openIndex(named qualified: Range<Int>) -> Int? {
+    let wanted = scanner.bytes[qualified]
+    for k in stride(from: tags.count - 1, through: 0, by: -1) {
+      let start = k == 0 ? 0 : nameEnds[k - 1]
+      if nameBytes[start..<nameEnds[k]].elementsEqual(wanted) { return k }
+    }
+    return nil
+  }
+
+  /// Closes the innermost open element: stores its value, returns the point it completes.
+  private mutating func closeTop() throws(TrackIOError) -> GPXPoint? {
+    guard let tag = tags.last else { return nil }
+    let start = tags.count == 1 ? 0 : nameEnds[tags.count - 2]
     tags.removeLast()
     tagLines.removeLast()
     nameEnds.removeLast()
@@ -296,9 +417,10 @@ public struct GPXReader {
     func fail(_ message: String) -> TrackIOError {
       TrackIOError(path: scanner.path, line: valueStart.line, column: valueStart.column, message: message)
     }
-    func number(_ what: String) throws(TrackIOError) -> Double {
+    func number(_ what: String) throws(TrackIOError) -> Double? {
       guard let v = Self.number(value, range) else {
-        throw fail("<\(what)> \"\(String(decoding: value[range], as: UTF8.self))\" is not a number")
+        try recover(fail("<\(what)> \"\(String(decoding: value[range], as: UTF8.self))\" is not a number"), "left out the value")
+        return nil
       }
       return v
     }
@@ -306,14 +428,23 @@ public struct GPXReader {
     case .time:
       let t = value.withUnsafeBufferPointer { b in ByteNumbers.timestamp(UnsafeBufferPointer(rebasing: b[range])) }
       guard let t else {
-        throw fail("<time> \"\(String(decoding: value[range], as: UTF8.self))\" is not an ISO 8601 date-time such as 2024-05-01T07:00:00Z")
+        try recover(
+          fail("<time> \"\(String(decoding: value[range], as: UTF8.self))\" is not an ISO 8601 date-time such as 2024-05-01T07:00:00Z"),
+          "left out the time")
+        return
       }
       p.time = t
     case .ele: p.elevation = try number("ele")
     case .hdop: p.horizontalDilution = try number("hdop")
     case .vdop: p.verticalDilution = try number("vdop")
     case .pdop: p.positionDilution = try number("pdop")
-    case .sat: p.satellites = Int(try number("sat"))
+    case .sat:
+      guard let v = try number("sat") else { break }
+      guard v >= 0 && v <= 1_000 && v == v.rounded() else {
+        try recover(fail("<sat> \"\(String(decoding: value[range], as: UTF8.self))\" is not a satellite count: expected a whole number in 0...1000"), "left out the value")
+        break
+      }
+      p.satellites = Int(v)
     case .speed: p.speed = try number("speed")
     case .course: p.course = try number("course")
     case .hr: p.heartRate = try number("hr")

@@ -18,10 +18,12 @@ public struct TrackFileReader {
   /// GPX track points skipped because they have no time.
   public private(set) var pointsWithoutTime = 0
 
-  /// Opens `path` (`-` for standard input, read as CSV unless it starts with `<`).
-  public init(path: String) throws(TrackIOError) {
+  /// Opens `path` (`-` for standard input, read as CSV unless it starts with `<`). `lenient`
+  /// recovers from damage in a GPX file, with warnings (see ``GPXReader``); CSV and JSON Lines
+  /// are always strict.
+  public init(path: String, lenient: Bool = false) throws(TrackIOError) {
     switch try Self.format(path: path) {
-    case .gpx: gpx = try GPXReader(path: path)
+    case .gpx: gpx = try GPXReader(path: path, lenient: lenient)
     case .jsonLines: jsonLines = try FixJSONLinesReader(path: path)
     case .csv: csv = try FixCSVReader(path: path)
     }
@@ -32,6 +34,12 @@ public struct TrackFileReader {
 
   /// Bytes read from the file so far (it is read ahead in chunks), for progress reports.
   public var bytesRead: Int { gpx?.bytesRead ?? csv?.bytesRead ?? jsonLines?.bytesRead ?? 0 }
+
+  /// The recoveries made since the last call (lenient GPX only; see ``GPXReader/takeWarnings()``).
+  public mutating func takeWarnings() -> [TrackIOError] { gpx?.takeWarnings() ?? [] }
+
+  /// Recoveries made so far (lenient GPX only).
+  public var warningCount: Int { gpx?.warningCount ?? 0 }
 
   /// Whether the file is GPX.
   public var isGPX: Bool { gpx != nil }

@@ -94,12 +94,19 @@ public struct TrackStatistics: Hashable, Sendable {
   }
 
   /// Reads the file at `path`: GPX, or CSV or JSON Lines fixes (one track, one segment); see
-  /// ``TrackFileReader/format(path:)``.
-  public static func read(path: String) throws(TrackIOError) -> TrackStatistics {
+  /// ``TrackFileReader/format(path:)``. `lenient` recovers from damage in a GPX file (see
+  /// ``GPXReader``), calling `warning` with each recovery as it is made.
+  public static func read(
+    path: String, lenient: Bool = false, warning: (TrackIOError) -> Void = { _ in }
+  ) throws(TrackIOError) -> TrackStatistics {
     if try TrackFileReader.readsAsGPX(path: path) {
-      var reader = try GPXReader(path: path)
+      var reader = try GPXReader(path: path, lenient: lenient)
       var statistics = TrackStatistics(format: .gpx)
-      while let point = try reader.next() { statistics.add(point) }
+      while let point = try reader.next() {
+        statistics.add(point)
+        if lenient { reader.takeWarnings().forEach(warning) }
+      }
+      reader.takeWarnings().forEach(warning)
       statistics.finish(reader.summary)
       return statistics
     }

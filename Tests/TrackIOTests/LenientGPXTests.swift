@@ -1,0 +1,91 @@
+import Foundation
+import Geodesy
+import Testing
+import TrackIO
+import _GeoWakeTestSupport
+
+@Suite("Lenient GPX")
+struct LenientGPXTests {
+  static func read(_ text: String, lenient: Bool = true) throws -> (points: [GPXPoint], warnings: [String]) {
+    let folder = try TemporaryFolder()
+    let path = try folder.file("damaged.gpx", containing: text)
+    var reader = try GPXReader(path: path, lenient: lenient)
+    let points = try reader.readAll()
+    let warnings = reader.takeWarnings().map { String($0.warningDescription.dropFirst(path.count + 1)) }
+    #expect(reader.warningCount == warnings.count)
+    return (points, warnings)
+  }
+
+  /// Each damage the strict reader refuses, recovered from with a located warning saying what was done.
+  @Test(arguments: [
+    ("<gpx><trk><trkseg><trkpt lat=\"91\" lon=\"0\"/><trkpt lat=\"1\" lon=\"2\"/></trkseg></trk></gpx>",
+     ["1:31: warning: latitude 91.0 is out of range: expected a finite value in -90...90; recovered: skipped the <trkpt>"], 1),
+    ("<gpx><wpt lon=\"1\"><ele>5</ele></wpt><wpt lat=\"2\" lon=\"1\"/></gpx>",
+     ["1:6: warning: <wpt> has no lat attribute: expected lat=\"degrees\"; recovered: skipped the <wpt>"], 1),
+    ("<gpx>\n<trk><trkseg><trkpt lat=\"1\" lon=\"2\"><time>noon</time><sat>1e300</sat></trkpt></trkseg></trk></gpx>",
+     ["2:43: warning: <time> \"noon\" is not an ISO 8601 date-time such as 2024-05-01T07:00:00Z; recovered: left out the time",
+      "2:59: warning: <sat> \"1e300\" is not a satellite count: expected a whole number in 0...1000; recovered: left out the value"], 1),
+    ("<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"></trk></gpx>",
+     ["1:42: warning: </trk> does not match <trkpt> opened on line 1; recovered: closed </trkpt></trkseg></trk>"], 1),
+    ("<gpx><trk><trkseg></trkpt></trkseg></trk></gpx>",
+     ["1:19: warning: </trkpt> does not match <trkseg> opened on line 1; recovered: ignored the end tag"], 0),
+    ("<gpx><trk>\n<trkseg><trkpt lat=\"1\" lon=\"2\"><ele>3</ele><time>2024-05-01T07:0",
+     ["2:65: warning: file ends inside the <time> value; recovered: left out the time",
+      "2:65: warning: file ends inside <time> opened on line 2: expected </time>; recovered: closed </time></trkpt></trkseg></trk></gpx>"], 1),
+    ("<gpx><wpt lat=\"1\" lon=\"2\"/></gpx><wpt lat=\"3\" lon=\"4\"/>",
+     ["1:34: warning: content after the end of <gpx>; recovered: ignored the rest of the file"], 1),
+    ("<gpx><wpt lat=\"1\" lon=\"2\"<name>x</name></wpt><wpt lat=\"3\" lon=\"4\"/></gpx>",
+     ["1:26: warning: '<' inside a tag: expected '>' to close it first; recovered: skipped the unclosed tag",
+      "1:40: warning: </wpt> does not match <gpx> opened on line 1; recovered: ignored the end tag"], 1),
+    ("<gpx><wpt lat=\"1\" lon=\"2\"/><!-- cut", ["1:28: warning: comment is not closed: expected -->; recovered: ignored the rest of the file",
+      "1:36: warning: file ends inside <gpx> opened on line 1: expected </gpx>; recovered: closed </gpx>"], 1),
+  ])
+  func damageIsRecoveredAndReported(_ text: String, _ expected: [String], _ points: Int) throws {
+    #expect(throws: TrackIOError.self) { try Self.read(text, lenient: false) }
+    let (read, warnings) = try Self.read(text)
+    #expect(warnings == expected)
+    #expect(read.count == points)
+  }
+
+  @Test func notGPXIsStillAnError() throws {
+    #expect(throws: TrackIOError.self) { try Self.read("<kml><wpt lat=\"1\" lon=\"2\"/></kml>") }
+    #expect(throws: TrackIOError.self) { try Self.read("") }
+  }
+
+  /// Good files read the same in both modes, without a warning.
+  @Test(arguments: GPXExpectation.all.map(\.file))
+  func goodFilesAreUnchanged(_ file: String) throws {
+    let path = FixtureFiles.url("gpx/" + file).path
+    var strict = try GPXReader(path: path)
+    var lenient = try GPXReader(path: path, lenient: true)
+    #expect(try strict.readAll() == lenient.readAll())
+    #expect(lenient.warningCount == 0)
+  }
+
+  /// A real file cut at any byte: the lenient reader keeps every point complete before the cut,
+  /// in order, and says it recovered; it never invents a point.
+  @Test func truncatedFilesKeepTheirCompletePoints() throws {
+    let full = try FixtureFiles.text("gpx/gpxstudio/with_time.gpx")
+    let bytes = Array(full.utf8)
+    let all = try Self.read(full, lenient: false).points
+    #expect(all.count > 10)
+    // From just after the <gpx ...> start tag (before it, there is no GPX document to recover).
+    let gpx = try #require(full.range(of: "<gpx"))
+    let root = try #require(full[gpx.upperBound...].firstIndex(of: ">")).utf16Offset(in: full) + 1
+    for cut in stride(from: root, to: bytes.count - 1, by: 53) {
+      let text = String(decoding: bytes[..<cut], as: UTF8.self)
+      let (points, warnings) = try Self.read(text)
+      #expect(!warnings.isEmpty, "cut at \(cut)")
+      #expect(points.count <= all.count)
+      for (k, p) in points.enumerated() {
+        #expect(p.coordinate == all[k].coordinate && p.kind == all[k].kind, "cut at \(cut), point \(k)")
+        // Values complete before the cut are kept; the last point may lack the ones after it.
+        if k < points.count - 1 { #expect(p == all[k], "cut at \(cut), point \(k)") }
+        if let t = p.time { #expect(t == all[k].time) }
+      }
+      // Every point whose end tag is before the cut is there.
+      let closed = text.components(separatedBy: "</trkpt>").count - 1
+      #expect(points.filter { $0.kind == .track }.count >= closed, "cut at \(cut)")
+    }
+  }
+}
