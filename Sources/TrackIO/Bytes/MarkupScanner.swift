@@ -63,6 +63,28 @@ final class MarkupScanner {
 
   static let chunkSize = 1 << 20
 
+  /// A place remembered for a later error message, located only if it is needed.
+  enum Pin {
+    case none
+    /// An offset in ``bytes``.
+    case offset(Int)
+    /// Its location, computed when the bytes it was in were dropped.
+    case location((line: Int, column: Int))
+  }
+
+  /// A place the reader may need to report (the start of a value); cheaper than locating every
+  /// one up front, since most are never reported.
+  var pin = Pin.none
+
+  /// The line and column of ``pin`` (1, 1 when none is set).
+  func pinnedLocation() -> (line: Int, column: Int) {
+    switch pin {
+    case .none: return (1, 1)
+    case .offset(let offset): return location(of: offset)
+    case .location(let location): return location
+    }
+  }
+
   /// Whether damaged markup is recovered from instead of thrown (see the type's documentation).
   var isLenient = false
   /// Recoveries made in lenient mode, each an error with what was done; the reader takes them.
@@ -183,6 +205,7 @@ final class MarkupScanner {
   /// input at worst.
   private func compact() {
     guard position >= 8 * Self.chunkSize else { return }
+    if case .offset(let offset) = pin { pin = .location(location(of: offset)) }
     _ = location(of: position)
     let shift = position
     storage.update(from: storage + shift, count: count - shift)

@@ -16,25 +16,94 @@ public struct GPXPoint: Hashable, Sendable {
   /// 0-based index of its `trkseg` in the file (track points only), else -1.
   public var segment: Int
   public var coordinate: Coordinate
-  /// `time`, seconds since the Unix epoch.
-  public var time: Double?
-  /// `ele`, metres.
-  public var elevation: Double?
-  public var horizontalDilution: Double?
-  public var verticalDilution: Double?
-  public var positionDilution: Double?
-  /// `sat`.
-  public var satellites: Int?
-  /// GPX 1.0 `speed` (m/s), or a Garmin TrackPointExtension v2 `speed`.
-  public var speed: Double?
-  /// GPX 1.0 `course` (degrees), or a Garmin TrackPointExtension v2 `course`.
-  public var course: Double?
-  /// Garmin TrackPointExtension `hr` (beats per minute).
-  public var heartRate: Double?
-  /// Garmin TrackPointExtension `cad` (revolutions per minute).
-  public var cadence: Double?
   /// 1-based line of the point's start tag.
   public var line: Int
+
+  // Optional values are stored as a Double with an "absent" bit pattern (a NaN payload no parser
+  // produces), not as `Double?`: 9 bytes padded to 16 each would make the point twice as large,
+  // and points are copied on the reading hot path.
+  private var _time = Self.absent
+  private var _elevation = Self.absent
+  private var _horizontalDilution = Self.absent
+  private var _verticalDilution = Self.absent
+  private var _positionDilution = Self.absent
+  private var _speed = Self.absent
+  private var _course = Self.absent
+  private var _heartRate = Self.absent
+  private var _cadence = Self.absent
+  private var _satellites: Int32 = -1
+
+  /// `time`, seconds since the Unix epoch.
+  public var time: Double? {
+    get { Self.value(_time) }
+    set { _time = Self.stored(newValue) }
+  }
+  /// `ele`, metres.
+  public var elevation: Double? {
+    get { Self.value(_elevation) }
+    set { _elevation = Self.stored(newValue) }
+  }
+  public var horizontalDilution: Double? {
+    get { Self.value(_horizontalDilution) }
+    set { _horizontalDilution = Self.stored(newValue) }
+  }
+  public var verticalDilution: Double? {
+    get { Self.value(_verticalDilution) }
+    set { _verticalDilution = Self.stored(newValue) }
+  }
+  public var positionDilution: Double? {
+    get { Self.value(_positionDilution) }
+    set { _positionDilution = Self.stored(newValue) }
+  }
+  /// GPX 1.0 `speed` (m/s), or a Garmin TrackPointExtension v2 `speed`.
+  public var speed: Double? {
+    get { Self.value(_speed) }
+    set { _speed = Self.stored(newValue) }
+  }
+  /// GPX 1.0 `course` (degrees), or a Garmin TrackPointExtension v2 `course`.
+  public var course: Double? {
+    get { Self.value(_course) }
+    set { _course = Self.stored(newValue) }
+  }
+  /// Garmin TrackPointExtension `hr` (beats per minute).
+  public var heartRate: Double? {
+    get { Self.value(_heartRate) }
+    set { _heartRate = Self.stored(newValue) }
+  }
+  /// Garmin TrackPointExtension `cad` (revolutions per minute).
+  public var cadence: Double? {
+    get { Self.value(_cadence) }
+    set { _cadence = Self.stored(newValue) }
+  }
+  /// `sat`.
+  public var satellites: Int? {
+    get { _satellites < 0 ? nil : Int(_satellites) }
+    set { _satellites = newValue.map { Int32(clamping: $0) } ?? -1 }
+  }
+
+  private static let absent = Double(bitPattern: 0x7FF8_DEAD_0000_0001)
+  @inline(__always) private static func value(_ stored: Double) -> Double? {
+    stored.bitPattern == absent.bitPattern ? nil : stored
+  }
+  @inline(__always) private static func stored(_ value: Double?) -> Double { value ?? absent }
+
+  public static func == (a: GPXPoint, b: GPXPoint) -> Bool {
+    a.kind == b.kind && a.parent == b.parent && a.segment == b.segment && a.coordinate == b.coordinate && a.line == b.line
+      && a._satellites == b._satellites && a.time == b.time && a.elevation == b.elevation
+      && a.horizontalDilution == b.horizontalDilution && a.verticalDilution == b.verticalDilution
+      && a.positionDilution == b.positionDilution && a.speed == b.speed && a.course == b.course
+      && a.heartRate == b.heartRate && a.cadence == b.cadence
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(kind)
+    hasher.combine(parent)
+    hasher.combine(segment)
+    hasher.combine(coordinate)
+    hasher.combine(line)
+    hasher.combine(time)
+    hasher.combine(elevation)
+  }
 
   /// Metres of horizontal accuracy per unit of HDOP, used when a file gives HDOP but no accuracy:
   /// 5 m, a typical user-equivalent range error for consumer GPS (accuracy ≈ HDOP × UERE).

@@ -46,11 +46,13 @@ public struct GPXReader {
   private var tagLines: [Int] = []
   private var sawRoot = false
 
-  private var point: GPXPoint?
+  // The point being read (when `inPoint`); not an Optional, so that presence checks and value
+  // updates never copy it.
+  private var point = GPXPoint(kind: .track, parent: -1, segment: -1, coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0), line: 0)
+  private var inPoint = false
   private var pointsInSegment = 0
   private var value: [UInt8] = []
   private var collecting: Tag?
-  private var valueStart = (line: 0, column: 0)
   private var ended = false
   private var warnings: [TrackIOError] = []
 
@@ -250,13 +252,13 @@ public struct GPXReader {
         let valueRange = valueStart..<i
         i += 1
         let attributeBytes = bytes[attributeName]
-        if isPoint && attributeBytes.elementsEqual("lat".utf8) {
+        if isPoint && Self.isLatOrLon(attributeBytes, UInt8(ascii: "a"), UInt8(ascii: "t")) {
           guard let v = Self.number(bytes, valueRange) else {
             problem = scanner.error("lat \"\(text(valueRange))\" is not a number: expected degrees in -90...90", at: valueStart)
             break attributes
           }
           latitude = (v, valueStart)
-        } else if isPoint && attributeBytes.elementsEqual("lon".utf8) {
+        } else if isPoint && Self.isLatOrLon(attributeBytes, UInt8(ascii: "o"), UInt8(ascii: "n")) {
           guard let v = Self.number(bytes, valueRange) else {
             problem = scanner.error("lon \"\(text(valueRange))\" is not a number: expected degrees", at: valueStart)
             break attributes
@@ -311,11 +313,12 @@ public struct GPXReader {
       }
       if selfClosing { return p }
       point = p
+      inPoint = true
     case .ele, .time, .hdop, .vdop, .pdop, .sat, .speed, .course, .hr, .cad:
-      if point != nil && !selfClosing && collecting == nil {
+      if inPoint && !selfClosing && collecting == nil {
         collecting = tag
         value.removeAll(keepingCapacity: true)
-        valueStart = scanner.location(of: token.start + (token.attributes.upperBound - token.start) + 1)
+        scanner.pin = .offset(token.start + (token.attributes.upperBound - token.start) + 1)
       }
     default:
       break
@@ -350,6 +353,14 @@ public struct GPXReader {
     return last
   }
 
+  /// Whether an attribute name is `l` + `second` + `third` ("lat" or "lon"), without the
+  /// generic comparison against a `String.UTF8View` (measurably slow on this path).
+  @inline(__always)
+  private static func isLatOrLon(_ name: Slice<UnsafeBufferPointer<UInt8>>, _ second: UInt8, _ third: UInt8) -> Bool {
+    let i = name.startIndex
+    return name.count == 3 && name.base[i] == UInt8(ascii: "l") && name.base[i + 1] == second && name.base[i + 2] == third
+  }
+
   /// The end tags that close the open elements from stack index `index` up, innermost first.
   private func closing(from index: Int) -> String {
     stride(from: tags.count - 1, through: index, by: -1).map { "</\(name(at: $0))>" }.joined()
@@ -377,7 +388,7 @@ public struct GPXReader {
     tags.removeLast()
     tagLines.removeLast()
     nameEnds.removeLast()
-    nameBytes.removeSubrange(start...)
+    nameBytes.removeLast(nameBytes.count - start)
     if collecting == tag {
       collecting = nil
       try store(tag)
@@ -386,9 +397,9 @@ public struct GPXReader {
     case .trkseg:
       if pointsInSegment == 0 && tags.last == .trk { summary.emptySegments += 1 }
     case .trkpt, .rtept, .wpt:
-      if let p = point {
-        point = nil
-        return p
+      if inPoint {
+        inPoint = false
+        return point
       }
     default:
       break
@@ -412,10 +423,11 @@ public struct GPXReader {
     var hi = value.count
     while lo < hi, MarkupScanner.isSpace(value[lo]) { lo += 1 }
     while hi > lo, MarkupScanner.isSpace(value[hi - 1]) { hi -= 1 }
-    guard lo < hi, var p = point else { return }  // empty elements carry no value
+    guard lo < hi, inPoint else { return }  // empty elements carry no value
     let range = lo..<hi
     func fail(_ message: String) -> TrackIOError {
-      TrackIOError(path: scanner.path, line: valueStart.line, column: valueStart.column, message: message)
+      let (line, column) = scanner.pinnedLocation()
+      return TrackIOError(path: scanner.path, line: line, column: column, message: message)
     }
     func number(_ what: String) throws(TrackIOError) -> Double? {
       guard let v = Self.number(value, range) else {
@@ -433,24 +445,39 @@ public struct GPXReader {
           "left out the time")
         return
       }
-      p.time = t
-    case .ele: p.elevation = try number("ele")
-    case .hdop: p.horizontalDilution = try number("hdop")
-    case .vdop: p.verticalDilution = try number("vdop")
-    case .pdop: p.positionDilution = try number("pdop")
+      point.time = t
+    case .ele:
+      let v = try number("ele")
+      point.elevation = v
+    case .hdop:
+      let v = try number("hdop")
+      point.horizontalDilution = v
+    case .vdop:
+      let v = try number("vdop")
+      point.verticalDilution = v
+    case .pdop:
+      let v = try number("pdop")
+      point.positionDilution = v
     case .sat:
       guard let v = try number("sat") else { break }
       guard v >= 0 && v <= 1_000 && v == v.rounded() else {
         try recover(fail("<sat> \"\(String(decoding: value[range], as: UTF8.self))\" is not a satellite count: expected a whole number in 0...1000"), "left out the value")
         break
       }
-      p.satellites = Int(v)
-    case .speed: p.speed = try number("speed")
-    case .course: p.course = try number("course")
-    case .hr: p.heartRate = try number("hr")
-    case .cad: p.cadence = try number("cad")
+      point.satellites = Int(v)
+    case .speed:
+      let v = try number("speed")
+      point.speed = v
+    case .course:
+      let v = try number("course")
+      point.course = v
+    case .hr:
+      let v = try number("hr")
+      point.heartRate = v
+    case .cad:
+      let v = try number("cad")
+      point.cadence = v
     default: break
     }
-    point = p
   }
 }
