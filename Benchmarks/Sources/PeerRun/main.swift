@@ -1,4 +1,8 @@
 // geowake-peer-run TRACK.csv REGIONS.csv [REPEAT]
+// geowake-peer-run gpx TRACK.gpx [REPEAT]
+//
+// `gpx`: times reading every point of a GPX file with GPXReader (the full fix: lat, lon, time,
+// ele, hdop), best of REPEAT whole passes, and prints bytes, seconds, MB/s and points.
 //
 // GeoWake's entry in Benchmarks/compare-peers. Reads the track and the circles (not timed), then
 // times, as every peer does: building the index, and running the whole track through it (the
@@ -18,8 +22,34 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count >= 3 && arguments[1] == "gpx" {
+  let path = arguments[2]
+  let repeats = arguments.count > 3 ? Int(arguments[3]) ?? 3 : 3
+  var best = Double.infinity
+  var points = 0
+  var timed = 0
+  var checksum = 0.0
+  for _ in 0..<repeats {
+    points = 0
+    timed = 0
+    checksum = 0
+    best = min(best, try seconds {
+      var reader = try GPXReader(path: path)
+      while let point = try reader.next() {
+        points += 1
+        if let time = point.time {
+          timed += 1
+          checksum += time + point.coordinate.latitude + (point.elevation ?? 0) + (point.horizontalDilution ?? 0)
+        }
+      }
+    })
+  }
+  let bytes = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+  print("engine=geowake task=gpx bytes=\(bytes) run_s=\(best) mb_per_s=\(Double(bytes) / best / 1e6) points=\(points) timed=\(timed) checksum=\(checksum)")
+  exit(0)
+}
 guard arguments.count >= 3 else {
-  print("usage: geowake-peer-run TRACK.csv REGIONS.csv [REPEAT]")
+  print("usage: geowake-peer-run TRACK.csv REGIONS.csv [REPEAT] | geowake-peer-run gpx TRACK.gpx [REPEAT]")
   exit(64)
 }
 let repeatCount = arguments.count > 3 ? Int(arguments[3]) ?? 3 : 3
