@@ -135,18 +135,14 @@ final class MarkupScanner {
   /// 1-based line and column of byte `offset` of ``bytes``.
   func location(of offset: Int) -> (line: Int, column: Int) {
     if offset >= countedOffset {
-      // Count newlines branch-free (the loop vectorises), then find the last one backwards.
-      var newlines = 0
+      // Jump from newline to newline with memchr: lines are tens of bytes or more, so this is
+      // a few calls where a byte loop would touch every byte.
       var i = countedOffset
-      while i < offset {
-        newlines &+= storage[i] == 0x0A ? 1 : 0
-        i += 1
-      }
-      if newlines > 0 {
-        countedLine += newlines
-        var j = offset - 1
-        while storage[j] != 0x0A { j -= 1 }
-        lastNewline = j
+      while i < offset, let hit = memchr(storage + i, 0x0A, offset - i) {
+        let newline = storage.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+        countedLine += 1
+        lastNewline = newline
+        i = newline + 1
       }
       countedOffset = offset
       return (countedLine, offset - lastNewline)
@@ -200,11 +196,15 @@ final class MarkupScanner {
     return true
   }
 
+  /// Whether the next call to ``next(trailingText:)`` drops the bytes before the current
+  /// position (offsets into ``bytes`` from before it stop being valid).
+  var willCompact: Bool { position >= 8 * Self.chunkSize }
+
   /// Moves the unread bytes to the front once eight chunks have been consumed (between tokens only,
   /// so that token offsets never move): the tail moved is at most about a chunk, an eighth of the
   /// input at worst.
   private func compact() {
-    guard position >= 8 * Self.chunkSize else { return }
+    guard willCompact else { return }
     if case .offset(let offset) = pin { pin = .location(location(of: offset)) }
     _ = location(of: position)
     let shift = position
@@ -300,31 +300,33 @@ final class MarkupScanner {
     default:
       break
     }
-    // A tag: its '>' is the first one with balanced quotes before it.
-    var from = lt + 1
+    // A tag: its '>' is the first one outside quotes. One pass: ordinary bytes are told from the
+    // four that matter ('"', '\'', '<', '>', all below 64) with a bit mask; a quoted value is
+    // skipped with memchr.
+    let specials: UInt64 = (1 << 0x22) | (1 << 0x27) | (1 << 0x3C) | (1 << 0x3E)
+    var i = lt + 1
     var close = 0
-    while true {
-      guard let gt = try find(UInt8(ascii: ">"), from: from) else { return try endInput(error("file ends inside a tag", at: lt)) }
-      var quote: UInt8 = 0
-      var i = lt + 1
-      while i < gt {
-        let b = storage[i]
-        if quote != 0 {
-          if b == quote { quote = 0 }
-        } else if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
-          quote = b
-        } else if b == UInt8(ascii: "<") {
+    scan: while true {
+      if i >= count {
+        guard try readMore() else { return try endInput(error("file ends inside a tag", at: lt)) }
+        continue
+      }
+      let b = storage[i]
+      if b < 64 && (specials >> UInt64(b)) & 1 != 0 {
+        switch b {
+        case UInt8(ascii: ">"):
+          close = i
+          break scan
+        case UInt8(ascii: "<"):
           try recover(error("'<' inside a tag: expected '>' to close it first", at: i), "skipped the unclosed tag")
           position = i
           return token
+        default:
+          guard let end = try find(b, from: i + 1) else { return try endInput(error("file ends inside a tag", at: lt)) }
+          i = end
         }
-        i += 1
       }
-      if quote == 0 {
-        close = gt
-        break
-      }
-      from = gt + 1
+      i += 1
     }
     position = close + 1
     let isEnd = storage[lt + 1] == UInt8(ascii: "/")

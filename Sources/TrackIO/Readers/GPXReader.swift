@@ -39,11 +39,11 @@ public struct GPXReader {
   /// What the file held so far (complete once ``next()`` returned nil).
   public private(set) var summary = GPXSummary()
 
-  // Element stack: qualified names as bytes in one flat array, and each one's kind.
+  // Element stack: each open element's kind, where it starts, and its qualified name — packed
+  // into an integer when it has at most 8 bytes (every GPX name does), else stored in `nameBytes`,
+  // so that the common case copies nothing and compares one integer.
   private var nameBytes: [UInt8] = []
-  private var nameEnds: [Int] = []
-  private var tags: [Tag] = []
-  private var tagLines: [Int] = []
+  private var open: [OpenElement] = []
   private var sawRoot = false
 
   // The point being read (when `inPoint`); not an Optional, so that presence checks and value
@@ -108,9 +108,13 @@ public struct GPXReader {
   /// The next point in document order, or nil at the end of the file.
   public mutating func next() throws(TrackIOError) -> GPXPoint? {
     var trailing = 0..<0
-    while !ended, let token = try scanner.next(trailingText: &trailing) {
+    while !ended {
+      if scanner.willCompact { resolveLines() }
+      guard let token = try scanner.next(trailingText: &trailing) else { break }
       if isLenient { absorbScannerRecoveries() }
-      if collecting != nil && !token.text.isEmpty { value.append(contentsOf: scanner.bytes[token.text]) }  // rare: values only
+      // A value's text is read where it lies when it comes in one piece (the end tag's text);
+      // pieces split by comments or CDATA are gathered in `value`.
+      if collecting != nil && !token.text.isEmpty && token.kind != .endTag { value.append(contentsOf: scanner.bytes[token.text]) }
       switch token.kind {
       case .startTag, .emptyElementTag:
         if let done = try startTag(token) { return done }
@@ -124,7 +128,7 @@ public struct GPXReader {
     }
     if isLenient { absorbScannerRecoveries() }
     if !sawRoot { throw scanner.error("no <gpx> element: expected a GPX document", at: scanner.bytes.count) }
-    if let open = tags.indices.last {
+    if let open = open.indices.last {
       if let cut = collecting {
         // A value cut short could read as another value (<ele>12 of <ele>1234): never kept.
         collecting = nil
@@ -132,12 +136,12 @@ public struct GPXReader {
       }
       try recover(
         scanner.error(
-          "file ends inside <\(name(at: open))> opened on line \(tagLines[open]): expected </\(name(at: open))>",
+          "file ends inside <\(name(at: open))> opened on line \(line(at: open)): expected </\(name(at: open))>",
           at: scanner.bytes.count),
         "closed \(closing(from: 0))")
       var last: GPXPoint?
-      while !tags.isEmpty {
-        if let p = try closeTop() { last = p }
+      while !self.open.isEmpty {
+        if let p = try closeTop(text: nil) { last = p }
       }
       if let last { return last }
     }
@@ -150,6 +154,21 @@ public struct GPXReader {
     case gpx, trk, trkseg, trkpt, rte, rtept, wpt
     case ele, time, hdop, vdop, pdop, sat, speed, course, hr, cad
     case other
+  }
+
+  private struct OpenElement {
+    var tag: Tag
+    /// The qualified name's bytes packed little-endian when it has at most 8, else 0 (the name
+    /// is then in `nameBytes`).
+    var packedName: UInt64
+    /// The qualified name's length in bytes.
+    var nameLength: Int
+    /// End of its name in `nameBytes` (where the next element's name starts).
+    var nameEnd: Int
+    /// Offset of its '<' in the scanner's bytes, until `line` is known.
+    var start: Int
+    /// Its line, once located (before the bytes it is in are dropped, or for an error); else -1.
+    var line: Int
   }
 
   /// The GPX element a local name stands for, compared as bytes.
@@ -183,8 +202,44 @@ public struct GPXReader {
   }
 
   private func name(at index: Int) -> String {
-    let start = index == 0 ? 0 : nameEnds[index - 1]
-    return String(decoding: nameBytes[start..<nameEnds[index]], as: UTF8.self)
+    let element = open[index]
+    if element.nameLength <= 8 {
+      return String(decoding: (0..<element.nameLength).map { UInt8(truncatingIfNeeded: element.packedName >> (8 * UInt64($0))) }, as: UTF8.self)
+    }
+    let start = index == 0 ? 0 : open[index - 1].nameEnd
+    return String(decoding: nameBytes[start..<element.nameEnd], as: UTF8.self)
+  }
+
+  /// The line where open element `index` starts.
+  private func line(at index: Int) -> Int {
+    open[index].line >= 0 ? open[index].line : scanner.location(of: open[index].start).line
+  }
+
+  /// Locates every open element before the scanner drops the bytes they start in.
+  private mutating func resolveLines() {
+    for k in open.indices where open[k].line < 0 { open[k].line = scanner.location(of: open[k].start).line }
+  }
+
+  /// A name of at most 8 bytes packed little-endian into an integer; nil when longer.
+  @inline(__always)
+  private static func packed(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64? {
+    guard range.count <= 8 else { return nil }
+    var key: UInt64 = 0
+    var shift: UInt64 = 0
+    for i in range {
+      key |= UInt64(bytes[i]) << shift
+      shift += 8
+    }
+    return key
+  }
+
+  /// Whether `qualified` (a range of the scanner's bytes) is the name of open element `index`.
+  private func isName(_ qualified: Range<Int>, of index: Int) -> Bool {
+    let element = open[index]
+    guard qualified.count == element.nameLength else { return false }
+    if let key = Self.packed(scanner.bytes, qualified) { return key == element.packedName }
+    let start = index == 0 ? 0 : open[index - 1].nameEnd
+    return nameBytes[start..<element.nameEnd].elementsEqual(scanner.bytes[qualified])
   }
 
   private func text(_ range: Range<Int>) -> String {
@@ -201,11 +256,11 @@ public struct GPXReader {
     var localStart = qualified.lowerBound
     for i in qualified where bytes[i] == UInt8(ascii: ":") { localStart = i + 1 }
     let tag = Self.tag(forLocalName: bytes[localStart..<qualified.upperBound])
-    let parent = tags.last
+    let parent = open.last?.tag
     if !sawRoot {
       guard tag == .gpx else { throw scanner.error("root element is <\(text(qualified))>: expected <gpx>", at: token.start) }
       sawRoot = true
-    } else if tags.isEmpty {
+    } else if open.isEmpty {
       try recover(scanner.error("content after the end of <gpx>", at: token.start), "ignored the rest of the file")
       ended = true
       return nil
@@ -324,31 +379,41 @@ public struct GPXReader {
       break
     }
     if !selfClosing {
-      nameBytes.append(contentsOf: bytes[qualified])
-      nameEnds.append(nameBytes.count)
-      tags.append(tag)
-      tagLines.append(scanner.location(of: token.start).line)
+      let key = Self.packed(bytes, qualified)
+      if key == nil { nameBytes.append(contentsOf: bytes[qualified]) }
+      // Elements around points are few: located now, cheaply (forward). Points and their values
+      // are located only if an error needs it (or just before their bytes are dropped, close by).
+      let line: Int
+      switch tag {
+      case .trkpt, .rtept, .wpt: line = inPoint ? point.line : -1
+      case .ele, .time, .hdop, .vdop, .pdop, .sat, .speed, .course, .hr, .cad: line = -1
+      default: line = scanner.location(of: token.start).line
+      }
+      open.append(OpenElement(
+        tag: tag, packedName: key ?? 0, nameLength: qualified.count, nameEnd: nameBytes.count, start: token.start, line: line))
     }
     return nil
   }
 
   private mutating func endTag(_ token: MarkupScanner.Token) throws(TrackIOError) -> GPXPoint? {
-    guard !tags.isEmpty else {
+    guard !open.isEmpty else {
       try recover(scanner.error("</\(text(token.name))> closes nothing", at: token.start), "ignored it")
       return nil
     }
-    if topName.elementsEqual(scanner.bytes[token.name]) { return try closeTop() }
+    if isName(token.name, of: open.count - 1) { return try closeTop(text: token.text) }
     let mismatch = scanner.error(
-      "</\(text(token.name))> does not match <\(name(at: tags.count - 1))> opened on line \(tagLines[tags.count - 1])",
+      "</\(text(token.name))> does not match <\(name(at: open.count - 1))> opened on line \(line(at: open.count - 1))",
       at: token.start)
-    guard let open = openIndex(named: token.name) else {
+    guard let match = open.indices.last(where: { isName(token.name, of: $0) }) else {
       try recover(mismatch, "ignored the end tag")
       return nil
     }
-    try recover(mismatch, "closed \(closing(from: open))")
+    try recover(mismatch, "closed \(closing(from: match))")
     var last: GPXPoint?
-    while tags.count > open {
-      if let p = try closeTop() { last = p }
+    var text: Range<Int>? = token.text
+    while open.count > match {
+      if let p = try closeTop(text: text) { last = p }
+      text = nil
     }
     return last
   }
@@ -363,39 +428,28 @@ public struct GPXReader {
 
   /// The end tags that close the open elements from stack index `index` up, innermost first.
   private func closing(from index: Int) -> String {
-    stride(from: tags.count - 1, through: index, by: -1).map { "</\(name(at: $0))>" }.joined()
+    stride(from: open.count - 1, through: index, by: -1).map { "</\(name(at: $0))>" }.joined()
   }
 
-  /// The qualified name of the innermost open element.
-  private var topName: ArraySlice<UInt8> {
-    nameBytes[(tags.count == 1 ? 0 : nameEnds[tags.count - 2])..<nameEnds[tags.count - 1]]
-  }
-
-  /// The stack index of the innermost open element named `qualified`, if any.
-  private func openIndex(named qualified: Range<Int>) -> Int? {
-    let wanted = scanner.bytes[qualified]
-    for k in stride(from: tags.count - 1, through: 0, by: -1) {
-      let start = k == 0 ? 0 : nameEnds[k - 1]
-      if nameBytes[start..<nameEnds[k]].elementsEqual(wanted) { return k }
-    }
-    return nil
-  }
-
-  /// Closes the innermost open element: stores its value, returns the point it completes.
-  private mutating func closeTop() throws(TrackIOError) -> GPXPoint? {
-    guard let tag = tags.last else { return nil }
-    let start = tags.count == 1 ? 0 : nameEnds[tags.count - 2]
-    tags.removeLast()
-    tagLines.removeLast()
-    nameEnds.removeLast()
-    nameBytes.removeLast(nameBytes.count - start)
+  /// Closes the innermost open element: stores its value (`text`: the value's last piece, in the
+  /// scanner's bytes), returns the point it completes.
+  private mutating func closeTop(text: Range<Int>?) throws(TrackIOError) -> GPXPoint? {
+    guard let element = open.popLast() else { return nil }
+    let tag = element.tag
+    if element.nameLength > 8 { nameBytes.removeLast(nameBytes.count - (open.last?.nameEnd ?? 0)) }
     if collecting == tag {
       collecting = nil
-      try store(tag)
+      let bytes = scanner.bytes
+      if value.isEmpty {
+        try store(tag, UnsafeBufferPointer(rebasing: bytes[text ?? 0..<0]))
+      } else {
+        if let text { value.append(contentsOf: bytes[text]) }
+        try value.withUnsafeBufferPointer { (b) throws(TrackIOError) in try store(tag, b) }
+      }
     }
     switch tag {
     case .trkseg:
-      if pointsInSegment == 0 && tags.last == .trk { summary.emptySegments += 1 }
+      if pointsInSegment == 0 && open.last?.tag == .trk { summary.emptySegments += 1 }
     case .trkpt, .rtept, .wpt:
       if inPoint {
         inPoint = false
@@ -408,40 +462,34 @@ public struct GPXReader {
   }
 
   @inline(__always)
-  private static func number(_ bytes: [UInt8], _ range: Range<Int>) -> Double? {
-    bytes.withUnsafeBufferPointer { b in ByteNumbers.double(UnsafeBufferPointer(rebasing: b[range])) }
-  }
-
-  @inline(__always)
   private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Double? {
     ByteNumbers.double(UnsafeBufferPointer(rebasing: bytes[range]))
   }
 
-  /// Parses the collected text of a value element into the current point.
-  private mutating func store(_ tag: Tag) throws(TrackIOError) {
+  /// Parses the text of a value element into the current point.
+  private mutating func store(_ tag: Tag, _ text: UnsafeBufferPointer<UInt8>) throws(TrackIOError) {
     var lo = 0
-    var hi = value.count
-    while lo < hi, MarkupScanner.isSpace(value[lo]) { lo += 1 }
-    while hi > lo, MarkupScanner.isSpace(value[hi - 1]) { hi -= 1 }
+    var hi = text.count
+    while lo < hi, MarkupScanner.isSpace(text[lo]) { lo += 1 }
+    while hi > lo, MarkupScanner.isSpace(text[hi - 1]) { hi -= 1 }
     guard lo < hi, inPoint else { return }  // empty elements carry no value
-    let range = lo..<hi
+    let trimmed = UnsafeBufferPointer(rebasing: text[lo..<hi])
     func fail(_ message: String) -> TrackIOError {
       let (line, column) = scanner.pinnedLocation()
       return TrackIOError(path: scanner.path, line: line, column: column, message: message)
     }
     func number(_ what: String) throws(TrackIOError) -> Double? {
-      guard let v = Self.number(value, range) else {
-        try recover(fail("<\(what)> \"\(String(decoding: value[range], as: UTF8.self))\" is not a number"), "left out the value")
+      guard let v = ByteNumbers.double(trimmed) else {
+        try recover(fail("<\(what)> \"\(String(decoding: trimmed, as: UTF8.self))\" is not a number"), "left out the value")
         return nil
       }
       return v
     }
     switch tag {
     case .time:
-      let t = value.withUnsafeBufferPointer { b in ByteNumbers.timestamp(UnsafeBufferPointer(rebasing: b[range])) }
-      guard let t else {
+      guard let t = ByteNumbers.timestamp(trimmed) else {
         try recover(
-          fail("<time> \"\(String(decoding: value[range], as: UTF8.self))\" is not an ISO 8601 date-time such as 2024-05-01T07:00:00Z"),
+          fail("<time> \"\(String(decoding: trimmed, as: UTF8.self))\" is not an ISO 8601 date-time such as 2024-05-01T07:00:00Z"),
           "left out the time")
         return
       }
@@ -461,7 +509,7 @@ public struct GPXReader {
     case .sat:
       guard let v = try number("sat") else { break }
       guard v >= 0 && v <= 1_000 && v == v.rounded() else {
-        try recover(fail("<sat> \"\(String(decoding: value[range], as: UTF8.self))\" is not a satellite count: expected a whole number in 0...1000"), "left out the value")
+        try recover(fail("<sat> \"\(String(decoding: trimmed, as: UTF8.self))\" is not a satellite count: expected a whole number in 0...1000"), "left out the value")
         break
       }
       point.satellites = Int(v)
