@@ -15,6 +15,7 @@ let package = Package(
   products: [
     .library(name: "Geodesy", targets: ["Geodesy"]),
     .library(name: "Geofencing", targets: ["Geofencing"]),
+    .library(name: "CellHandoff", targets: ["CellHandoff"]),
     .library(name: "TrackIO", targets: ["TrackIO"]),
     .library(name: "SyntheticData", targets: ["SyntheticData"]),
     .executable(name: "geowake", targets: ["geowake"]),
@@ -49,6 +50,15 @@ package.targets += [
   ),
 ]
 
+// MARK: - Cells: towers, serving cell, significant changes
+
+package.targets += [
+  .target(
+    name: "CellHandoff",
+    dependencies: ["Geodesy", .product(name: "RealModule", package: "swift-numerics")]
+  )
+]
+
 // MARK: - Synthetic data (benchmarks, tests, `geowake generate`)
 
 package.targets += [
@@ -63,7 +73,7 @@ package.targets += [
 package.targets += [
   .target(
     name: "TrackIO",
-    dependencies: ["Geodesy", "Geofencing", .product(name: "RealModule", package: "swift-numerics")]
+    dependencies: ["Geodesy", "Geofencing", "CellHandoff", .product(name: "RealModule", package: "swift-numerics")]
   )
 ]
 
@@ -73,7 +83,7 @@ package.targets += [
   .executableTarget(
     name: "geowake",
     dependencies: [
-      "Geodesy", "Geofencing", "TrackIO", "SyntheticData",
+      "Geodesy", "Geofencing", "CellHandoff", "TrackIO", "SyntheticData",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ]
   )
@@ -96,8 +106,12 @@ package.targets += [
     dependencies: ["Geofencing", "Geodesy", "_GeoWakeTestSupport"]
   ),
   .testTarget(
+    name: "CellHandoffTests",
+    dependencies: ["CellHandoff", "Geodesy", "_GeoWakeTestSupport"]
+  ),
+  .testTarget(
     name: "TrackIOTests",
-    dependencies: ["TrackIO", "Geofencing", "Geodesy", "_GeoWakeTestSupport"]
+    dependencies: ["TrackIO", "Geofencing", "CellHandoff", "Geodesy", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "GeoWakeCLITests",

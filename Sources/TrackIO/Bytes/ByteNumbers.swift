@@ -8,6 +8,28 @@ enum ByteNumbers {
     return x
   }
 
+  /// Parses a decimal integer (`42`, `-1`, `+7`); nil for anything else or past `Int`'s range.
+  static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    var i = 0
+    var negative = false
+    if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+      negative = first == UInt8(ascii: "-")
+      i = 1
+    }
+    guard i < bytes.count else { return nil }
+    var value = 0
+    while i < bytes.count {
+      let digit = Int(bytes[i]) - 48
+      guard digit >= 0 && digit <= 9 else { return nil }
+      let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+      let (next, o2) = negative ? times10.subtractingReportingOverflow(digit) : times10.addingReportingOverflow(digit)
+      guard !o1 && !o2 else { return nil }
+      value = next
+      i += 1
+    }
+    return value
+  }
+
   /// Parses a decimal number (`-12.5`, `3e-4`, `+7`). Correctly rounded: the fast path (at most 15
   /// significant digits, scale at most 22, Clinger 1990) is exact; anything else goes through the
   /// standard library's parser. Returns nil for anything that is not a finite decimal number.
