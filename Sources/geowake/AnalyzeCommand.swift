@@ -1,4 +1,5 @@
 import ArgumentParser
+import CellHandoff
 import Geodesy
 import Geofencing
 import TrackIO
@@ -7,7 +8,7 @@ import TrackIO
 struct AnalyzeCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "analyze",
-    abstract: "Print when an app monitoring REGIONS would have been told the device entered or left each one.",
+    abstract: "Print when an app would have been told of region crossings and significant location changes along a track.",
     discussion: """
       TRACK is a GPX 1.0/1.1 file (its timed track points) or a CSV file of fixes. REGIONS is a \
       CSV file with id,lat,lon,radius (metres), a GeoJSON FeatureCollection (Point features with \
@@ -31,6 +32,16 @@ struct AnalyzeCommand: ParsableCommand {
       one self-contained file (no network): an SVG map of the track, regions and events with \
       tooltips, a timeline strip per region, the summary and a table of every event. \
 
+      Cells: with --towers (an OpenCellID CSV file) or --synthetic-cells SPACING (metres, or \
+      urban = 1500, rural = 8000: a hexagonal layout anchored at the first fix), or when the \
+      track names its serving cells (a CSV cell column, or a G-NetTrack drive log: Timestamp, \
+      LACHEX, RAWCELLID), the serving cell is followed along the track (A3 handoffs: 3 dB, \
+      320 ms, ping-pongs within 5 s suppressed) and every change is a handoff event (fromCell, \
+      toCell). --significant-changes adds the significant-location-change events the handoffs \
+      give (500 m and 5 min apart; the first at the start), and suppressed ones with the reason; \
+      without towers or cells in the track it uses the urban synthetic layout. --regions may then \
+      be left out.
+
       A progress bar is drawn on standard error for tracks of 8 MB or more when it is a terminal \
       (GEOWAKE_PROGRESS=always or never overrides).
       """
@@ -40,7 +51,16 @@ struct AnalyzeCommand: ParsableCommand {
   var track: String
 
   @Option(help: "Regions file (CSV id,lat,lon,radius; GeoJSON; or JSON).")
-  var regions: String
+  var regions: String?
+
+  @Option(help: "Cell towers (OpenCellID CSV) to follow the serving cell with.")
+  var towers: String?
+
+  @Option(name: .customLong("synthetic-cells"), help: "Follow the serving cell on a synthetic hexagonal layout: spacing in metres, urban (1500) or rural (8000).")
+  var syntheticCells: String?
+
+  @Flag(name: .customLong("significant-changes"), help: "Add significant-location-change events (from serving-cell handoffs).")
+  var significantChanges = false
 
   @Option(help: "Platform profile: ios, android or server.")
   var profile: String = "ios"
@@ -61,7 +81,14 @@ struct AnalyzeCommand: ParsableCommand {
   var seed: UInt64 = 0
 
   func validate() throws {
-    guard RegionTimelineWriter.Format(rawValue: format) != nil else {
+    guard regions != nil || towers != nil || syntheticCells != nil || significantChanges else {
+      throw ValidationError("give --regions, or cells to follow (--towers, --synthetic-cells, --significant-changes)")
+    }
+    guard towers == nil || syntheticCells == nil else { throw ValidationError("--towers and --synthetic-cells exclude each other") }
+    if let syntheticCells, Self.spacing(syntheticCells) == nil {
+      throw ValidationError("--synthetic-cells must be urban, rural or metres in 100...100000, got \(syntheticCells)")
+    }
+    guard TimelineWriter.Format(rawValue: format) != nil else {
       throw ValidationError("--format must be table, jsonl, csv, geojson or html, got \(format)")
     }
     guard Self.profiles[profile] != nil else { throw ValidationError("--profile must be ios, android or server, got \(profile)") }
@@ -69,25 +96,37 @@ struct AnalyzeCommand: ParsableCommand {
 
   static let profiles = RegionMonitoringProfile.named
 
+  /// Metres between synthetic towers for `text` (urban, rural or a number), if valid.
+  static func spacing(_ text: String) -> Double? {
+    switch text.lowercased() {
+    case "urban": return HexagonalCellLayout.urbanSpacing
+    case "rural": return HexagonalCellLayout.ruralSpacing
+    default: return Double(text).flatMap { HexagonalCellLayout.isValidSpacing($0) ? $0 : nil }
+    }
+  }
+
   func run() throws {
-    let regionFile: RegionFile
-    do { regionFile = try RegionFileReader.read(path: regions) } catch { throw Diagnostics.fail(error) }
+    var regionFile = RegionFile(regions: [])
+    if let regions {
+      do { regionFile = try RegionFileReader.read(path: regions) } catch { throw Diagnostics.fail(error) }
+    }
     var monitor: RegionMonitor
     do {
       monitor = try RegionMonitor(
         regions: regionFile.regions, profile: Self.profiles[profile]!, notifications: regionFile.notifications, seed: seed)
     } catch {
-      Diagnostics.error("\(regions): \(error)")
+      Diagnostics.error("\(regions ?? "regions"): \(error)")
       throw SysExit.dataError
     }
     var reader: TrackFileReader
     do { reader = try TrackFileReader(path: track, lenient: lenient) } catch { throw Diagnostics.fail(error) }
+    var cells = try cellTimeline(trackNamesCells: reader.namesCells)
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }
-    var writer = RegionTimelineWriter(
-      format: RegionTimelineWriter.Format(rawValue: format) ?? .table, sink: out,
+    var writer = TimelineWriter(
+      format: TimelineWriter.Format(rawValue: format) ?? .table, sink: out,
       regions: monitor.monitoredRegions + monitor.failedRegions, title: "GeoWake: \(Self.fileName(track))",
-      subtitle: "regions \(Self.fileName(regions)), profile \(profile)")
+      subtitle: [regions.map { "regions \(Self.fileName($0)), profile \(profile)" }, cells?.description].compactMap { $0 }.joined(separator: "; "))
     var events: [RegionEvent] = []
     var activity = RegionActivity()
     var firstTime: Double?
@@ -114,6 +153,7 @@ struct AnalyzeCommand: ParsableCommand {
           writer.add(fix)
         }
         try write(events)
+        if cells != nil { try cells?.process(fix, reportedCell: reader.reportedCell, writer: &writer) }
       }
       events.removeAll(keepingCapacity: true)
       progress.update(bytes: reader.bytesRead)
@@ -121,11 +161,45 @@ struct AnalyzeCommand: ParsableCommand {
       monitor.finish(into: &events)
       try write(events)
       activity.finish(at: lastTime ?? 0)
-      try writer.finish(summary: summary(monitor, activity, span: (lastTime ?? 0) - (firstTime ?? lastTime ?? 0), reader: reader))
+      try writer.finish(
+        summary: summary(monitor, activity, span: (lastTime ?? 0) - (firstTime ?? lastTime ?? 0), reader: reader) + (cells?.summary ?? ""))
       try out.commit()
     } catch {
       throw Diagnostics.fail(error)
     }
+  }
+
+  /// The cell model asked for, if any.
+  private func cellTimeline(trackNamesCells: Bool) throws -> CellTimeline? {
+    if let towers {
+      let file: TowerCSVReader.TowerFile
+      do { file = try TowerCSVReader.read(path: towers, lenient: lenient, warning: Diagnostics.warning) } catch {
+        throw Diagnostics.fail(error)
+      }
+      do {
+        return CellTimeline(
+          layout: .towers(try TowerMap(file.towers)), significantChanges: significantChanges,
+          description: "cells \(Self.fileName(towers)) (\(counted(file.towers.count, "cell")))")
+      } catch {
+        Diagnostics.error("\(towers): \(error)")
+        throw SysExit.dataError
+      }
+    }
+    if let syntheticCells, let spacing = Self.spacing(syntheticCells) {
+      return CellTimeline(
+        layout: .hexagonal(spacing: spacing), significantChanges: significantChanges,
+        description: "synthetic cells every \(Int(spacing)) m")
+    }
+    if trackNamesCells {
+      // The track names its cells; positions are unknown, so no layout is consulted.
+      return CellTimeline(layout: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), significantChanges: significantChanges, description: "serving cells from the track")
+    }
+    if significantChanges {
+      return CellTimeline(
+        layout: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), significantChanges: true,
+        description: "synthetic cells every \(Int(HexagonalCellLayout.urbanSpacing)) m (no tower file)")
+    }
+    return nil
   }
 
   private func warn(_ warnings: [TrackIOError], _ progress: inout ProgressBar) {
@@ -137,8 +211,12 @@ struct AnalyzeCommand: ParsableCommand {
   static func fileName(_ path: String) -> String { path == "-" ? "standard input" : String(path.split(separator: "/").last ?? Substring(path)) }
 
   func summary(_ m: RegionMonitor, _ activity: RegionActivity, span: Double, reader: TrackFileReader) -> String {
-    var text = "\n\(m.fixCount) fixes used over \(CrossingsCommand.duration(span)), \(m.monitoredRegions.count) regions monitored"
-    text += " (profile \(m.profile.name))" + (m.failedRegions.isEmpty ? "" : ", \(m.failedRegions.count) refused past the cap") + "\n"
+    var text = "\n\(m.fixCount) fixes used over \(CrossingsCommand.duration(span))"
+    if regions != nil {
+      text += ", \(m.monitoredRegions.count) regions monitored (profile \(m.profile.name))"
+        + (m.failedRegions.isEmpty ? "" : ", \(m.failedRegions.count) refused past the cap")
+    }
+    text += "\n"
     if m.reorderedFixCount > 0 {
       text += "fixes put back in time order: \(m.reorderedFixCount) (reorder window \(Int(m.profile.reorderWindow)) s)\n"
     }

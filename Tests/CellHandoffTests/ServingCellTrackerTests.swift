@@ -86,8 +86,8 @@ struct ServingCellTrackerTests {
     let expected = referenceChanges(fixes, towers, .lte)
     #expect(changes.count > 20)
     #expect(changes.map(\.time) == expected.map(\.0))
-    #expect(changes.map(\.from?.identity) == expected.map(\.1))
-    #expect(changes.map(\.to?.identity) == expected.map(\.2))
+    #expect(changes.map(\.from) == expected.map(\.1))
+    #expect(changes.map(\.to) == expected.map(\.2))
     #expect(tracker.handoffCount == changes.filter(\.isHandoff).count)
   }
 
@@ -147,7 +147,7 @@ struct SignificantChangeMonitorTests {
     for fix in fixes {
       changes.removeAll(keepingCapacity: true)
       tracker.process(fix, into: &changes)
-      monitor.process(fix, changes: changes, servingRange: tracker.serving?.range, into: &events)
+      monitor.process(fix, changes: changes, servingRange: tracker.servingTower?.range, into: &events)
     }
     return events
   }

@@ -28,3 +28,62 @@ struct CellsCommandTests {
     #expect(try CommandRunner.run(["cells", "check", folder.url.path + "/missing.csv"]).status == 66)
   }
 }
+
+@Suite("geowake analyze with cells")
+struct AnalyzeCellsTests {
+  static let logs = "Fixtures/cells/drive_logs/"
+
+  /// The drive logs name their serving cell: every change of (LACHEX, RAWCELLID) between rows is
+  /// a handoff, a NetworkMode change alone is not — 39, 1 and 0 in the three logs.
+  @Test(arguments: [
+    ("Download__Driving__B_2020.02.14_09.38.22.csv", 39), ("Download__Driving__B_2019.12.16_11.49.59.csv", 1),
+    ("Download__Static__B_2019.12.16_13.40.04.csv", 0),
+  ])
+  func driveLogHandoffsMatchTheLogs(file: String, handoffs: Int) throws {
+    let result = try CommandRunner.run(["analyze", "--significant-changes", "--format", "jsonl", Self.logs + file])
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = result.stdout.split(separator: "\n")
+    let handoffLines = lines.filter { $0.contains("\"event\":\"handoff\"") }
+    #expect(handoffLines.count == handoffs + 1)  // plus the first cell named
+    #expect(handoffLines.dropFirst().allSatisfy { $0.contains("\"fromCell\":\"") && $0.contains("\"toCell\":\"") })
+    let delivered = lines.filter { $0.contains("\"event\":\"significantChange\"") }
+    #expect(delivered.count >= 1 && delivered[0].contains("monitoring started"))
+    let suppressed = lines.filter { $0.contains("\"event\":\"significantChangeSuppressed\"") }
+    #expect(delivered.count - 1 + suppressed.count == handoffs)
+    #expect(suppressed.allSatisfy { $0.contains("\"deliveredAt\":null") && $0.contains("needs") })
+    if file.contains("Static") { #expect(delivered.count == 1) }
+  }
+
+  @Test func syntheticCellsBesideRegions() throws {
+    let result = try CommandRunner.run([
+      "analyze", "--synthetic-cells", "urban", "--significant-changes", "--regions", "Fixtures/demo/tokyo-regions.csv",
+      "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("cells: synthetic cells every 1500 m; 17 handoffs among 8 cells, 0 ping-pongs suppressed\n"))
+    #expect(result.stdout.contains("significant location changes (profile ios): 8 delivered (the first at the start), 10 handoffs suppressed"))
+    #expect(result.stdout.contains("aoyama-itchome    enter"))
+  }
+
+  @Test func towersFromOpenCellID() throws {
+    let folder = try TemporaryFolder()
+    let towers = try folder.file("towers.csv", containing: """
+      radio,mcc,net,area,cell,unit,lon,lat,range,samples,changeable,created,updated,averageSignal
+      LTE,440,10,1,1,-1,139.70,35.66,3000,10,1,0,0,0
+      LTE,440,10,1,2,-1,139.70,35.69,3000,10,1,0,0,0
+      LTE,440,10,1,3,-1,139.73,35.67,3000,10,1,0,0,0
+      """)
+    let result = try CommandRunner.run(["analyze", "--towers", towers, "--format", "jsonl", "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("\"toCell\":\"LTE 440-10-1-"))
+    #expect(!result.stdout.contains("significantChange"))
+  }
+
+  @Test func usageErrors() throws {
+    let track = "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx"
+    #expect(try CommandRunner.run(["analyze", track]).status == 64)
+    #expect(try CommandRunner.run(["analyze", "--synthetic-cells", "50", track]).status == 64)
+    #expect(try CommandRunner.run(["analyze", "--synthetic-cells", "urban", "--towers", "x.csv", track]).status == 64)
+    #expect(try CommandRunner.run(["analyze", "--towers", "missing.csv", track]).status == 66)
+  }
+}

@@ -23,11 +23,11 @@ struct ReaderTests {
   @Test(arguments: [
     ("time,lat,lon\n1,91,0\n", "2:3: error: latitude 91.0 is out of range: expected a finite value in -90...90"),
     ("time,lat,lon\n1,1,abc\n", "2:5: error: longitude \"abc\" is not a number: expected degrees"),
-    ("time,lat,lon\nyesterday,1,2\n", "2:1: error: time \"yesterday\" is neither seconds since 1970 nor an ISO 8601 date-time"),
+    ("time,lat,lon\nyesterday,1,2\n", "2:1: error: time \"yesterday\" is neither seconds since 1970 nor an ISO 8601 date-time (nor a drive log's yyyy.MM.dd_HH.mm.ss)"),
     ("time,lat,lon\n1,2\n", "2:1: error: 2 fields: expected 3, as in the header"),
     ("when,lat,lon\n1,2,3\n", "1:1: error: header has no time column (found when,lat,lon): expected time,lat,lon[,accuracy]"),
     ("time,lat,lon,accuracy\n1,2,3,-4\n", "2:7: error: accuracy \"-4\" is not a positive number of metres"),
-    ("time,lat,lon\n2024-02-30T00:00:00Z,1,2\n", "2:1: error: time \"2024-02-30T00:00:00Z\" is neither seconds since 1970 nor an ISO 8601 date-time"),
+    ("time,lat,lon\n2024-02-30T00:00:00Z,1,2\n", "2:1: error: time \"2024-02-30T00:00:00Z\" is neither seconds since 1970 nor an ISO 8601 date-time (nor a drive log's yyyy.MM.dd_HH.mm.ss)"),
   ])
   func badFixesAreLocated(_ text: String, _ expected: String) throws {
     let folder = try TemporaryFolder()

@@ -29,13 +29,13 @@ struct RegionReportTests {
     return ([.circle(circle), .polygon(square)], fixes)
   }
 
-  static func render(_ format: RegionTimelineWriter.Format) throws -> (String, [RegionEvent]) {
+  static func render(_ format: TimelineWriter.Format) throws -> (String, [RegionEvent]) {
     let (regions, fixes) = try scenario()
     var monitor = try RegionMonitor(regions: regions, profile: .server)
     let folder = try TemporaryFolder()
     let path = folder.url.path + "/out"
     let sink = try ByteSink(path: path)
-    var writer = RegionTimelineWriter(format: format, sink: sink, regions: regions, title: "walk <1>", subtitle: "server & co")
+    var writer = TimelineWriter(format: format, sink: sink, regions: regions, title: "walk <1>", subtitle: "server & co")
     try writer.begin()
     var all: [RegionEvent] = []
     for fix in fixes {
@@ -82,10 +82,10 @@ struct RegionReportTests {
   @Test func csvHasOneRowPerEvent() throws {
     let (csv, events) = try Self.render(.csv)
     let lines = csv.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-    #expect(lines.first == "event,region,crossedAt,deliveredAt,lat,lon,state,reason")
+    #expect(lines.first == "event,region,crossedAt,deliveredAt,lat,lon,state,reason,fromCell,toCell")
     #expect(lines.count == events.count + 1)
     #expect(lines[1].hasPrefix("enter,\"ring <&> \"\"quoted\"\"\",2023-11-14T22:"))
-    #expect(lines[1].hasSuffix(",,\"" + events[0].reason + "\""))
+    #expect(lines[1].hasSuffix(",,\"" + events[0].reason + "\",,"))
   }
 
   @Test func geoJSONHasRegionsThenEvents() throws {

@@ -21,7 +21,9 @@ public struct ServingCellTracker {
   public let profile: CellSelectionProfile
   public let layout: CellLayout
   /// The cell serving the device after the last fix, if any.
-  public private(set) var serving: CellTower?
+  public private(set) var serving: CellIdentity?
+  /// Its tower, when its position is known (not for cells named by a drive log).
+  public private(set) var servingTower: CellTower?
   /// Handoffs made (attaches and losses of service not counted).
   public private(set) var handoffCount = 0
   /// Handoffs back to the previous cell within the ping-pong window that were not made.
@@ -49,37 +51,44 @@ public struct ServingCellTracker {
 
   /// Tracks one fix (in time order), appending the serving-cell changes it caused.
   /// - Parameter reportedCell: the serving cell the fix names, if it names one.
-  public mutating func process(_ fix: LocationFix, reportedCell: CellTower? = nil, into changes: inout [ServingCellChange]) {
+  public mutating func process(_ fix: LocationFix, reportedCell: CellIdentity? = nil, into changes: inout [ServingCellChange]) {
     fixCount += 1
     if let reportedCell {
-      guard serving?.identity != reportedCell.identity else { return }
-      let change = ServingCellChange(time: fix.time, coordinate: fix.coordinate, from: serving, to: reportedCell, cause: serving == nil ? .attach : .reported)
+      guard serving != reportedCell else { return }
+      let tower: CellTower?
+      if case .towers(let map) = layout, let k = map.index(of: reportedCell) { tower = map.towers[k] } else { tower = nil }
+      let change = ServingCellChange(
+        time: fix.time, coordinate: fix.coordinate, from: serving, to: reportedCell, toTower: tower, cause: .reported)
       if change.isHandoff { handoffCount += 1 }
+      if let serving { previous = (serving, fix.time) }
       serving = reportedCell
+      servingTower = tower
       changes.append(change)
       return
     }
     findCandidates(at: fix.coordinate)
     guard let current = serving else {
       if let best = candidates.first {
-        serving = best.tower
+        serving = best.tower.identity
+        servingTower = best.tower
         pending = nil
-        changes.append(ServingCellChange(time: fix.time, coordinate: fix.coordinate, from: nil, to: best.tower, cause: .attach))
+        changes.append(ServingCellChange(time: fix.time, coordinate: fix.coordinate, from: nil, to: best.tower.identity, toTower: best.tower, cause: .attach))
       }
       return
     }
-    guard let servingSignal = candidates.first(where: { $0.tower.identity == current.identity })?.signal else {
+    guard let servingSignal = candidates.first(where: { $0.tower.identity == current })?.signal else {
       pending = nil
       if let best = candidates.first {
         handOff(to: best.tower, at: fix.time, fix: fix, cause: .servingOutOfRange, into: &changes)
       } else {
-        previous = (current.identity, fix.time)
+        previous = (current, fix.time)
         serving = nil
-        changes.append(ServingCellChange(time: fix.time, coordinate: fix.coordinate, from: current, to: nil, cause: .noService))
+        servingTower = nil
+        changes.append(ServingCellChange(time: fix.time, coordinate: fix.coordinate, from: current, to: nil, toTower: nil, cause: .noService))
       }
       return
     }
-    guard let neighbour = candidates.first(where: { $0.tower.identity != current.identity }),
+    guard let neighbour = candidates.first(where: { $0.tower.identity != current }),
       neighbour.signal > servingSignal + profile.hysteresis
     else {
       pending = nil
@@ -109,10 +118,11 @@ public struct ServingCellTracker {
 
   private mutating func handOff(to tower: CellTower, at time: Double, fix: LocationFix, cause: ServingCellChange.Cause, into changes: inout [ServingCellChange]) {
     let from = serving
-    if let from { previous = (from.identity, time) }
-    serving = tower
+    if let from { previous = (from, time) }
+    serving = tower.identity
+    servingTower = tower
     handoffCount += 1
-    changes.append(ServingCellChange(time: time, coordinate: fix.coordinate, from: from, to: tower, cause: cause))
+    changes.append(ServingCellChange(time: time, coordinate: fix.coordinate, from: from, to: tower.identity, toTower: tower, cause: cause))
   }
 
   /// Fills `candidates` with the cells reaching `point`, strongest first (ties: smaller identity).

@@ -40,7 +40,7 @@ public struct SignificantChangeMonitor {
       guard let last = lastDelivered else { break }
       let moved = Geodesic.wgs84.distance(from: last.location.coordinate, to: change.coordinate)
       let elapsed = change.time - last.time
-      let handoff = "handoff \(change.from.map { "\($0.identity)" } ?? "-") → \(change.to.map { "\($0.identity)" } ?? "-")"
+      let handoff = "handoff \(change.from.map { "\($0)" } ?? "-") → \(change.to.map { "\($0)" } ?? "-")"
       var event = SignificantChangeEvent(
         kind: .significantChange, trigger: .handoff, time: change.time,
         location: LocationFix(time: change.time, coordinate: change.coordinate, horizontalAccuracy: accuracy),

@@ -1,3 +1,4 @@
+public import CellHandoff
 public import Geodesy
 
 /// Reads location fixes from CSV, streaming, in bounded memory.
@@ -5,9 +6,17 @@ public import Geodesy
 /// The first line is a header naming the columns (case-insensitive, any order):
 /// `time` (seconds since the Unix epoch, or ISO 8601 such as `2024-05-01T07:00:00.5Z`),
 /// `lat`/`latitude`, `lon`/`lng`/`longitude` (degrees) are required; `accuracy`
-/// (`horizontal_accuracy`, metres, positive) is optional. Other columns are ignored. Empty
-/// lines and lines starting with `#` are skipped. Every bad value is a ``TrackIOError`` naming
-/// the file, line and column.
+/// (`horizontal_accuracy`, metres, positive) is optional, and so is `cell`, the serving cell
+/// (``CellIdentity`` text such as `LTE 272-1-100-5`, or a bare cell number). Other columns are
+/// ignored. Empty lines and lines starting with `#` are skipped. Every bad value is a
+/// ``TrackIOError`` naming the file, line and column.
+///
+/// **Drive logs** (G-NetTrack Pro, as in the 5G dataset of Raca et al.) are read too: their
+/// `Timestamp` is `yyyy.MM.dd_HH.mm.ss` (local time without a zone; taken as UTC, which it is
+/// for the Irish winter recordings in `Fixtures/cells/drive_logs/`), and their serving cell is
+/// the pair (`LACHEX` hexadecimal area code, `RAWCELLID`). The cell's radio is the `NetworkMode`
+/// of the first row naming it (GPRS/EDGE → GSM, UMTS/HSPA family → UMTS, LTE → LTE, 5G → NR),
+/// so that a change of `NetworkMode` alone is not a change of cell; MCC and MNC are unknown (0).
 ///
 /// ```swift
 /// var reader = try FixCSVReader(path: "walk.csv")
@@ -20,7 +29,14 @@ public struct FixCSVReader {
   private var latitudeColumn = 0
   private var longitudeColumn = 0
   private var accuracyColumn: Int?
+  private var cellColumn: Int?
+  private var driveLogColumns: (area: Int, cell: Int, mode: Int?)?
+  private var driveLogRadios: [Int64: Radio] = [:]
   private var width = 0
+  /// The serving cell named by the fix last returned, when the file names cells.
+  public private(set) var reportedCell: CellIdentity?
+  /// Whether the file names serving cells (a `cell` column, or a drive log).
+  public var namesCells: Bool { cellColumn != nil || driveLogColumns != nil }
 
   /// Opens the file (`-` for standard input) and reads its header.
   public init(path: String) throws(TrackIOError) {
@@ -51,6 +67,11 @@ public struct FixCSVReader {
     latitudeColumn = try require(["lat", "latitude"])
     longitudeColumn = try require(["lon", "lng", "long", "longitude"])
     accuracyColumn = header.column(["accuracy", "horizontal_accuracy", "horizontalaccuracy"])
+    if let area = header.column(["lachex"]), let cell = header.column(["rawcellid"]) {
+      driveLogColumns = (area, cell, header.column(["networkmode"]))
+    } else {
+      cellColumn = header.column(["cell", "cellid", "cell_id"])
+    }
     width = header.names.count
   }
 
@@ -70,7 +91,10 @@ public struct FixCSVReader {
       let path = lines.path
       let number = lines.lineNumber + 1
       let (t, la, lo, ac, w) = (timeColumn, latitudeColumn, longitudeColumn, accuracyColumn, width)
+      let (cellColumn, driveLog) = (self.cellColumn, driveLogColumns)
       var fields = self.fields
+      var cell: CellIdentity?
+      var radios = driveLogRadios
       let parsed: LocationFix?? = try lines.nextLine { line throws(TrackIOError) -> LocationFix? in
         if line.isEmpty || line.first == UInt8(ascii: "#") { return nil }
         fields.split(line)
@@ -84,8 +108,8 @@ public struct FixCSVReader {
           TrackIOError(path: path, line: number, column: fields.column(k), message: message)
         }
         let timeField = fields.field(t, in: line)
-        guard let time = ByteNumbers.double(timeField) ?? ByteNumbers.timestamp(timeField) else {
-          throw fail(t, "time \"\(fields.text(t, in: line))\" is neither seconds since 1970 nor an ISO 8601 date-time")
+        guard let time = ByteNumbers.double(timeField) ?? ByteNumbers.timestamp(timeField) ?? Self.driveLogTime(timeField) else {
+          throw fail(t, "time \"\(fields.text(t, in: line))\" is neither seconds since 1970 nor an ISO 8601 date-time (nor a drive log's yyyy.MM.dd_HH.mm.ss)")
         }
         guard let latitude = ByteNumbers.double(fields.field(la, in: line)) else {
           throw fail(la, "latitude \"\(fields.text(la, in: line))\" is not a number: expected degrees in -90...90")
@@ -104,12 +128,76 @@ public struct FixCSVReader {
           }
           accuracy = a
         }
+        if let c = cellColumn, !fields.field(c, in: line).isEmpty {
+          guard let identity = Self.cellIdentity(fields.text(c, in: line)) else {
+            throw fail(c, "cell \"\(fields.text(c, in: line))\" is not a cell: expected e.g. LTE 272-1-100-5 (radio mcc-net-area-cell) or a cell number")
+          }
+          cell = identity
+        }
+        if let d = driveLog {
+          guard let area = Int(fields.text(d.area, in: line), radix: 16), area >= 0 else {
+            throw fail(d.area, "LACHEX \"\(fields.text(d.area, in: line))\" is not a hexadecimal area code")
+          }
+          guard let number = ByteNumbers.integer(fields.field(d.cell, in: line)), number >= 0 else {
+            throw fail(d.cell, "RAWCELLID \"\(fields.text(d.cell, in: line))\" is not a cell number")
+          }
+          let key = Int64(area) << 40 | Int64(number & ((1 << 40) - 1))
+          let radio = radios[key] ?? Self.radio(networkMode: d.mode.map { fields.text($0, in: line) } ?? "")
+          radios[key] = radio
+          cell = CellIdentity(radio: radio, mcc: 0, net: 0, area: area, cell: number)
+        }
         return LocationFix(time: time, coordinate: coordinate, horizontalAccuracy: accuracy)
       }
       self.fields = fields
+      driveLogRadios = radios
       guard let parsed else { return nil }
-      if let fix = parsed { return fix }
+      if let fix = parsed {
+        reportedCell = cell
+        return fix
+      }
     }
+  }
+
+  /// `yyyy.MM.dd_HH.mm.ss` (G-NetTrack Pro), as UTC.
+  static func driveLogTime(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+    guard b.count == 19, b[4] == UInt8(ascii: "."), b[7] == UInt8(ascii: "."), b[10] == UInt8(ascii: "_"),
+      b[13] == UInt8(ascii: "."), b[16] == UInt8(ascii: ".")
+    else { return nil }
+    func number(_ start: Int, _ count: Int) -> Int? {
+      var v = 0
+      for i in start..<(start + count) {
+        let d = Int(b[i]) - 48
+        guard d >= 0 && d <= 9 else { return nil }
+        v = v * 10 + d
+      }
+      return v
+    }
+    guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+      let minute = number(14, 2), let second = number(17, 2), (1...12).contains(month),
+      (1...ByteNumbers.daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60, second < 60
+    else { return nil }
+    return Double(ByteNumbers.daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + second)
+  }
+
+  /// A drive log's NetworkMode as a radio.
+  static func radio(networkMode: String) -> Radio {
+    switch networkMode.uppercased() {
+    case "GPRS", "EDGE", "GSM": return .gsm
+    case "LTE", "LTE-A", "4G": return .lte
+    case "5G", "NR": return .nr
+    case "CDMA", "EVDO": return .cdma
+    default: return .umts  // UMTS, HSPA, HSPA+, HSDPA, HSUPA
+    }
+  }
+
+  /// `LTE 272-1-100-5` or a bare cell number.
+  static func cellIdentity(_ text: String) -> CellIdentity? {
+    if let number = Int(text), number >= 0 { return CellIdentity(radio: .lte, mcc: 0, net: 0, area: 0, cell: number) }
+    let parts = text.split(separator: " ")
+    guard parts.count == 2, let radio = Radio(rawValue: parts[0].uppercased()) else { return nil }
+    let codes = parts[1].split(separator: "-").compactMap { Int($0) }
+    guard codes.count == 4, codes.allSatisfy({ $0 >= 0 }) else { return nil }
+    return CellIdentity(radio: radio, mcc: codes[0], net: codes[1], area: codes[2], cell: codes[3])
   }
 
   /// Reads every remaining fix.

@@ -1,3 +1,4 @@
+public import CellHandoff
 public import Geodesy
 import Foundation
 
@@ -40,6 +41,12 @@ public struct TrackFileReader {
 
   /// Recoveries made so far (lenient GPX only).
   public var warningCount: Int { gpx?.warningCount ?? 0 }
+
+  /// The serving cell named by the fix last returned (CSV files with a `cell` column, drive logs).
+  public var reportedCell: CellIdentity? { csv?.reportedCell }
+
+  /// Whether the file names serving cells.
+  public var namesCells: Bool { csv?.namesCells ?? false }
 
   /// Whether the file is GPX.
   public var isGPX: Bool { gpx != nil }

@@ -1,11 +1,12 @@
+public import CellHandoff
 public import Geodesy
 public import Geofencing
 import RealModule
 
-/// A self-contained HTML report of a region-monitoring timeline: an SVG map of the track, the
-/// regions and every event (tooltips give each event's times and reason), a timeline strip with
-/// one lane per region (time inside as bars, events as ticks), the summary, and a table of every
-/// event.
+/// A self-contained HTML report of a timeline: an SVG map of the track, the regions, the cell
+/// towers that served the device and every event (tooltips give each event's times and reason),
+/// a timeline strip with one lane per region (time inside as bars, events as ticks) and one for
+/// the cells, the summary, and a table of every event.
 ///
 /// The file needs no network: no scripts, fonts or images from elsewhere; tooltips are SVG
 /// `<title>` elements and `title` attributes. It is well-formed XML (XHTML syntax), so it can be
@@ -16,7 +17,7 @@ import RealModule
 /// (the report says how many were left out). Circles are drawn as 64-gons of exact geodesic
 /// points on an equirectangular projection centred on the track (shapes are true to a few
 /// percent for tracks spanning under a few hundred kilometres).
-public struct RegionMapReport {
+public struct TimelineMapReport {
   /// The report's heading (e.g. the track file name).
   public var title: String
   /// What the report is about, shown under the title (e.g. profile and region file).
@@ -27,7 +28,7 @@ public struct RegionMapReport {
   public var maximumDrawnRegions = 3_000
   /// Lanes in the timeline strip at most (regions with events, in order of their first event).
   public var maximumLanes = 200
-  public private(set) var events: [RegionEvent] = []
+  public private(set) var events: [TimelineEntry] = []
   public private(set) var sketch: TrackSketch
 
   public init(title: String, subtitle: String, regions: [Region], trackCapacity: Int = 20_000) {
@@ -37,7 +38,7 @@ public struct RegionMapReport {
     sketch = TrackSketch(capacity: trackCapacity)
   }
 
-  public mutating func add(_ event: RegionEvent) { events.append(event) }
+  public mutating func add(_ event: TimelineEntry) { events.append(event) }
   public mutating func add(_ fix: LocationFix) { sketch.add(fix) }
 
   /// Writes the whole document, with `summary` (plain text) in its summary section.
@@ -65,6 +66,10 @@ public struct RegionMapReport {
       .dwell circle, .dwell.tick, .legend .dwell { fill: #6f42c1; }
       .state circle, .state.tick, .legend .state { fill: #777; }
       .monitoringFailed circle, .monitoringFailed.tick, .legend .monitoringFailed { fill: #000; }
+      .handoff circle, .handoff.tick, .legend .handoff { fill: #0a9396; }
+      .significantChange circle, .significantChange.tick, .legend .significantChange { fill: #1d4ed8; }
+      .significantChangeSuppressed circle, .significantChangeSuppressed.tick, .legend .significantChangeSuppressed { fill: #1d4ed8; fill-opacity: 0.25; stroke: #333; }
+      .tower { fill: #0a9396; stroke: #fff; stroke-width: 1; }
       .undelivered circle, .undelivered.tick { fill-opacity: 0.25; stroke: #333; }
       .inside { fill: #2a9d3a; fill-opacity: 0.25; }
       .lane { stroke: #e4e4e4; } .axis { stroke: #999; } text { font-size: 11px; fill: #444; }
@@ -89,7 +94,9 @@ public struct RegionMapReport {
 
   private func writeLegend(to sink: ByteSink) throws(TrackIOError) {
     try sink.write("<p class=\"legend\">")
-    for kind in ["enter", "exit", "passThrough", "dwell", "state", "monitoringFailed"] {
+    var kinds = ["enter", "exit", "passThrough", "dwell", "state", "monitoringFailed"]
+    if events.contains(where: \.isCellEvent) { kinds += ["handoff", "significantChange", "significantChangeSuppressed"] }
+    for kind in kinds {
       try sink.write("<svg width=\"12\" height=\"12\"><circle class=\"\(kind)\" cx=\"6\" cy=\"6\" r=\"5\"/></svg> \(kind) &#160; ")
     }
     try sink.write("(faded: not delivered to the app)</p>\n")
@@ -97,7 +104,7 @@ public struct RegionMapReport {
 
   private func writeMap(_ map: MapFrame, track: [LocationFix], to sink: ByteSink) throws(TrackIOError) {
     try sink.write("<h2>Map</h2>\n<svg id=\"map\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Self.number(map.width)) \(Self.number(map.height))\" width=\"\(Self.number(map.width))\" height=\"\(Self.number(map.height))\">\n")
-    let failed = Set(events.filter { $0.kind == .monitoringFailed }.map(\.region))
+    let failed = Set(events.filter { $0.event == "monitoringFailed" }.compactMap(\.region))
     let (drawn, left) = regionsToDraw(map)
     for region in drawn {
       let refused = failed.contains(region.identifier)
@@ -111,9 +118,16 @@ public struct RegionMapReport {
       }
       try sink.write("\"/>\n")
     }
+    // The towers that served the device, once each.
+    var drawnTowers = Set<CellIdentity>()
+    for e in events {
+      guard let tower = e.tower, drawnTowers.insert(tower.identity).inserted else { continue }
+      let (x, y) = map.point(tower.coordinate)
+      try sink.write("<rect class=\"tower\" x=\"\(Self.number(x - 4))\" y=\"\(Self.number(y - 4))\" width=\"8\" height=\"8\"><title>\(Self.escaped("cell \(tower.identity), range \(Int(tower.range)) m"))</title></rect>\n")
+    }
     for (k, e) in events.enumerated() {
       let (x, y) = map.point(e.coordinate)
-      try sink.write("<g class=\"event \(e.kind.rawValue)\(e.deliveredAt == nil ? " undelivered" : "")\" id=\"event-\(k + 1)\"><circle cx=\"\(Self.number(x))\" cy=\"\(Self.number(y))\" r=\"5\"/><title>\(Self.escaped(Self.tooltip(k, e)))</title></g>\n")
+      try sink.write("<g class=\"event \(e.event)\(e.deliveredAt == nil ? " undelivered" : "")\" id=\"event-\(k + 1)\"><circle cx=\"\(Self.number(x))\" cy=\"\(Self.number(y))\" r=\"5\"/><title>\(Self.escaped(Self.tooltip(k, e)))</title></g>\n")
     }
     try sink.write("</svg>\n")
     if left > 0 {
@@ -122,11 +136,11 @@ public struct RegionMapReport {
   }
 
   private func writeTimeline(track: [LocationFix], to sink: ByteSink) throws(TrackIOError) {
-    let times = track.map(\.time) + events.map(\.crossedAt)
+    let times = track.map(\.time) + events.map(\.time)
     guard let t0 = times.min(), let t1 = times.max() else { return }
-    var lanes: [RegionIdentifier] = []
-    var seen = Set<RegionIdentifier>()
-    for e in events where seen.insert(e.region).inserted { lanes.append(e.region) }
+    var lanes: [String] = []
+    var seen = Set<String>()
+    for e in events where seen.insert(e.subject).inserted { lanes.append(e.subject) }
     let shown = Array(lanes.prefix(maximumLanes))
     let left = 170.0, right = 990.0, laneHeight = 16.0, top = 24.0
     let span = max(t1 - t0, 1)
@@ -141,29 +155,29 @@ public struct RegionMapReport {
     let lane = Dictionary(uniqueKeysWithValues: shown.enumerated().map { ($1, $0) })
     for (k, id) in shown.enumerated() {
       let y = top + Double(k) * laneHeight
-      try sink.write("<text x=\"4\" y=\"\(Self.number(y + 11))\">\(Self.escaped(String(id.rawValue.prefix(26))))</text><line class=\"lane\" x1=\"\(Self.number(left))\" y1=\"\(Self.number(y + 8))\" x2=\"\(Self.number(right))\" y2=\"\(Self.number(y + 8))\"/>\n")
+      try sink.write("<text x=\"4\" y=\"\(Self.number(y + 11))\">\(Self.escaped(String(id.prefix(26))))</text><line class=\"lane\" x1=\"\(Self.number(left))\" y1=\"\(Self.number(y + 8))\" x2=\"\(Self.number(right))\" y2=\"\(Self.number(y + 8))\"/>\n")
     }
     // Time inside: from an enter (or a state inside) to the next exit (or state outside, or the end).
-    var since: [RegionIdentifier: Double] = [:]
-    func bar(_ id: RegionIdentifier, _ from: Double, _ to: Double) throws(TrackIOError) {
+    var since: [String: Double] = [:]
+    func bar(_ id: String, _ from: Double, _ to: Double) throws(TrackIOError) {
       guard let k = lane[id] else { return }
       let y = top + Double(k) * laneHeight + 3
-      try sink.write("<rect class=\"inside\" x=\"\(Self.number(x(from)))\" y=\"\(Self.number(y))\" width=\"\(Self.number(max(0.5, x(to) - x(from))))\" height=\"10\"><title>\(Self.escaped("\(id.rawValue) inside \(TimestampText.iso8601(from)) – \(TimestampText.iso8601(to))"))</title></rect>\n")
+      try sink.write("<rect class=\"inside\" x=\"\(Self.number(x(from)))\" y=\"\(Self.number(y))\" width=\"\(Self.number(max(0.5, x(to) - x(from))))\" height=\"10\"><title>\(Self.escaped("\(id) inside \(TimestampText.iso8601(from)) – \(TimestampText.iso8601(to))"))</title></rect>\n")
     }
-    for e in events {
-      switch e.kind {
-      case .enter: since[e.region] = e.crossedAt
-      case .state where e.state == .inside: since[e.region] = e.crossedAt
-      case .exit, .state:
-        if let from = since.removeValue(forKey: e.region) { try bar(e.region, from, e.crossedAt) }
-      case .passThrough, .dwell, .monitoringFailed: break
+    for e in events where !e.isCellEvent {
+      switch e.event {
+      case "enter": since[e.subject] = e.time
+      case "state" where e.state == "inside": since[e.subject] = e.time
+      case "exit", "state":
+        if let from = since.removeValue(forKey: e.subject) { try bar(e.subject, from, e.time) }
+      default: break
       }
     }
     for (id, from) in since.sorted(by: { $0.key < $1.key }) { try bar(id, from, t1) }
     for (k, e) in events.enumerated() {
-      guard let l = lane[e.region] else { continue }
+      guard let l = lane[e.subject] else { continue }
       let y = top + Double(l) * laneHeight + 1
-      try sink.write("<rect class=\"tick \(e.kind.rawValue)\(e.deliveredAt == nil ? " undelivered" : "")\" x=\"\(Self.number(x(e.crossedAt) - 2))\" y=\"\(Self.number(y))\" width=\"4\" height=\"14\"><title>\(Self.escaped(Self.tooltip(k, e)))</title></rect>\n")
+      try sink.write("<rect class=\"tick \(e.event)\(e.deliveredAt == nil ? " undelivered" : "")\" x=\"\(Self.number(x(e.time) - 2))\" y=\"\(Self.number(y))\" width=\"4\" height=\"14\"><title>\(Self.escaped(Self.tooltip(k, e)))</title></rect>\n")
     }
     try sink.write("</svg>\n")
     if lanes.count > shown.count {
@@ -174,8 +188,7 @@ public struct RegionMapReport {
   private func writeTable(to sink: ByteSink) throws(TrackIOError) {
     try sink.write("<h2>Events</h2>\n<table id=\"events\">\n<tr><th>#</th><th>crossed at</th><th>delivered at</th><th>region</th><th>event</th><th>reason</th></tr>\n")
     for (k, e) in events.enumerated() {
-      let kind = e.kind == .state ? "state " + (e.state?.rawValue ?? "") : e.kind.rawValue
-      try sink.write("<tr id=\"row-\(k + 1)\" class=\"\(e.kind.rawValue)\"><td>\(k + 1)</td><td>\(TimestampText.iso8601(e.crossedAt, fractionDigits: 3))</td><td>\(e.deliveredAt.map { TimestampText.iso8601($0, fractionDigits: 3) } ?? "-")</td><td>\(Self.escaped(e.region.rawValue))</td><td>\(kind)</td><td>\(Self.escaped(e.reason))</td></tr>\n")
+      try sink.write("<tr id=\"row-\(k + 1)\" class=\"\(e.event)\"><td>\(k + 1)</td><td>\(TimestampText.iso8601(e.time, fractionDigits: 3))</td><td>\(e.deliveredAt.map { TimestampText.iso8601($0, fractionDigits: 3) } ?? "-")</td><td>\(Self.escaped(e.subject))</td><td>\(e.kindText)</td><td>\(Self.escaped(e.reason))</td></tr>\n")
     }
     try sink.write("</table>\n")
   }
@@ -184,15 +197,14 @@ public struct RegionMapReport {
 
   /// Regions to draw: those with events first, then those reaching into the map, in order.
   private func regionsToDraw(_ map: MapFrame) -> (drawn: [Region], left: Int) {
-    let withEvents = Set(events.map(\.region))
+    let withEvents = Set(events.compactMap(\.region))
     let visible = regions.filter { map.reaches($0) }
     let ordered = visible.filter { withEvents.contains($0.identifier) } + visible.filter { !withEvents.contains($0.identifier) }
     return (Array(ordered.prefix(maximumDrawnRegions)), max(0, ordered.count - maximumDrawnRegions))
   }
 
-  static func tooltip(_ k: Int, _ e: RegionEvent) -> String {
-    let kind = e.kind == .state ? "state " + (e.state?.rawValue ?? "") : e.kind.rawValue
-    return "#\(k + 1) \(kind) \(e.region.rawValue)\ncrossed \(TimestampText.iso8601(e.crossedAt, fractionDigits: 3))\n"
+  static func tooltip(_ k: Int, _ e: TimelineEntry) -> String {
+    "#\(k + 1) \(e.kindText) \(e.subject)\nat \(TimestampText.iso8601(e.time, fractionDigits: 3))\n"
       + "delivered \(e.deliveredAt.map { TimestampText.iso8601($0, fractionDigits: 3) } ?? "never")\n\(e.reason)"
   }
 
@@ -254,7 +266,7 @@ struct MapFrame {
   let width: Double
   let height: Double
 
-  init(track: [LocationFix], events: [RegionEvent]) {
+  init(track: [LocationFix], events: [TimelineEntry]) {
     let points = track.map(\.coordinate) + events.map(\.coordinate)
     latitude0 = points.first?.latitude ?? 0
     longitude0 = points.first?.longitude ?? 0
@@ -313,7 +325,7 @@ struct MapFrame {
     func ring(_ vertices: [Coordinate]) {
       for (k, v) in vertices.enumerated() {
         let (x, y) = point(v)
-        d += (k == 0 ? "M" : "L") + RegionMapReport.number(x) + " " + RegionMapReport.number(y) + " "
+        d += (k == 0 ? "M" : "L") + TimelineMapReport.number(x) + " " + TimelineMapReport.number(y) + " "
       }
       d += "Z "
     }

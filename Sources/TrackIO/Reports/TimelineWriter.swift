@@ -1,22 +1,28 @@
+public import CellHandoff
 public import Geodesy
 public import Geofencing
 
-/// Writes a region-monitoring timeline as it is produced, in one of five formats.
+/// Writes a timeline (region events, serving-cell changes, significant location changes) as it
+/// is produced, in one of five formats; every event is a ``TimelineEntry``.
 ///
-/// - `table`: aligned columns (crossed at, delivered at, region, event, reason), then the summary.
+/// - `table`: aligned columns (crossed at, delivered at, region — "cells" for cell events —,
+///   event, reason), then the summary.
 /// - `jsonl`: one JSON object per event: `event` (`enter`, `exit`, `passThrough`, `dwell`,
-///   `state`, `monitoringFailed`), `region`, `crossedAt`, `deliveredAt` (ISO 8601 UTC with
+///   `state`, `monitoringFailed`, `handoff`, `significantChange`, `significantChangeSuppressed`),
+///   `region` (`null` for cell events), `crossedAt`, `deliveredAt` (ISO 8601 UTC with
 ///   milliseconds; `null` when not delivered), `lat`, `lon`, `state` (`inside`/`outside` for
-///   `state` events, else `null`), `reason`. No summary.
-/// - `csv`: RFC 4180 with the header `event,region,crossedAt,deliveredAt,lat,lon,state,reason`
-///   (empty fields where JSON has `null`). No summary.
+///   `state` events, else `null`), `reason`; cell events add `fromCell` and `toCell` (a
+///   ``CellIdentity`` as text such as `LTE 272-1-100-5`, or `null`). No summary.
+/// - `csv`: RFC 4180 with the header
+///   `event,region,crossedAt,deliveredAt,lat,lon,state,reason,fromCell,toCell` (empty fields
+///   where JSON has `null`). No summary.
 /// - `geojson`: a FeatureCollection: each region (`"kind": "region"`; a circle is a Point with a
 ///   `radius` in metres), then each event as a Point feature (`"kind": "event"` and the JSON Lines
 ///   keys as properties). No summary.
-/// - `html`: a ``RegionMapReport``, written at ``finish(summary:)``.
+/// - `html`: a ``TimelineMapReport``, written at ``finish(summary:)``.
 ///
 /// Every format but `html` streams: memory does not grow with the number of events.
-public struct RegionTimelineWriter {
+public struct TimelineWriter {
   public enum Format: String, CaseIterable, Sendable {
     case table
     case jsonl
@@ -28,7 +34,7 @@ public struct RegionTimelineWriter {
   public let format: Format
   private let sink: ByteSink
   private let regions: [Region]
-  private var report: RegionMapReport?
+  private var report: TimelineMapReport?
   private var eventCount = 0
 
   /// - Parameters:
@@ -38,14 +44,14 @@ public struct RegionTimelineWriter {
     self.format = format
     self.sink = sink
     self.regions = regions
-    if format == .html { report = RegionMapReport(title: title, subtitle: subtitle, regions: regions) }
+    if format == .html { report = TimelineMapReport(title: title, subtitle: subtitle, regions: regions) }
   }
 
   /// Writes what comes before the first event.
   public mutating func begin() throws(TrackIOError) {
     switch format {
     case .table: try sink.write("crossed at                deliveredAt               region            event             reason\n")
-    case .csv: try sink.write("event,region,crossedAt,deliveredAt,lat,lon,state,reason\n")
+    case .csv: try sink.write("event,region,crossedAt,deliveredAt,lat,lon,state,reason,fromCell,toCell\n")
     case .geojson:
       try sink.write("{\"type\":\"FeatureCollection\",\"features\":[\n")
       for region in regions {
@@ -62,19 +68,22 @@ public struct RegionTimelineWriter {
     report?.add(fix)
   }
 
-  public mutating func write(_ e: RegionEvent) throws(TrackIOError) {
+  public mutating func write(_ e: RegionEvent) throws(TrackIOError) { try write(TimelineEntry(e)) }
+  public mutating func write(_ c: ServingCellChange) throws(TrackIOError) { try write(TimelineEntry(c)) }
+  public mutating func write(_ s: SignificantChangeEvent) throws(TrackIOError) { try write(TimelineEntry(s)) }
+
+  public mutating func write(_ e: TimelineEntry) throws(TrackIOError) {
     switch format {
     case .table:
-      let kind = e.kind == .state ? "state " + (e.state?.rawValue ?? "") : e.kind.rawValue
-      try sink.write(Self.time(e.crossedAt).column(26) + (e.deliveredAt.map(Self.time) ?? "-").column(26)
-        + e.region.rawValue.column(18) + kind.column(18) + e.reason + "\n")
+      try sink.write(Self.time(e.time).column(26) + (e.deliveredAt.map(Self.time) ?? "-").column(26)
+        + e.subject.column(18) + e.kindText.column(18) + e.reason + "\n")
     case .jsonl:
       try sink.write(Self.jsonMembers(e, braces: true) + "\n")
     case .csv:
-      try sink.write(e.kind.rawValue + "," + RegionWriter.csvField(e.region.rawValue) + "," + Self.time(e.crossedAt) + ","
+      try sink.write(e.event + "," + RegionWriter.csvField(e.region?.rawValue ?? "") + "," + Self.time(e.time) + ","
         + (e.deliveredAt.map(Self.time) ?? "") + "," + Self.coordinateText(e.coordinate.latitude) + ","
-        + Self.coordinateText(e.coordinate.longitude) + "," + (e.state?.rawValue ?? "") + ","
-        + RegionWriter.csvField(e.reason) + "\n")
+        + Self.coordinateText(e.coordinate.longitude) + "," + (e.state ?? "") + "," + RegionWriter.csvField(e.reason) + ","
+        + RegionWriter.csvField(e.fromCell.map { "\($0)" } ?? "") + "," + RegionWriter.csvField(e.toCell.map { "\($0)" } ?? "") + "\n")
     case .geojson:
       try sink.write((eventCount == 0 ? "" : ",\n") + "{\"type\":\"Feature\",\"properties\":{\"kind\":\"event\","
         + Self.jsonMembers(e, braces: false) + "},\"geometry\":{\"type\":\"Point\",\"coordinates\":["
@@ -103,11 +112,14 @@ public struct RegionTimelineWriter {
   static func coordinateText(_ degrees: Double) -> String { "\(degrees)" }
 
   /// The JSON Lines members of an event, with or without the enclosing braces.
-  static func jsonMembers(_ e: RegionEvent, braces: Bool) -> String {
-    let members = "\"event\":\"\(e.kind.rawValue)\",\"region\":\(JSONText.quoted(e.region.rawValue)),\"crossedAt\":\"\(time(e.crossedAt))\","
+  static func jsonMembers(_ e: TimelineEntry, braces: Bool) -> String {
+    var members = "\"event\":\"\(e.event)\",\"region\":\(e.region.map { JSONText.quoted($0.rawValue) } ?? "null"),\"crossedAt\":\"\(time(e.time))\","
       + "\"deliveredAt\":\(e.deliveredAt.map { "\"\(time($0))\"" } ?? "null"),"
       + "\"lat\":\(coordinateText(e.coordinate.latitude)),\"lon\":\(coordinateText(e.coordinate.longitude)),"
-      + "\"state\":\(e.state.map { "\"\($0.rawValue)\"" } ?? "null"),\"reason\":\(JSONText.quoted(e.reason))"
+      + "\"state\":\(e.state.map { "\"\($0)\"" } ?? "null"),\"reason\":\(JSONText.quoted(e.reason))"
+    if e.isCellEvent {
+      members += ",\"fromCell\":\(e.fromCell.map { JSONText.quoted("\($0)") } ?? "null"),\"toCell\":\(e.toCell.map { JSONText.quoted("\($0)") } ?? "null")"
+    }
     return braces ? "{" + members + "}" : members
   }
 }
