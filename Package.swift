@@ -16,6 +16,8 @@ let package = Package(
     .library(name: "Geodesy", targets: ["Geodesy"]),
     .library(name: "Geofencing", targets: ["Geofencing"]),
     .library(name: "CellHandoff", targets: ["CellHandoff"]),
+    .library(name: "BackgroundRuntime", targets: ["BackgroundRuntime"]),
+    .library(name: "GeoWake", targets: ["GeoWake"]),
     .library(name: "TrackIO", targets: ["TrackIO"]),
     .library(name: "SyntheticData", targets: ["SyntheticData"]),
     .executable(name: "geowake", targets: ["geowake"]),
@@ -59,6 +61,21 @@ package.targets += [
   )
 ]
 
+// MARK: - Background runtime
+
+package.targets += [
+  .target(name: "BackgroundRuntime")
+]
+
+// MARK: - Façade: whole simulations and comparisons
+
+package.targets += [
+  .target(
+    name: "GeoWake",
+    dependencies: ["Geodesy", "Geofencing", "CellHandoff", "BackgroundRuntime"]
+  )
+]
+
 // MARK: - Synthetic data (benchmarks, tests, `geowake generate`)
 
 package.targets += [
@@ -73,7 +90,7 @@ package.targets += [
 package.targets += [
   .target(
     name: "TrackIO",
-    dependencies: ["Geodesy", "Geofencing", "CellHandoff", .product(name: "RealModule", package: "swift-numerics")]
+    dependencies: ["Geodesy", "Geofencing", "CellHandoff", "BackgroundRuntime", .product(name: "RealModule", package: "swift-numerics")]
   )
 ]
 
@@ -83,7 +100,7 @@ package.targets += [
   .executableTarget(
     name: "geowake",
     dependencies: [
-      "Geodesy", "Geofencing", "CellHandoff", "TrackIO", "SyntheticData",
+      "Geodesy", "Geofencing", "CellHandoff", "BackgroundRuntime", "GeoWake", "TrackIO", "SyntheticData",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ]
   )
@@ -108,6 +125,10 @@ package.targets += [
   .testTarget(
     name: "CellHandoffTests",
     dependencies: ["CellHandoff", "Geodesy", "_GeoWakeTestSupport"]
+  ),
+  .testTarget(
+    name: "GeoWakeTests",
+    dependencies: ["GeoWake", "BackgroundRuntime", "CellHandoff", "Geofencing", "Geodesy", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "TrackIOTests",

@@ -87,3 +87,29 @@ struct AnalyzeCellsTests {
     #expect(try CommandRunner.run(["analyze", "--towers", "missing.csv", track]).status == 66)
   }
 }
+
+@Suite("geowake compare")
+struct CompareCommandTests {
+  static let args = ["compare", "--regions", "Fixtures/demo/tokyo-regions.csv", "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx"]
+
+  @Test func tableOfBothStrategies() throws {
+    let result = try CommandRunner.run(Self.args)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.hasPrefix("strategy                      wakes  wakes/h  learned    missed  mean delay    median delay  energy\n"))
+    #expect(result.stdout.contains("region monitoring (ios)       13     1.7      13 of 88"))
+    #expect(result.stdout.contains("significant changes (ios)     "))
+    #expect(result.stdout.contains("88 real crossings (enter or exit), 11 pass-throughs between fixes that neither strategy can see"))
+  }
+
+  @Test func energyModelFile() throws {
+    let folder = try TemporaryFolder()
+    let model = try folder.file("energy.json", containing: #"{"wakePower": 0, "regionMonitoringPower": 0, "significantChangesPower": 0}"#)
+    let result = try CommandRunner.run(Self.args + ["--energy-model", model])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("0.0 J (0.000 % of 12 Wh)"))
+    let bad = try folder.file("bad.json", containing: "{\n  \"wakePowr\": 3\n}")
+    let refused = try CommandRunner.run(Self.args + ["--energy-model", bad])
+    #expect(refused.status == 65)
+    #expect(refused.stderr.contains("bad.json:2:15: error: unknown key \"wakePowr\""))
+  }
+}

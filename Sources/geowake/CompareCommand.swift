@@ -1,0 +1,122 @@
+import ArgumentParser
+import BackgroundRuntime
+import CellHandoff
+import GeoWake
+import Geofencing
+import TrackIO
+
+/// `geowake compare`: region monitoring against significant location changes on one track.
+struct CompareCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "compare",
+    abstract: "Compare region monitoring with significant location changes on a track: wakes, crossings learned, delay, energy.",
+    discussion: """
+      The real crossings are the geometric truth (the server profile). Region monitoring (the \
+      --profile rules) learns of a crossing when it delivers the event for it; significant \
+      changes (500 m / 5 min from cell handoffs, on --towers, --synthetic-cells or the track's \
+      own cells; urban synthetic cells by default) learn of it when a delivered location is on \
+      the other side. For each: wakes, wakes per hour, crossings learned and missed, mean and \
+      median delay from the crossing to the app knowing, and an energy estimate: the location \
+      service's average power over the track plus 10 s of the app per wake (defaults: region \
+      monitoring 5 mW, significant changes 0.5 mW, 400 mW per woken app, a 12 Wh battery; \
+      assumptions documented in EnergyModel — override with --energy-model FILE.json and the keys \
+      regionMonitoringPower, significantChangesPower, wakePower, wakeSeconds, batteryWattHours).
+      """
+  )
+
+  @Argument(help: "Track file (GPX, CSV, JSON Lines or a drive log).")
+  var track: String
+
+  @Option(help: "Regions file (CSV, GeoJSON or JSON).")
+  var regions: String
+
+  @Option(help: "Region-monitoring profile: ios or android.")
+  var profile: String = "ios"
+
+  @Option(help: "Cell towers (OpenCellID CSV).")
+  var towers: String?
+
+  @Option(name: .customLong("synthetic-cells"), help: "Synthetic hexagonal cells: urban, rural or metres.")
+  var syntheticCells: String?
+
+  @Option(name: .customLong("energy-model"), help: "JSON file overriding the energy model's numbers.")
+  var energyModel: String?
+
+  @Flag(help: "Recover what can be read from a damaged GPX track or tower file, with warnings.")
+  var lenient = false
+
+  @Option(help: "Seed for the delivery latencies.")
+  var seed: UInt64 = 0
+
+  func validate() throws {
+    guard ["ios", "android"].contains(profile) else { throw ValidationError("--profile must be ios or android, got \(profile)") }
+    guard towers == nil || syntheticCells == nil else { throw ValidationError("--towers and --synthetic-cells exclude each other") }
+    if let syntheticCells, AnalyzeCommand.spacing(syntheticCells) == nil {
+      throw ValidationError("--synthetic-cells must be urban, rural or metres in 100...100000, got \(syntheticCells)")
+    }
+  }
+
+  func run() throws {
+    let regionFile: RegionFile
+    do { regionFile = try RegionFileReader.read(path: regions) } catch { throw Diagnostics.fail(error) }
+    var energy = EnergyModel.standard
+    if let energyModel {
+      do { energy = try EnergyModelReader.read(path: energyModel) } catch { throw Diagnostics.fail(error) }
+    }
+    var layout = CellLayout.hexagonal(spacing: AnalyzeCommand.spacing(syntheticCells ?? "urban") ?? HexagonalCellLayout.urbanSpacing)
+    if let towers {
+      do {
+        let file = try TowerCSVReader.read(path: towers, lenient: lenient, warning: Diagnostics.warning)
+        layout = .towers(try TowerMap(file.towers))
+      } catch let error as TrackIOError {
+        throw Diagnostics.fail(error)
+      } catch {
+        Diagnostics.error("\(towers): \(error)")
+        throw SysExit.dataError
+      }
+    }
+    var comparison: StrategyComparison
+    do {
+      comparison = try StrategyComparison(
+        regions: regionFile.regions, platform: RegionMonitoringProfile.named[profile] ?? .ios, cells: layout, energy: energy, seed: seed)
+    } catch {
+      Diagnostics.error("\(regions): \(error)")
+      throw SysExit.dataError
+    }
+    var reader: TrackFileReader
+    do { reader = try TrackFileReader(path: track, lenient: lenient) } catch { throw Diagnostics.fail(error) }
+    do {
+      while let fix = try reader.next() {
+        comparison.process(fix, reportedCell: reader.reportedCell)
+        if lenient { reader.takeWarnings().forEach(Diagnostics.warning) }
+      }
+      reader.takeWarnings().forEach(Diagnostics.warning)
+    } catch { throw Diagnostics.fail(error) }
+    let results = comparison.finish()
+    let out = ByteSink.standardOutput()
+    do {
+      try out.write(Self.table(results, passThroughs: comparison.passThroughs, energy: energy))
+      try out.flush()
+    } catch { throw Diagnostics.fail(error) }
+  }
+
+  static func table(_ results: [StrategyComparison.Result], passThroughs: Int, energy: EnergyModel) -> String {
+    func duration(_ seconds: Double?) -> String { seconds.map { CrossingsCommand.duration($0) } ?? "-" }
+    var text = "strategy                      wakes  wakes/h  learned    missed  mean delay    median delay  energy\n"
+    for r in results {
+      let percent = energy.batteryPercent(joules: r.joules)
+      text += r.strategy.column(30) + "\(r.wakes)".column(7) + NumberText.fixed(r.wakesPerHour, decimals: 1).column(9)
+        + "\(r.learned) of \(r.crossings)".column(11) + "\(r.missed)".column(8) + duration(r.meanDelay).column(14)
+        + duration(r.medianDelay).column(14) + "\(NumberText.fixed(r.joules, decimals: 1)) J (\(NumberText.fixed(percent, decimals: 3)) % of \(NumberText.fixed(energy.batteryWattHours, decimals: 0)) Wh)\n"
+    }
+    if let first = results.first {
+      text += "\n\(CrossingsCommand.duration(first.duration)) of track, \(counted(first.crossings, "real crossing")) (enter or exit)"
+      if passThroughs > 0 { text += ", \(counted(passThroughs, "pass-through")) between fixes that neither strategy can see" }
+      text += "\n"
+    }
+    text += "energy model: location power "
+      + EnergyModel.LocationService.allCases.map { "\($0.rawValue) \(NumberText.fixed(energy.locationPower[$0] ?? 0, decimals: 1)) mW" }.joined(separator: ", ")
+      + "; \(NumberText.fixed(energy.wakePower, decimals: 0)) mW for \(NumberText.fixed(energy.wakeSeconds, decimals: 0)) s per wake (assumptions; see --help)\n"
+    return text
+  }
+}
