@@ -13,6 +13,7 @@ let package = Package(
   dependencies: [
     .package(path: ".."),
     .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
   ],
   targets: [
     // package-benchmark suites: `make bench` (or `swift package benchmark` here).
@@ -36,6 +37,17 @@ let package = Package(
         .product(name: "TrackIO", package: geowake),
       ],
       path: "Sources/PeerRun"
+    ),
+    // The cell side's performance bar: serving-cell tracking against 1M towers, OpenCellID loading.
+    .executableTarget(
+      name: "geowake-cells-bench",
+      dependencies: [
+        .product(name: "Geodesy", package: geowake),
+        .product(name: "CellHandoff", package: geowake),
+        .product(name: "TrackIO", package: geowake),
+        .product(name: "RealModule", package: "swift-numerics"),
+      ],
+      path: "Sources/CellsBench"
     ),
   ]
 )

@@ -106,9 +106,17 @@ public struct TowerMap: Sendable {
   /// Appends to `candidates` the index of every tower whose range reaches `point` (in no
   /// particular order).
   public func towers(reaching point: Coordinate, into candidates: inout [Int32]) {
+    towers(reaching: point, margin: 0, into: &candidates)
+  }
+
+  /// Appends the index of every tower whose range plus `margin` metres reaches `point` (by chord
+  /// distance): a superset, valid for every point within `margin` of `point`, of the towers
+  /// reaching it.
+  public func towers(reaching point: Coordinate, margin: Double, into candidates: inout [Int32]) {
     let p = Ellipsoid.wgs84.cartesian(point)
     for level in levels {
-      let degreesLatitude = level.reach / Self.metresPerDegreeLatitude * 1.01
+      let reach = level.reach + margin
+      let degreesLatitude = reach / Self.metresPerDegreeLatitude * 1.01
       let firstRow = Self.row(max(-90, point.latitude - degreesLatitude), level.size)
       let lastRow = Self.row(min(90, point.latitude + degreesLatitude), level.size)
       let poleward = min(90, abs(point.latitude) + degreesLatitude)
@@ -116,7 +124,7 @@ public struct TowerMap: Sendable {
       // Longitude intervals to look at, split at the antimeridian (at most two).
       var spans: [(Int, Int)] = [(0, lastColumn)]
       if poleward < 89.9 {
-        let degreesLongitude = level.reach / (Self.metresPerDegreeLongitude * Double.cosDegrees(poleward)) * 1.01
+        let degreesLongitude = reach / (Self.metresPerDegreeLongitude * Double.cosDegrees(poleward)) * 1.01
         if degreesLongitude < 180 {
           let west = point.longitude - degreesLongitude
           let east = point.longitude + degreesLongitude
@@ -132,14 +140,17 @@ public struct TowerMap: Sendable {
             for k in range {
               let tower = level.members[Int(k)]
               let d = p - positions[Int(tower)]
-              let reach = towers[Int(tower)].range
-              if (d * d).sum() <= reach * reach { candidates.append(tower) }
+              let within = towers[Int(tower)].range + margin
+              if (d * d).sum() <= within * within { candidates.append(tower) }
             }
           }
         }
       }
     }
   }
+
+  /// Tower `index`'s position in ``Ellipsoid/cartesian(_:)`` coordinates.
+  public func cartesian(of index: Int) -> SIMD3<Double> { positions[index] }
 
   /// Metres from tower `index` to `point`: the chord (see the type's documentation).
   @inlinable
