@@ -58,22 +58,24 @@ var map = try TowerMap([])
 let build = try seconds { map = try TowerMap(towers) }
 
 @inline(never)
-func run(_ fixes: [LocationFix], _ map: TowerMap) -> (Double, Int, Int) {
-  var tracker = ServingCellTracker(layout: .towers(map))
+func run(_ fixes: [LocationFix], _ map: TowerMap) -> (Double, Int, Int, Int) {
+  let radius = ProcessInfo.processInfo.environment["GEOWAKE_CACHE_RADIUS"].flatMap(Double.init) ?? ServingCellTracker.defaultCacheRadius
+  var tracker = ServingCellTracker(layout: .towers(map), cacheRadius: radius)
   var changes: [ServingCellChange] = []
   changes.reserveCapacity(1 << 16)
   let elapsed = seconds {
     for fix in fixes { tracker.process(fix, into: &changes) }
   }
-  return (elapsed, tracker.handoffCount, tracker.suppressedPingPongs)
+  print("cache_fills=\(tracker.cacheFills)")
+  return (elapsed, tracker.handoffCount, tracker.suppressedPingPongs, tracker.skippedFixes)
 }
 
-var best = (Double.infinity, 0, 0)
+var best = (Double.infinity, 0, 0, 0)
 for _ in 0..<repeats {
   let r = run(fixes, map)
   if r.0 < best.0 { best = r }
 }
-print("task=serving-cell towers=\(towerCount) fixes=\(fixes.count) build_s=\(build) run_s=\(best.0) fixes_per_s=\(Double(fixes.count) / best.0) handoffs=\(best.1) ping_pongs=\(best.2) index_bytes=\(map.memoryFootprint)")
+print("task=serving-cell towers=\(towerCount) fixes=\(fixes.count) build_s=\(build) run_s=\(best.0) fixes_per_s=\(Double(fixes.count) / best.0) handoffs=\(best.1) ping_pongs=\(best.2) skipped=\(best.3) index_bytes=\(map.memoryFootprint)")
 
 // OpenCellID-format file of 45,000 rows (the size of the export the fixture subset comes from).
 let path = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-ocid-45k.csv").path

@@ -17,6 +17,17 @@ import RealModule
 /// Fixes that carry their serving cell (drive logs) are used as they are: a change of cell is a
 /// `reported` handoff, whatever the signal model says.
 ///
+/// **Skipping fixes (tower maps).** After a fix at which nothing is pending, the tracker works
+/// out how far the device can move before any decision could change: the serving cell cannot
+/// leave its range before the device has moved its remaining reach, and a neighbour N cannot
+/// beat the serving cell S by the hysteresis (q_S > r·q_N, q = (max(d, d_min)/range)², r the
+/// hysteresis as a ratio) before the device has moved
+/// δ_N = (√r·e_N/R_N − e_S/R_S) / (1/R_S + √r/R_N), e the clamped distances now — because a
+/// distance changes by at most the displacement. Until a fix is farther than the smallest of
+/// these (less a centimetre-scale allowance for Float rounding) from that fix, measured by a
+/// cheap upper bound on the chord from the latitude and longitude differences, fixes are
+/// counted and skipped: the result is the same as evaluating each.
+///
 /// Deterministic: ties in signal go to the smaller ``CellIdentity``.
 public struct ServingCellTracker {
   public let profile: CellSelectionProfile
@@ -32,9 +43,12 @@ public struct ServingCellTracker {
   /// Fixes tracked.
   public private(set) var fixCount = 0
 
+  /// The default ``cacheRadius``.
+  public static let defaultCacheRadius = 1_000.0
   /// Metres the device may move from where the candidate cache was filled before it is filled
   /// again (tower maps): the cache holds every tower whose range plus this reaches that place.
-  public static let cacheRadius = 1_000.0
+  /// A tuning knob only: results do not depend on it.
+  public let cacheRadius: Double
 
   private var hexagonal: HexagonalCellLayout?
   private var reached: [Int32] = []
@@ -54,6 +68,13 @@ public struct ServingCellTracker {
   private var lanesInverseRangeSquared: [Float] = []
   private var scratch: [Float] = []
   private var nearSlots: [Int] = []
+  /// Fixes within `skipRadius` metres of the skip anchor change nothing (see the type).
+  private var skipRadius = 0.0
+  private var skipAnchor = (latitude: 0.0, longitude: 0.0, cosLatitude: 0.0)
+  /// Fixes skipped so far, for benchmarks and tests.
+  public private(set) var skippedFixes = 0
+  /// Times the candidate cache was filled from the tower map, for benchmarks.
+  public private(set) var cacheFills = 0
   /// The serving tower's index in the map (tower maps), and its slot in the cache (-1: absent).
   private var servingIndex: Int32 = -1
   private var servingSlot = -1
@@ -69,7 +90,8 @@ public struct ServingCellTracker {
   private let hysteresisRatio: Double
   private let minimumDistanceSquared: Double
 
-  public init(layout: CellLayout, profile: CellSelectionProfile = .lte) {
+  public init(layout: CellLayout, profile: CellSelectionProfile = .lte, cacheRadius: Double = defaultCacheRadius) {
+    self.cacheRadius = max(1, cacheRadius)
     self.layout = layout
     self.profile = profile
     if case .towers(let map) = layout { self.map = map } else { self.map = nil }
@@ -86,6 +108,26 @@ public struct ServingCellTracker {
     var servingQ: Double?
     /// Strongest cell other than the serving one.
     var other: (tower: CellTower, index: Int?, q: Double)?
+    /// Metres the device can move before a decision could change (0: unknown).
+    var safeRadius = 0.0
+  }
+
+  private mutating func startSkipping(at point: Coordinate, radius: Double) {
+    let latitude = point.latitude * .pi / 180
+    skipAnchor = (latitude, point.longitude * .pi / 180, Double.cos(latitude))
+    skipRadius = radius
+  }
+
+  /// An upper bound on the chord from the skip anchor to `point`: the path along the meridian
+  /// then the parallel is at least the geodesic, which is at least the chord; the meridional
+  /// radius and the prime-vertical radius are at most a/√(1−e²) < 6,399,594 m, and cos φ is
+  /// within |Δφ| of cos φ₀.
+  @inline(__always)
+  private func displacementBound(to point: Coordinate) -> Double {
+    let dLatitude = abs(point.latitude * .pi / 180 - skipAnchor.latitude)
+    var dLongitude = abs(point.longitude * .pi / 180 - skipAnchor.longitude)
+    if dLongitude > .pi { dLongitude = 2 * .pi - dLongitude }  // the short way round
+    return 6_399_594 * (dLatitude + min(1, skipAnchor.cosLatitude + dLatitude) * dLongitude)
   }
 
   /// Tracks one fix (in time order), appending the serving-cell changes it caused.
@@ -105,6 +147,13 @@ public struct ServingCellTracker {
       setServingIndex(tower.flatMap { t in map?.index(of: t.identity) })
       changes.append(change)
       return
+    }
+    if skipRadius > 0 {
+      if displacementBound(to: fix.coordinate) < skipRadius {
+        skippedFixes += 1
+        return
+      }
+      skipRadius = 0
     }
     let standing = self.standing(at: fix.coordinate)
     guard let current = serving else {
@@ -132,6 +181,7 @@ public struct ServingCellTracker {
     }
     guard let neighbour = standing.other, servingQ > neighbour.q * hysteresisRatio else {
       pending = nil
+      if standing.safeRadius > 0 { startSkipping(at: fix.coordinate, radius: standing.safeRadius) }
       return
     }
     if pending?.target != neighbour.tower.identity {
@@ -202,16 +252,30 @@ public struct ServingCellTracker {
   /// full Double pass gives.
   private mutating func standingOnMap(at point: Coordinate) -> Standing {
     let p = Ellipsoid.wgs84.cartesian(point)
-    if let centre = cacheCentre, ((p - centre) * (p - centre)).sum() <= Self.cacheRadius * Self.cacheRadius {
+    if let centre = cacheCentre, ((p - centre) * (p - centre)).sum() <= cacheRadius * cacheRadius {
       // The cache holds every tower that can reach p.
     } else {
       fillCache(around: point, p)
     }
     let relative = SIMD3<Float>(p - (cacheCentre ?? p))
     let minimum = Float(minimumDistanceSquared)
+    // For the skip radius: the serving cell's clamped distance over its range, now, exactly.
+    let servingSlot = self.servingSlot
+    let exactMinimum = minimumDistanceSquared
+    func exact(_ k: Int) -> Double? {
+      let d = p - cachePositions[k]
+      let d2 = (d * d).sum()
+      return d2 <= cacheRangeSquared[k] ? max(d2, exactMinimum) * cacheInverseRangeSquared[k] : nil
+    }
+    let servingQ = servingSlot >= 0 ? exact(servingSlot) : nil
+    let sqrtRatio = Float(hysteresisRatio.squareRoot())
+    let servingRatio = Float(servingQ?.squareRoot() ?? 0)  // e_S / R_S
+    let servingInverseRange = servingSlot >= 0 ? Float(cacheInverseRangeSquared[servingSlot].squareRoot()) : 0
+    var safe = SIMD8<Float>(repeating: .infinity)
     var smallest1 = SIMD8<Float>(repeating: .infinity)
     var smallest2 = SIMD8<Float>(repeating: .infinity)
     let count = lanesX.count
+    let validCount = cacheTowers.count
     lanesX.withUnsafeBufferPointer { xs in
       lanesY.withUnsafeBufferPointer { ys in
         lanesZ.withUnsafeBufferPointer { zs in
@@ -237,6 +301,14 @@ public struct ServingCellTracker {
                   var q = clamped * load(inverse)
                   q.replace(with: infinity, where: d2 .> load(r2))
                   UnsafeMutableRawPointer(out.baseAddress! + k).storeBytes(of: q, as: SIMD8<Float>.self)
+                  if servingQ != nil {
+                    // δ_N = (√r·e_N/R_N − e_S/R_S) / (1/R_S + √r/R_N), lanes of the serving cell excluded.
+                    let inverseRange = load(inverse).squareRoot()
+                    var delta = (sqrtRatio * clamped.squareRoot() * inverseRange - servingRatio) / (servingInverseRange + sqrtRatio * inverseRange)
+                    if servingSlot >= k && servingSlot < k + 8 { delta[servingSlot - k] = .infinity }
+                    if k + 8 > validCount { for lane in (validCount - k)..<8 { delta[lane] = .infinity } }  // padding
+                    safe.replace(with: delta, where: delta .< safe)
+                  }
                   let belowFirst = q .< smallest1
                   smallest2.replace(with: q, where: q .< smallest2)
                   smallest2.replace(with: smallest1, where: belowFirst)
@@ -268,15 +340,6 @@ public struct ServingCellTracker {
     var bestQ = Double.infinity
     var other = -1
     var otherQ = Double.infinity
-    var servingQ: Double?
-    let servingSlot = self.servingSlot
-    let exactMinimum = minimumDistanceSquared
-    func exact(_ k: Int) -> Double? {
-      let d = p - cachePositions[k]
-      let d2 = (d * d).sum()
-      return d2 <= cacheRangeSquared[k] ? max(d2, exactMinimum) * cacheInverseRangeSquared[k] : nil
-    }
-    if servingSlot >= 0 { servingQ = exact(servingSlot) }
     if first.isFinite {
       var near: [Int] = []
       scratch.withUnsafeBufferPointer { qs in
@@ -301,6 +364,16 @@ public struct ServingCellTracker {
     }
     var standing = Standing()
     standing.servingQ = servingQ
+    if let servingQ, let centre = cacheCentre {
+      // Leaving its range, overtaken by a neighbour, leaving the cache: the nearest of the three,
+      // less an allowance for Float rounding (centimetres) — 0 when any is already near.
+      let reach = cacheRangeSquared[servingSlot].squareRoot() * (1 - servingQ.squareRoot())
+      let inCache = cacheRadius - ((p - centre) * (p - centre)).sum().squareRoot()
+      var overtaken = Double.infinity
+      for lane in 0..<8 { overtaken = min(overtaken, Double(safe[lane])) }
+      let radius = min(reach, inCache, overtaken * (1 - 1e-3) - 0.05)
+      standing.safeRadius = radius > 0.5 ? radius : 0
+    }
     if best >= 0 {
       let index = Int(cacheTowers[best])
       standing.best = (map!.towers[index], index, bestQ)
@@ -320,8 +393,9 @@ public struct ServingCellTracker {
 
   private mutating func fillCache(around point: Coordinate, _ p: SIMD3<Double>) {
     guard let map else { return }
+    cacheFills += 1
     reached.removeAll(keepingCapacity: true)
-    map.towers(reaching: point, margin: Self.cacheRadius, into: &reached)
+    map.towers(reaching: point, margin: cacheRadius, into: &reached)
     reached.sort()
     cacheCentre = p
     cachePositions.removeAll(keepingCapacity: true)

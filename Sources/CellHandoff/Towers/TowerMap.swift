@@ -49,9 +49,12 @@ public struct TowerMap: Sendable {
     var size: Double
     /// Largest range of a tower on this level (metres).
     var reach: Double
-    /// Tower indices grouped by grid cell.
+    /// Tower indices grouped by grid cell, cells in key order (row, then column).
     var members: [Int32]
-    var cells: [Int64: Range<Int32>]
+    /// The non-empty cells' keys, ascending, and where each one's members start in `members`
+    /// (one more entry at the end): a row's cells are contiguous, found by one binary search.
+    var keys: [Int64]
+    var starts: [Int32]
   }
 
   private static let finestSize = 0.01
@@ -86,14 +89,15 @@ public struct TowerMap: Sendable {
     levels = byLevel.enumerated().compactMap { level, entries in
       guard !entries.isEmpty else { return nil }
       let sorted = entries.sorted { ($0.key, $0.tower) < ($1.key, $1.tower) }
-      var cells: [Int64: Range<Int32>] = [:]
-      var start = 0
-      for k in 1...sorted.count where k == sorted.count || sorted[k].key != sorted[start].key {
-        cells[sorted[start].key] = Int32(start)..<Int32(k)
-        start = k
+      var keys: [Int64] = []
+      var starts: [Int32] = []
+      for k in sorted.indices where k == 0 || sorted[k].key != sorted[k - 1].key {
+        keys.append(sorted[k].key)
+        starts.append(Int32(k))
       }
+      starts.append(Int32(sorted.count))
       let size = Self.finestSize * Double(1 << level)
-      return Level(size: size, reach: size * Self.metresPerDegreeLatitude, members: sorted.map(\.tower), cells: cells)
+      return Level(size: size, reach: size * Self.metresPerDegreeLatitude, members: sorted.map(\.tower), keys: keys, starts: starts)
     }
   }
 
@@ -135,14 +139,16 @@ public struct TowerMap: Sendable {
       }
       for row in firstRow...lastRow {
         for (first, last) in spans where first <= last {
-          for column in first...last {
-            guard let range = level.cells[Self.key(row: row, column: column)] else { continue }
-            for k in range {
+          let lastKey = Self.key(row: row, column: last)
+          var cell = Self.lowerBound(level.keys, Self.key(row: row, column: first))
+          while cell < level.keys.count && level.keys[cell] <= lastKey {
+            for k in level.starts[cell]..<level.starts[cell + 1] {
               let tower = level.members[Int(k)]
               let d = p - positions[Int(tower)]
               let within = towers[Int(tower)].range + margin
               if (d * d).sum() <= within * within { candidates.append(tower) }
             }
+            cell += 1
           }
         }
       }
@@ -167,7 +173,7 @@ public struct TowerMap: Sendable {
   /// Approximate memory of the index, in bytes (not counting ``towers``).
   public var memoryFootprint: Int {
     positions.count * MemoryLayout<SIMD3<Double>>.stride
-      + levels.reduce(0) { $0 + $1.members.count * 4 + $1.cells.count * 24 }
+      + levels.reduce(0) { $0 + $1.members.count * 4 + $1.keys.count * 12 }
       + indexByIdentity.count * (MemoryLayout<CellIdentity>.stride + 4)
   }
 
@@ -185,6 +191,17 @@ public struct TowerMap: Sendable {
 
   @inline(__always) private static func column(_ longitude: Double, _ size: Double) -> Int {
     Int(((longitude + 180) / size).rounded(.down))
+  }
+
+  /// The first index of `keys` whose key is at least `key`.
+  private static func lowerBound(_ keys: [Int64], _ key: Int64) -> Int {
+    var low = 0
+    var high = keys.count
+    while low < high {
+      let middle = (low + high) / 2
+      if keys[middle] < key { low = middle + 1 } else { high = middle }
+    }
+    return low
   }
 
   @inline(__always) private static func key(row: Int, column: Int) -> Int64 {
