@@ -89,6 +89,15 @@ struct ServingCellTrackerTests {
     #expect(changes.map(\.from) == expected.map(\.1))
     #expect(changes.map(\.to) == expected.map(\.2))
     #expect(tracker.handoffCount == changes.filter(\.isHandoff).count)
+    // The result above was reached while skipping fixes that could not change anything.
+    #expect(tracker.skippedFixes > 100)
+    // The cache size is a tuning knob only: any radius, same changes.
+    for radius in [1.0, 50, 5_000] {
+      var small = ServingCellTracker(layout: .towers(try TowerMap(towers)), cacheRadius: radius)
+      var other: [ServingCellChange] = []
+      for fix in fixes { small.process(fix, into: &other) }
+      #expect(other == changes)
+    }
   }
 
   /// GPS noise at the edge between two cells: with the LTE rule one handoff; with no hysteresis

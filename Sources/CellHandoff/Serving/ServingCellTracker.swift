@@ -66,6 +66,7 @@ public struct ServingCellTracker {
   private var lanesZ: [Float] = []
   private var lanesRangeSquared: [Float] = []
   private var lanesInverseRangeSquared: [Float] = []
+  private var lanesInverseRange: [Float] = []
   private var scratch: [Float] = []
   private var nearSlots: [Int] = []
   /// Fixes within `skipRadius` metres of the skip anchor change nothing (see the type).
@@ -281,6 +282,7 @@ public struct ServingCellTracker {
         lanesZ.withUnsafeBufferPointer { zs in
           lanesRangeSquared.withUnsafeBufferPointer { r2 in
             lanesInverseRangeSquared.withUnsafeBufferPointer { inverse in
+             lanesInverseRange.withUnsafeBufferPointer { inverseRanges in
               scratch.withUnsafeMutableBufferPointer { out in
                 let rx = SIMD8<Float>(repeating: relative.x)
                 let ry = SIMD8<Float>(repeating: relative.y)
@@ -303,7 +305,7 @@ public struct ServingCellTracker {
                   UnsafeMutableRawPointer(out.baseAddress! + k).storeBytes(of: q, as: SIMD8<Float>.self)
                   if servingQ != nil {
                     // δ_N = (√r·e_N/R_N − e_S/R_S) / (1/R_S + √r/R_N), lanes of the serving cell excluded.
-                    let inverseRange = load(inverse).squareRoot()
+                    let inverseRange = load(inverseRanges)
                     var delta = (sqrtRatio * clamped.squareRoot() * inverseRange - servingRatio) / (servingInverseRange + sqrtRatio * inverseRange)
                     if servingSlot >= k && servingSlot < k + 8 { delta[servingSlot - k] = .infinity }
                     if k + 8 > validCount { for lane in (validCount - k)..<8 { delta[lane] = .infinity } }  // padding
@@ -314,6 +316,7 @@ public struct ServingCellTracker {
                   smallest2.replace(with: smallest1, where: belowFirst)
                   smallest1.replace(with: q, where: belowFirst)
                 }
+               }
               }
             }
           }
@@ -396,7 +399,7 @@ public struct ServingCellTracker {
     cacheFills += 1
     reached.removeAll(keepingCapacity: true)
     map.towers(reaching: point, margin: cacheRadius, into: &reached)
-    reached.sort()
+
     cacheCentre = p
     cachePositions.removeAll(keepingCapacity: true)
     cacheRangeSquared.removeAll(keepingCapacity: true)
@@ -417,6 +420,7 @@ public struct ServingCellTracker {
     lanesZ.removeAll(keepingCapacity: true)
     lanesRangeSquared.removeAll(keepingCapacity: true)
     lanesInverseRangeSquared.removeAll(keepingCapacity: true)
+    lanesInverseRange.removeAll(keepingCapacity: true)
     for k in 0..<padded {
       if k < cacheTowers.count {
         let relative = SIMD3<Float>(cachePositions[k] - p)
@@ -427,12 +431,14 @@ public struct ServingCellTracker {
         // the exact pass decides.
         lanesRangeSquared.append(Float(cacheRangeSquared[k]) * 1.001)
         lanesInverseRangeSquared.append(Float(cacheInverseRangeSquared[k]))
+        lanesInverseRange.append(Float(cacheInverseRangeSquared[k].squareRoot()))
       } else {
         lanesX.append(1e18)
         lanesY.append(1e18)
         lanesZ.append(1e18)
         lanesRangeSquared.append(0)
         lanesInverseRangeSquared.append(0)
+        lanesInverseRange.append(0)
       }
     }
     if scratch.count < padded { scratch = [Float](repeating: .infinity, count: padded) }
