@@ -71,7 +71,8 @@ func run(_ fixes: [LocationFix], _ map: TowerMap) -> (Double, Int, Int, Int) {
 }
 
 var best = (Double.infinity, 0, 0, 0)
-for _ in 0..<repeats {
+let onlyLoad = ProcessInfo.processInfo.environment["GEOWAKE_ONLY_LOAD"] != nil
+for _ in 0..<(onlyLoad ? 0 : repeats) {
   let r = run(fixes, map)
   if r.0 < best.0 { best = r }
 }
@@ -82,7 +83,10 @@ let path = FileManager.default.temporaryDirectory.appendingPathComponent("geowak
 var text = "radio,mcc,net,area,cell,unit,lon,lat,range,samples,changeable,created,updated,averageSignal\n"
 for k in 0..<45_000 {
   let t = towers[k]
-  text += "LTE,\(t.identity.mcc),\(t.identity.net),\(t.identity.area),\(t.identity.cell),-1,\(t.coordinate.longitude),\(t.coordinate.latitude),\(Int(t.range)),12,1,1311269141,1662693985,0\n"
+  // Six decimals, as OpenCellID writes positions.
+  let lon = (t.coordinate.longitude * 1e6).rounded() / 1e6
+  let lat = (t.coordinate.latitude * 1e6).rounded() / 1e6
+  text += "LTE,\(t.identity.mcc),\(t.identity.net),\(t.identity.area),\(t.identity.cell),-1,\(lon),\(lat),\(Int(t.range)),12,1,1311269141,1662693985,0\n"
 }
 try text.write(toFile: path, atomically: true, encoding: .utf8)
 var loadBest = Double.infinity

@@ -103,6 +103,21 @@ public enum TowerCSVReader {
     }
   }
 
+  /// The radio named by `bytes` (any case), without making a String.
+  private static func radio(_ bytes: UnsafeBufferPointer<UInt8>) -> Radio? {
+    var word: UInt32 = 0
+    guard bytes.count <= 4 else { return nil }
+    for b in bytes { word = word << 8 | UInt32(b >= 0x61 && b <= 0x7A ? b - 0x20 : b) }
+    switch (bytes.count, word) {
+    case (3, 0x47_53_4D): return .gsm  // GSM
+    case (4, 0x55_4D_54_53): return .umts  // UMTS
+    case (3, 0x4C_54_45): return .lte  // LTE
+    case (2, 0x4E_52): return .nr  // NR
+    case (4, 0x43_44_4D_41): return .cdma  // CDMA
+    default: return nil
+    }
+  }
+
   private static func parse(
     _ line: UnsafeBufferPointer<UInt8>, _ fields: CSVFields, _ c: Columns, path: String, line number: Int
   ) throws(TrackIOError) -> CellTower {
@@ -125,9 +140,8 @@ public enum TowerCSVReader {
       guard let k else { return nil }
       return try integer(k, name, bounds, expected)
     }
-    let radioText = fields.text(c.radio, in: line)
-    guard let radio = Radio(rawValue: radioText.uppercased()) else {
-      throw fail(c.radio, "radio \"\(radioText)\": expected GSM, UMTS, LTE, NR or CDMA")
+    guard let radio = Self.radio(fields.field(c.radio, in: line)) else {
+      throw fail(c.radio, "radio \"\(fields.text(c.radio, in: line))\": expected GSM, UMTS, LTE, NR or CDMA")
     }
     let mcc = try integer(c.mcc, "mcc", 0...999, "a mobile country code 0...999")
     let net = try integer(c.net, "net", 0...32_767, "a network code 0...999 (CDMA SID 0...32767)")
