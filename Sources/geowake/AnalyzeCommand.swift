@@ -62,6 +62,9 @@ struct AnalyzeCommand: ParsableCommand {
   @Flag(name: .customLong("significant-changes"), help: "Add significant-location-change events (from serving-cell handoffs).")
   var significantChanges = false
 
+  @Flag(name: .customLong("periodic-wake"), help: "With --significant-changes: also wake every 15 minutes without movement (disputed; off by default).")
+  var periodicWake = false
+
   @Option(help: "Platform profile: ios, android or server.")
   var profile: String = "ios"
 
@@ -85,6 +88,7 @@ struct AnalyzeCommand: ParsableCommand {
       throw ValidationError("give --regions, or cells to follow (--towers, --synthetic-cells, --significant-changes)")
     }
     guard towers == nil || syntheticCells == nil else { throw ValidationError("--towers and --synthetic-cells exclude each other") }
+    guard !periodicWake || significantChanges else { throw ValidationError("--periodic-wake needs --significant-changes") }
     if let syntheticCells, Self.spacing(syntheticCells) == nil {
       throw ValidationError("--synthetic-cells must be urban, rural or metres in 100...100000, got \(syntheticCells)")
     }
@@ -178,7 +182,7 @@ struct AnalyzeCommand: ParsableCommand {
       }
       do {
         return CellTimeline(
-          layout: .towers(try TowerMap(file.towers)), significantChanges: significantChanges,
+          layout: .towers(try TowerMap(file.towers)), significantChanges: significantChanges ? (periodicWake ? .iosWithPeriodicWake : .ios) : nil,
           description: "cells \(Self.fileName(towers)) (\(counted(file.towers.count, "cell")))")
       } catch {
         Diagnostics.error("\(towers): \(error)")
@@ -187,16 +191,16 @@ struct AnalyzeCommand: ParsableCommand {
     }
     if let syntheticCells, let spacing = Self.spacing(syntheticCells) {
       return CellTimeline(
-        layout: .hexagonal(spacing: spacing), significantChanges: significantChanges,
+        layout: .hexagonal(spacing: spacing), significantChanges: significantChanges ? (periodicWake ? .iosWithPeriodicWake : .ios) : nil,
         description: "synthetic cells every \(Int(spacing)) m")
     }
     if trackNamesCells {
       // The track names its cells; positions are unknown, so no layout is consulted.
-      return CellTimeline(layout: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), significantChanges: significantChanges, description: "serving cells from the track")
+      return CellTimeline(layout: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), significantChanges: significantChanges ? (periodicWake ? .iosWithPeriodicWake : .ios) : nil, description: "serving cells from the track")
     }
     if significantChanges {
       return CellTimeline(
-        layout: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), significantChanges: true,
+        layout: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), significantChanges: periodicWake ? .iosWithPeriodicWake : .ios,
         description: "synthetic cells every \(Int(HexagonalCellLayout.urbanSpacing)) m (no tower file)")
     }
     return nil

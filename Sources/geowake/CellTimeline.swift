@@ -14,9 +14,9 @@ struct CellTimeline {
   private var cellsSeen = Set<CellIdentity>()
   private(set) var outOfOrder = 0
 
-  init(layout: CellLayout, significantChanges: Bool, description: String) {
+  init(layout: CellLayout, significantChanges: SignificantChangeProfile?, description: String) {
     tracker = ServingCellTracker(layout: layout)
-    monitor = significantChanges ? SignificantChangeMonitor(profile: .ios) : nil
+    monitor = significantChanges.map { SignificantChangeMonitor(profile: $0) }
     self.description = description
   }
 
@@ -46,7 +46,8 @@ struct CellTimeline {
     text += ", \(counted(tracker.suppressedPingPongs, "ping-pong")) suppressed\n"
     if let monitor {
       text += "significant location changes (profile \(monitor.profile.name)): \(monitor.deliveredCount) delivered"
-        + " (the first at the start), \(monitor.suppressedCount) handoffs suppressed (under 500 m or 5 min from the last)\n"
+        + " (the first at the start), \(monitor.suppressedCount) handoffs suppressed (under 500 m or 5 min from the last)"
+        + (monitor.profile.periodicWakeInterval.map { ", a periodic wake after \(Int($0)) s without one" } ?? "") + "\n"
     }
     if outOfOrder > 0 { text += "fixes out of time order left out of the cell model: \(outOfOrder)\n" }
     return text

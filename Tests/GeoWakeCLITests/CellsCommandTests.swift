@@ -54,6 +54,16 @@ struct AnalyzeCellsTests {
     if file.contains("Static") { #expect(delivered.count == 1) }
   }
 
+  /// 38 minutes standing on one cell: the start event only, or two periodic wakes with the option.
+  @Test func periodicWakeIsAnOption() throws {
+    let log = Self.logs + "Download__Static__B_2019.12.16_13.40.04.csv"
+    let plain = try CommandRunner.run(["analyze", "--significant-changes", "--format", "jsonl", log])
+    #expect(plain.stdout.components(separatedBy: "\"event\":\"significantChange\"").count - 1 == 1)
+    let periodic = try CommandRunner.run(["analyze", "--significant-changes", "--periodic-wake", "--format", "jsonl", log])
+    #expect(periodic.stdout.components(separatedBy: "periodic wake: ").count - 1 == 2)
+    #expect(try CommandRunner.run(["analyze", "--periodic-wake", "--synthetic-cells", "urban", log]).status == 64)
+  }
+
   @Test func syntheticCellsBesideRegions() throws {
     let result = try CommandRunner.run([
       "analyze", "--synthetic-cells", "urban", "--significant-changes", "--regions", "Fixtures/demo/tokyo-regions.csv",
