@@ -1,0 +1,279 @@
+/// One app's life on a virtual clock: launches, wakes, budgets, background tasks, expirations,
+/// terminations and foreground sessions, under a ``RuntimeProfile``.
+///
+/// Schedule ``SystemEvent``s (in any order), then ``run(until:into:)``: the runtime pops one
+/// ordered queue and appends a ``RuntimeEvent`` for every step.
+///
+/// **Rules.**
+/// - A location event gives ``RuntimeProfile/locationWakeBudget`` seconds, a fetch or a remote
+///   notification ``RuntimeProfile/handlerDeadline`` (its handler must call completion by then).
+///   A not-running app is launched, a suspended one resumed; an app already running in the
+///   background gets the event without a new wake, and its budget becomes at least the event's.
+/// - The handler (a ``HandlerBehaviour`` per launch reason) works for its time; a background task
+///   it begins raises the budget to ``RuntimeProfile/backgroundTaskLimit`` seconds after the wake
+///   (never lowers it). ``RuntimeProfile/expirationLeadTime`` before the budget ends, the
+///   expiration handlers of open tasks run (and end them, when the behaviour says so).
+/// - When no handler runs and no task is open, the app is suspended. When the budget ends with
+///   work still running, the watchdog terminates it; the next event launches it again.
+/// - On screen (a user session) events are delivered without a wake and no budget applies; when
+///   the user leaves, open work gets ``RuntimeProfile/leaveGracePeriod`` (or the task limit).
+/// - A force-quit stops the app; fetches and notifications are then lost until the user opens it
+///   again, location events still relaunch it (SEMANTICS.md §3).
+///
+/// **Ties.** Items at the same instant are handled in this order: the app's own work finishing
+/// (a handler or task that ends exactly at the deadline made it), then expiration, then the
+/// budget's end, then events from outside in the order they were scheduled.
+///
+/// Deterministic: durations vary only through ``HandlerBehaviour/variation``, drawn from the seed
+/// in event order.
+public struct AppRuntime {
+  public let profile: RuntimeProfile
+  public private(set) var state: AppState = .notRunning
+  /// The virtual clock: the time of the last step.
+  public private(set) var now = -Double.infinity
+  public private(set) var summary = RuntimeSummary()
+
+  private let behaviours: [LaunchReason: HandlerBehaviour]
+  private var queue = EventQueue<Item>()
+  private var random: UInt64
+  private var forceQuit = false
+  /// The wake in progress: its reason and start, the budget's end and its version (deadlines of
+  /// older versions are stale).
+  private var wake: (reason: LaunchReason, start: Double)?
+  private var budgetEnd = 0.0
+  private var budgetVersion = 0
+  /// Work in progress: handlers and tasks by id, with the reason of their event.
+  private var handlers: [Int: LaunchReason] = [:]
+  private var tasks: [Int: (reason: LaunchReason, endsOnExpiration: Bool)] = [:]
+  private var nextWorkID = 0
+  private var backgroundSince: Double?
+
+  private enum Item {
+    case system(SystemEvent)
+    case handlerFinishes(id: Int)
+    case taskEnds(id: Int)
+    case expiration(version: Int)
+    case budgetEnds(version: Int)
+    case foregroundEnds
+  }
+
+  private enum Rank: Int {
+    case appWork = 0
+    case expiration = 1
+    case budget = 2
+    case external = 3
+  }
+
+  /// - Parameters:
+  ///   - behaviours: what the app does per launch reason (missing: returns at once).
+  ///   - seed: seeds the variation of durations.
+  public init(profile: RuntimeProfile = .ios, behaviours: [LaunchReason: HandlerBehaviour] = [:], seed: UInt64 = 0) {
+    self.profile = profile
+    self.behaviours = behaviours
+    random = seed
+  }
+
+  /// Adds an event from outside.
+  public mutating func schedule(_ event: SystemEvent) {
+    queue.push(.system(event), at: event.time, rank: Rank.external.rawValue)
+  }
+
+  /// Runs every step up to `time` (everything when `nil`), appending them to `events`.
+  public mutating func run(until time: Double? = nil, into events: inout [RuntimeEvent]) {
+    while let next = queue.first, time.map({ next.time <= $0 }) ?? true {
+      guard let entry = queue.pop() else { break }
+      now = max(now, entry.time)
+      switch entry.item {
+      case .system(let event): receive(event, into: &events)
+      case .handlerFinishes(let id): finishHandler(id, into: &events)
+      case .taskEnds(let id): endTask(id, detail: "the app ended its background task", into: &events)
+      case .expiration(let version): expire(version, into: &events)
+      case .budgetEnds(let version): budgetRunsOut(version, into: &events)
+      case .foregroundEnds: leaveForeground(into: &events)
+      }
+    }
+    if let time { now = max(now, time) }
+  }
+
+  /// Seconds of background time left now, when running in the background.
+  public var budgetRemaining: Double? { state == .background ? max(0, budgetEnd - now) : nil }
+
+  // MARK: - Steps
+
+  private mutating func record(
+    _ kind: RuntimeEvent.Kind, _ reason: LaunchReason?, from before: AppState, _ detail: String, into events: inout [RuntimeEvent]
+  ) {
+    events.append(RuntimeEvent(
+      time: now, kind: kind, reason: reason, stateBefore: before, stateAfter: state,
+      budgetRemaining: state == .background ? budgetEnd - now : nil, detail: detail))
+  }
+
+  private mutating func setState(_ new: AppState) {
+    if state == .background, new != .background, let since = backgroundSince, let reason = wake?.reason {
+      summary.backgroundSeconds[reason, default: 0] += now - since
+      backgroundSince = nil
+    }
+    if new == .background && state != .background { backgroundSince = now }
+    state = new
+  }
+
+  private mutating func receive(_ event: SystemEvent, into events: inout [RuntimeEvent]) {
+    let before = state
+    let label = event.label.isEmpty ? "" : " (\(event.label))"
+    switch event.kind {
+    case .forceQuit:
+      stopWork()
+      setState(.notRunning)
+      wake = nil
+      forceQuit = true
+      record(.forceQuit, nil, from: before, "the user force-quit the app: fetches and notifications are not delivered until it is opened again", into: &events)
+    case .userSession(let duration):
+      forceQuit = false
+      setState(.foreground)
+      queue.push(.foregroundEnds, at: now + max(0, duration), rank: Rank.external.rawValue)
+      record(.foregroundStarted, .user, from: before, before == .notRunning ? "launched by the user\(label)" : "the user opened the app\(label)", into: &events)
+    case .location, .remoteNotification, .fetch:
+      guard let reason = event.reason else { return }
+      if forceQuit && reason != .location {
+        summary.lost[reason, default: 0] += 1
+        record(.lost, reason, from: before, "\(reason.rawValue) event\(label) not delivered: the app was force-quit (no relaunch until the user opens it)", into: &events)
+        return
+      }
+      if state == .foreground {
+        record(.deliveredInForeground, reason, from: before, "\(reason.rawValue) event\(label) delivered on screen, no wake", into: &events)
+        return
+      }
+      let budget = reason == .location ? profile.locationWakeBudget : profile.handlerDeadline
+      if state == .background {
+        if now + budget > budgetEnd { setBudget(now + budget) }
+        record(.deliveredWhileRunning, reason, from: before, "\(reason.rawValue) event\(label) delivered to the running app; budget at least \(Self.seconds(budget))", into: &events)
+      } else {
+        wake = (reason, now)
+        setState(.background)
+        setBudget(now + budget)
+        summary.wakes[reason, default: 0] += 1
+        let how = before == .notRunning ? "launched" : "resumed"
+        record(.wake, reason, from: before, "\(how) in the background by a \(reason.rawValue) event\(label) with \(Self.seconds(budget)) of background time", into: &events)
+      }
+      startHandler(reason, into: &events)
+    }
+  }
+
+  private mutating func startHandler(_ reason: LaunchReason, into events: inout [RuntimeEvent]) {
+    let behaviour = behaviours[reason] ?? .instant
+    let id = nextWorkID
+    nextWorkID += 1
+    handlers[id] = reason
+    let work = vary(behaviour.work, behaviour.variation)
+    record(.handlerStarted, reason, from: state, "handler started: \(Self.seconds(work)) of work", into: &events)
+    if let task = behaviour.backgroundTask {
+      let taskID = nextWorkID
+      nextWorkID += 1
+      tasks[taskID] = (reason, behaviour.endsTaskOnExpiration)
+      let length = vary(task, behaviour.variation)
+      queue.push(.taskEnds(id: taskID), at: now + length, rank: Rank.appWork.rawValue)
+      record(.taskBegan, reason, from: state, "beginBackgroundTask: \(Self.seconds(length)) of work", into: &events)
+      if state == .background, let start = wake?.start, start + profile.backgroundTaskLimit > budgetEnd {
+        let before = budgetEnd - now
+        setBudget(start + profile.backgroundTaskLimit)
+        record(.budgetExtended, reason, from: state, "budget raised from \(Self.seconds(before)) to \(Self.seconds(budgetEnd - now)) (the \(profile.name) task limit is \(Self.seconds(profile.backgroundTaskLimit)) from the wake)", into: &events)
+      }
+    }
+    queue.push(.handlerFinishes(id: id), at: now + work, rank: Rank.appWork.rawValue)
+  }
+
+  private mutating func finishHandler(_ id: Int, into events: inout [RuntimeEvent]) {
+    guard let reason = handlers.removeValue(forKey: id) else { return }
+    record(.handlerFinished, reason, from: state, reason == .location ? "handler returned" : "handler called its completion handler", into: &events)
+    suspendIfIdle(into: &events)
+  }
+
+  private mutating func endTask(_ id: Int, detail: String, into events: inout [RuntimeEvent]) {
+    guard let task = tasks.removeValue(forKey: id) else { return }
+    record(.taskEnded, task.reason, from: state, detail, into: &events)
+    suspendIfIdle(into: &events)
+  }
+
+  private mutating func expire(_ version: Int, into events: inout [RuntimeEvent]) {
+    guard version == budgetVersion, state == .background, !tasks.isEmpty else { return }
+    summary.expirations += 1
+    record(.expiration, wake?.reason, from: state, "\(tasks.count == 1 ? "a background task is" : "\(tasks.count) background tasks are") still open \(Self.seconds(profile.expirationLeadTime)) before the budget ends: expiration handler called", into: &events)
+    for id in tasks.keys.sorted() where tasks[id]?.endsOnExpiration == true {
+      endTask(id, detail: "the expiration handler ended the background task", into: &events)
+    }
+  }
+
+  private mutating func budgetRunsOut(_ version: Int, into events: inout [RuntimeEvent]) {
+    guard version == budgetVersion, state == .background, !handlers.isEmpty || !tasks.isEmpty else { return }
+    let before = state
+    var what: [String] = []
+    if !handlers.isEmpty { what.append(handlers.count == 1 ? "a handler still working" : "\(handlers.count) handlers still working") }
+    if !tasks.isEmpty { what.append(tasks.count == 1 ? "a background task still open" : "\(tasks.count) background tasks still open") }
+    summary.terminations += 1
+    summary.interrupted += handlers.count
+    stopWork()
+    setState(.notRunning)
+    let reason = wake?.reason
+    wake = nil
+    record(.terminated, reason, from: before, "watchdog: the background time ran out with " + what.joined(separator: " and ") + "; the next event launches the app again", into: &events)
+  }
+
+  private mutating func leaveForeground(into events: inout [RuntimeEvent]) {
+    guard state == .foreground else { return }
+    let before = state
+    wake = (.user, now)
+    setState(.background)
+    var end = now + profile.leaveGracePeriod
+    if !tasks.isEmpty { end = max(end, now + profile.backgroundTaskLimit) }
+    setBudget(end)
+    record(.foregroundEnded, .user, from: before, "the user left the app", into: &events)
+    suspendIfIdle(into: &events)
+  }
+
+  private mutating func suspendIfIdle(into events: inout [RuntimeEvent]) {
+    guard state == .background, handlers.isEmpty, tasks.isEmpty else { return }
+    let before = state
+    setState(.suspended)
+    budgetVersion += 1  // pending deadlines are void
+    record(.suspended, wake?.reason, from: before, "no work left: suspended", into: &events)
+  }
+
+  private mutating func setBudget(_ end: Double) {
+    budgetEnd = end
+    budgetVersion += 1
+    queue.push(.expiration(version: budgetVersion), at: max(now, end - profile.expirationLeadTime), rank: Rank.expiration.rawValue)
+    queue.push(.budgetEnds(version: budgetVersion), at: end, rank: Rank.budget.rawValue)
+  }
+
+  /// Drops every handler and task (and their pending ends).
+  private mutating func stopWork() {
+    let ids = Set(handlers.keys).union(tasks.keys)
+    handlers.removeAll()
+    tasks.removeAll()
+    budgetVersion += 1
+    queue.removeAll { item in
+      switch item {
+      case .handlerFinishes(let id), .taskEnds(let id): return ids.contains(id)
+      case .foregroundEnds: return true
+      default: return false
+      }
+    }
+  }
+
+  /// `duration` times a seeded factor in 1 ± variation (SplitMix64).
+  private mutating func vary(_ duration: Double, _ variation: Double) -> Double {
+    guard variation > 0 else { return max(0, duration) }
+    random &+= 0x9E37_79B9_7F4A_7C15
+    var z = random
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    z ^= z >> 31
+    let unit = Double(z >> 11) * 0x1p-53
+    return max(0, duration * (1 - variation + 2 * variation * unit))
+  }
+
+  static func seconds(_ s: Double) -> String {
+    let tenths = Int((s * 10).rounded())
+    return tenths % 10 == 0 ? "\(tenths / 10) s" : "\(tenths / 10).\(tenths % 10) s"
+  }
+}

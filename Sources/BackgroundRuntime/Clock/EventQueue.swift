@@ -1,0 +1,64 @@
+/// A queue of timed items, popped in time order; items at the same time come out in the order
+/// of their ``EventQueue/Entry/rank`` (lower first), then in the order they were pushed. No
+/// randomness, no hashing: the same pushes give the same pops.
+public struct EventQueue<Item> {
+  public struct Entry {
+    public var time: Double
+    /// Tie-breaker between items at the same time (see the runtime's documentation).
+    public var rank: Int
+    public var sequence: Int
+    public var item: Item
+  }
+
+  private var heap: [Entry] = []
+  private var pushed = 0
+
+  public init() {}
+
+  public var isEmpty: Bool { heap.isEmpty }
+  public var count: Int { heap.count }
+  /// The earliest entry, if any.
+  public var first: Entry? { heap.first }
+
+  public mutating func push(_ item: Item, at time: Double, rank: Int) {
+    heap.append(Entry(time: time, rank: rank, sequence: pushed, item: item))
+    pushed += 1
+    var child = heap.count - 1
+    while child > 0 {
+      let parent = (child - 1) / 2
+      guard Self.before(heap[child], heap[parent]) else { break }
+      heap.swapAt(child, parent)
+      child = parent
+    }
+  }
+
+  public mutating func pop() -> Entry? {
+    guard !heap.isEmpty else { return nil }
+    heap.swapAt(0, heap.count - 1)
+    let top = heap.removeLast()
+    var parent = 0
+    while true {
+      let left = 2 * parent + 1
+      guard left < heap.count else { break }
+      var child = left
+      if left + 1 < heap.count && Self.before(heap[left + 1], heap[left]) { child = left + 1 }
+      guard Self.before(heap[child], heap[parent]) else { break }
+      heap.swapAt(child, parent)
+      parent = child
+    }
+    return top
+  }
+
+  /// Removes every entry for which `predicate` holds.
+  public mutating func removeAll(where predicate: (Item) -> Bool) {
+    let kept = heap.filter { !predicate($0.item) }
+    guard kept.count != heap.count else { return }
+    heap = []
+    for entry in kept.sorted(by: Self.before) { heap.append(entry) }  // a sorted array is a heap
+  }
+
+  @inline(__always)
+  private static func before(_ a: Entry, _ b: Entry) -> Bool {
+    (a.time, a.rank, a.sequence) < (b.time, b.rank, b.sequence)
+  }
+}
