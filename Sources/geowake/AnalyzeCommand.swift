@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackgroundRuntime
 import CellHandoff
 import Geodesy
 import Geofencing
@@ -42,6 +43,17 @@ struct AnalyzeCommand: ParsableCommand {
       without towers or cells in the track it uses the urban synthetic layout. --regions may then \
       be left out.
 
+      App: with --app SCENARIO.json, every delivered region event and significant change wakes \
+      the app under the scenario's runtime profile (ios: 10 s per location wake, background tasks \
+      up to 30 s from the wake; ios7 180 s; ios6 600 s): the timeline then lists, after the \
+      location events, every step of the app — wake (state before and after, budget), handler, \
+      background task, budget extension, expiration, suspension, termination by the watchdog, \
+      relaunch, foreground session, force-quit — and the summary adds wakes and background \
+      seconds by reason, terminations, lost events and an energy estimate per reason (400 mW \
+      while running: EnergyModel). The scenario: {"profile": "ios", "seed": 1, "handlers": \
+      {"location": {"work": 4, "backgroundTask": 20, "endsTaskOnExpiration": true, "variation": \
+      0.2}}, "sessions": [{"at": ISO time, "duration": seconds}], "forceQuits": [ISO time]}.
+
       A progress bar is drawn on standard error for tracks of 8 MB or more when it is a terminal \
       (GEOWAKE_PROGRESS=always or never overrides).
       """
@@ -61,6 +73,9 @@ struct AnalyzeCommand: ParsableCommand {
 
   @Flag(name: .customLong("significant-changes"), help: "Add significant-location-change events (from serving-cell handoffs).")
   var significantChanges = false
+
+  @Option(help: "App scenario (JSON): handler behaviour per event kind, profile, user sessions, force-quits; adds the app's wakes, budgets and terminations.")
+  var app: String?
 
   @Flag(name: .customLong("periodic-wake"), help: "With --significant-changes: also wake every 15 minutes without movement (disputed; off by default).")
   var periodicWake = false
@@ -125,6 +140,14 @@ struct AnalyzeCommand: ParsableCommand {
     var reader: TrackFileReader
     do { reader = try TrackFileReader(path: track, lenient: lenient) } catch { throw Diagnostics.fail(error) }
     var cells = try cellTimeline(trackNamesCells: reader.namesCells)
+    var runtime: AppRuntime?
+    var scenario: AppScenario?
+    if let app {
+      do { scenario = try ScenarioReader.read(path: app) } catch { throw Diagnostics.fail(error) }
+      runtime = scenario?.makeRuntime()
+    }
+    // Where the app's events happen: the place of the location event that caused them.
+    var wakePlaces: [(time: Double, coordinate: Coordinate)] = []
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }
     var writer = TimelineWriter(
@@ -142,6 +165,10 @@ struct AnalyzeCommand: ParsableCommand {
       func write(_ events: [RegionEvent]) throws(TrackIOError) {
         for e in events {
           activity.add(e)
+          if runtime != nil, let delivered = e.deliveredAt {
+            runtime?.schedule(SystemEvent(time: delivered, kind: .location, label: "\(e.kind.rawValue) \(e.region.rawValue)"))
+            wakePlaces.append((delivered, e.coordinate))
+          }
           try writer.write(e)
         }
       }
@@ -157,7 +184,15 @@ struct AnalyzeCommand: ParsableCommand {
           writer.add(fix)
         }
         try write(events)
-        if cells != nil { try cells?.process(fix, reportedCell: reader.reportedCell, writer: &writer) }
+        if cells != nil {
+          try cells?.process(fix, reportedCell: reader.reportedCell, writer: &writer)
+          if runtime != nil, let delivered = cells?.takeDeliveries() {
+            for event in delivered {
+              runtime?.schedule(SystemEvent(time: event.time, kind: .location, label: "significant change"))
+              wakePlaces.append((event.time, event.location.coordinate))
+            }
+          }
+        }
       }
       events.removeAll(keepingCapacity: true)
       progress.update(bytes: reader.bytesRead)
@@ -165,8 +200,19 @@ struct AnalyzeCommand: ParsableCommand {
       monitor.finish(into: &events)
       try write(events)
       activity.finish(at: lastTime ?? 0)
+      var appText = ""
+      if var runtime, let scenario {
+        var steps: [RuntimeEvent] = []
+        runtime.run(into: &steps)
+        wakePlaces.sort { $0.time < $1.time }
+        for step in steps {
+          let place = wakePlaces.last { $0.time <= step.time }?.coordinate ?? wakePlaces.first?.coordinate ?? Coordinate(uncheckedLatitude: 0, longitude: 0)
+          try writer.write(step, at: place)
+        }
+        appText = Self.appSummary(runtime.summary, scenario: scenario, file: app ?? "")
+      }
       try writer.finish(
-        summary: summary(monitor, activity, span: (lastTime ?? 0) - (firstTime ?? lastTime ?? 0), reader: reader) + (cells?.summary ?? ""))
+        summary: summary(monitor, activity, span: (lastTime ?? 0) - (firstTime ?? lastTime ?? 0), reader: reader) + (cells?.summary ?? "") + appText)
       try out.commit()
     } catch {
       throw Diagnostics.fail(error)
@@ -210,6 +256,25 @@ struct AnalyzeCommand: ParsableCommand {
     guard !warnings.isEmpty else { return }
     progress.clear()
     warnings.forEach(Diagnostics.warning)
+  }
+
+  /// The app's totals: wakes and background seconds by reason, terminations, losses, energy.
+  static func appSummary(_ s: RuntimeSummary, scenario: AppScenario, file: String) -> String {
+    let energy = EnergyModel.standard
+    var text = "\napp (\(fileName(file)), runtime profile \(scenario.profile.name)):\n"
+    text += "reason              wakes  background s  energy (\(Int(energy.wakePower)) mW while running)\n"
+    for reason in LaunchReason.allCases where (s.wakes[reason] ?? 0) > 0 || (s.backgroundSeconds[reason] ?? 0) > 0 {
+      let seconds = s.backgroundSeconds[reason] ?? 0
+      text += reason.rawValue.column(20) + "\(s.wakes[reason] ?? 0)".column(7) + NumberText.fixed(seconds, decimals: 1).column(14)
+        + NumberText.fixed(seconds * energy.wakePower / 1_000, decimals: 1) + " J\n"
+    }
+    text += "terminations by the watchdog: \(s.terminations) (handlers cut short: \(s.interrupted)), expirations: \(s.expirations)\n"
+    if s.sessions > 0 { text += "foreground: \(counted(s.sessions, "session")), \(CrossingsCommand.duration(s.foregroundSeconds)) on screen\n" }
+    let lost = s.lost.values.reduce(0, +)
+    if lost > 0 {
+      text += "events lost after a force-quit: \(lost) (" + s.lost.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ") + ")\n"
+    }
+    return text
   }
 
   static func fileName(_ path: String) -> String { path == "-" ? "standard input" : String(path.split(separator: "/").last ?? Substring(path)) }

@@ -13,6 +13,14 @@ struct CellTimeline {
   private var lastTime = -Double.infinity
   private var cellsSeen = Set<CellIdentity>()
   private(set) var outOfOrder = 0
+  /// Significant changes delivered since the last ``takeDeliveries()`` (the start event excluded:
+  /// the app is running when it starts monitoring).
+  private var deliveries: [SignificantChangeEvent] = []
+
+  mutating func takeDeliveries() -> [SignificantChangeEvent] {
+    defer { deliveries.removeAll(keepingCapacity: true) }
+    return deliveries
+  }
 
   init(layout: CellLayout, significantChanges: SignificantChangeProfile?, description: String) {
     tracker = ServingCellTracker(layout: layout)
@@ -37,7 +45,10 @@ struct CellTimeline {
     guard monitor != nil else { return }
     events.removeAll(keepingCapacity: true)
     monitor?.process(fix, changes: changes, servingRange: tracker.servingTower?.range, into: &events)
-    for event in events { try writer.write(event) }
+    for event in events {
+      try writer.write(event)
+      if event.kind == .significantChange && event.trigger != .start { deliveries.append(event) }
+    }
   }
 
   /// Lines for the summary.

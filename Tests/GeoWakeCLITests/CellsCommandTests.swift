@@ -123,3 +123,35 @@ struct CompareCommandTests {
     #expect(refused.stderr.contains("bad.json:2:15: error: unknown key \"wakePowr\""))
   }
 }
+
+@Suite("geowake analyze --app")
+struct AnalyzeAppTests {
+  /// Every delivered region event wakes the app; a 40 s handler on 10 s wakes is killed each
+  /// time and relaunched by the next event (two events 3 s apart share one wake: the second is
+  /// delivered to the running app); JSON Lines carries the states and the budget.
+  @Test func overrunningHandlerIsKilledAndRelaunched() throws {
+    let folder = try TemporaryFolder()
+    let scenario = try folder.file("app.json", containing: #"{"handlers": {"location": {"work": 40}}}"#)
+    let args = ["analyze", "--regions", "Fixtures/demo/tokyo-regions.csv", "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx", "--app", scenario]
+    let table = try CommandRunner.run(args)
+    #expect(table.status == 0, "\(table.stderr)")
+    let delivered = table.stdout.split(separator: "\n").filter { $0.hasPrefix("2018") && !$0.contains(" app ") && $0.dropFirst(26).hasPrefix("2018") }.count
+    #expect(delivered == 13)
+    #expect(table.stdout.contains("location            12     123.2         49.3 J\n"))
+    #expect(table.stdout.contains("terminations by the watchdog: 12 (handlers cut short: 13), expirations: 0\n"))
+    #expect(table.stdout.contains("delivered to the running app; budget at least 10 s [background, 10.0 s left]"))
+    #expect(table.stdout.contains("watchdog: the background time ran out with a handler still working; the next event launches the app again [background → notRunning]"))
+    let jsonl = try CommandRunner.run(args + ["--format", "jsonl"])
+    let wakes = jsonl.stdout.split(separator: "\n").filter { $0.contains("\"event\":\"wake\"") }
+    #expect(wakes.count == 12)
+    #expect(wakes.allSatisfy { $0.contains("\"launchReason\":\"location\",\"stateBefore\":\"notRunning\",\"stateAfter\":\"background\",\"budgetRemaining\":10.000") })
+  }
+
+  @Test func badScenarioIsAnError() throws {
+    let folder = try TemporaryFolder()
+    let scenario = try folder.file("app.json", containing: #"{"handlers": {"location": {"wrk": 4}}}"#)
+    let result = try CommandRunner.run(["analyze", "--regions", "Fixtures/demo/tokyo-regions.csv", "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx", "--app", scenario])
+    #expect(result.status == 65)
+    #expect(result.stderr.contains("app.json:1:35: error: $.handlers.location.wrk: unknown key"))
+  }
+}

@@ -47,6 +47,7 @@ public struct AppRuntime {
   private var tasks: [Int: (reason: LaunchReason, endsOnExpiration: Bool)] = [:]
   private var nextWorkID = 0
   private var backgroundSince: Double?
+  private var foregroundSince: Double?
 
   private enum Item {
     case system(SystemEvent)
@@ -109,6 +110,14 @@ public struct AppRuntime {
   }
 
   private mutating func setState(_ new: AppState) {
+    if state == .foreground, new != .foreground, let since = foregroundSince {
+      summary.foregroundSeconds += now - since
+      foregroundSince = nil
+    }
+    if new == .foreground && state != .foreground {
+      foregroundSince = now
+      summary.sessions += 1
+    }
     if state == .background, new != .background, let since = backgroundSince, let reason = wake?.reason {
       summary.backgroundSeconds[reason, default: 0] += now - since
       backgroundSince = nil

@@ -63,5 +63,8 @@ public struct RuntimeSummary: Hashable, Sendable {
   public var lost: [LaunchReason: Int] = [:]
   /// Events whose handler was cut short by a termination.
   public var interrupted = 0
+  /// Foreground sessions and seconds on screen.
+  public var sessions = 0
+  public var foregroundSeconds = 0.0
   public init() {}
 }

@@ -1,10 +1,20 @@
+public import BackgroundRuntime
 public import CellHandoff
 public import Geodesy
 public import Geofencing
 
-/// One line of a timeline, whatever produced it: a region event, a serving-cell change or a
-/// significant-location-change event, in the common schema every format writes.
+/// One line of a timeline, whatever produced it: a region event, a serving-cell change, a
+/// significant-location-change event or a step of the app's runtime, in the common schema every
+/// format writes.
 public struct TimelineEntry: Hashable, Sendable {
+  /// What produced the entry.
+  public enum Category: Hashable, Sendable {
+    case region
+    case cell
+    case app
+  }
+
+  public var category: Category
   /// `enter`, `exit`, `passThrough`, `dwell`, `state`, `monitoringFailed`, `handoff`,
   /// `significantChange` or `significantChangeSuppressed`.
   public var event: String
@@ -23,8 +33,15 @@ public struct TimelineEntry: Hashable, Sendable {
   public var toCell: CellIdentity?
   /// The tower now serving, when known (drawn on the map).
   public var tower: CellTower?
+  /// For app events: the launch reason concerned, the app's state before and after, and the
+  /// background time left.
+  public var launchReason: String?
+  public var stateBefore: String?
+  public var stateAfter: String?
+  public var budgetRemaining: Double?
 
   public init(_ e: RegionEvent) {
+    category = .region
     event = e.kind.rawValue
     region = e.region
     time = e.crossedAt
@@ -37,6 +54,7 @@ public struct TimelineEntry: Hashable, Sendable {
   /// A serving-cell change is a `handoff` event (attach and loss of service included); the
   /// network, not the app, sees it, so it has no delivery time.
   public init(_ c: ServingCellChange) {
+    category = .cell
     event = "handoff"
     time = c.time
     coordinate = c.coordinate
@@ -47,6 +65,7 @@ public struct TimelineEntry: Hashable, Sendable {
   }
 
   public init(_ s: SignificantChangeEvent) {
+    category = .cell
     event = s.kind.rawValue
     time = s.time
     deliveredAt = s.kind == .significantChange ? s.time : nil
@@ -57,12 +76,32 @@ public struct TimelineEntry: Hashable, Sendable {
     tower = s.handoff?.toTower
   }
 
-  /// What the table's "region" column shows: the region, or "cells" for cell events.
-  public var subject: String { region?.rawValue ?? "cells" }
+  /// A step of the app's runtime: `wake`, `handlerStarted`, `terminated`, … (no coordinate: the
+  /// given one, usually the device's position then).
+  public init(_ r: RuntimeEvent, coordinate: Coordinate) {
+    category = .app
+    event = r.kind.rawValue
+    time = r.time
+    self.coordinate = coordinate
+    reason = r.detail
+    launchReason = r.reason?.rawValue
+    stateBefore = r.stateBefore.rawValue
+    stateAfter = r.stateAfter.rawValue
+    budgetRemaining = r.budgetRemaining
+  }
+
+  /// What the table's "region" column shows: the region, "cells" or "app".
+  public var subject: String {
+    switch category {
+    case .region: return region?.rawValue ?? ""
+    case .cell: return "cells"
+    case .app: return "app"
+    }
+  }
 
   /// The event with its state (`state inside`).
   public var kindText: String { state.map { "\(event) \($0)" } ?? event }
 
   /// Whether this is a cell event (handoff or significant change).
-  public var isCellEvent: Bool { region == nil }
+  public var isCellEvent: Bool { category == .cell }
 }

@@ -1,3 +1,4 @@
+public import BackgroundRuntime
 public import CellHandoff
 public import Geodesy
 public import Geofencing
@@ -12,7 +13,11 @@ public import Geofencing
 ///   `region` (`null` for cell events), `crossedAt`, `deliveredAt` (ISO 8601 UTC with
 ///   milliseconds; `null` when not delivered), `lat`, `lon`, `state` (`inside`/`outside` for
 ///   `state` events, else `null`), `reason`; cell events add `fromCell` and `toCell` (a
-///   ``CellIdentity`` as text such as `LTE 272-1-100-5`, or `null`). No summary.
+///   ``CellIdentity`` as text such as `LTE 272-1-100-5`, or `null`); app events (`wake`,
+///   `deliveredWhileRunning`, `deliveredInForeground`, `lost`, `handlerStarted`,
+///   `handlerFinished`, `taskBegan`, `taskEnded`, `budgetExtended`, `expiration`, `suspended`,
+///   `terminated`, `foregroundStarted`, `foregroundEnded`, `forceQuit`) add `launchReason`,
+///   `stateBefore`, `stateAfter` and `budgetRemaining` (seconds, or `null`). No summary.
 /// - `csv`: RFC 4180 with the header
 ///   `event,region,crossedAt,deliveredAt,lat,lon,state,reason,fromCell,toCell` (empty fields
 ///   where JSON has `null`). No summary.
@@ -71,12 +76,13 @@ public struct TimelineWriter {
   public mutating func write(_ e: RegionEvent) throws(TrackIOError) { try write(TimelineEntry(e)) }
   public mutating func write(_ c: ServingCellChange) throws(TrackIOError) { try write(TimelineEntry(c)) }
   public mutating func write(_ s: SignificantChangeEvent) throws(TrackIOError) { try write(TimelineEntry(s)) }
+  public mutating func write(_ r: RuntimeEvent, at coordinate: Coordinate) throws(TrackIOError) { try write(TimelineEntry(r, coordinate: coordinate)) }
 
   public mutating func write(_ e: TimelineEntry) throws(TrackIOError) {
     switch format {
     case .table:
       try sink.write(Self.time(e.time).column(26) + (e.deliveredAt.map(Self.time) ?? "-").column(26)
-        + e.subject.column(18) + e.kindText.column(18) + e.reason + "\n")
+        + e.subject.column(18) + e.kindText.column(18) + e.reason + Self.appState(e) + "\n")
     case .jsonl:
       try sink.write(Self.jsonMembers(e, braces: true) + "\n")
     case .csv:
@@ -107,6 +113,13 @@ public struct TimelineWriter {
 
   // MARK: - Text
 
+  /// For app events in the table: ` [suspended → background, 10 s left]`.
+  static func appState(_ e: TimelineEntry) -> String {
+    guard e.category == .app, let before = e.stateBefore, let after = e.stateAfter else { return "" }
+    let budget = e.budgetRemaining.map { ", \(NumberText.fixed($0, decimals: 1)) s left" } ?? ""
+    return " [\(before == after ? after : "\(before) → \(after)")\(budget)]"
+  }
+
   static func time(_ t: Double) -> String { TimestampText.iso8601(t, fractionDigits: 3) }
 
   static func coordinateText(_ degrees: Double) -> String { "\(degrees)" }
@@ -119,6 +132,10 @@ public struct TimelineWriter {
       + "\"state\":\(e.state.map { "\"\($0)\"" } ?? "null"),\"reason\":\(JSONText.quoted(e.reason))"
     if e.isCellEvent {
       members += ",\"fromCell\":\(e.fromCell.map { JSONText.quoted("\($0)") } ?? "null"),\"toCell\":\(e.toCell.map { JSONText.quoted("\($0)") } ?? "null")"
+    }
+    if e.category == .app {
+      members += ",\"launchReason\":\(e.launchReason.map { "\"\($0)\"" } ?? "null"),\"stateBefore\":\"\(e.stateBefore ?? "")\",\"stateAfter\":\"\(e.stateAfter ?? "")\""
+        + ",\"budgetRemaining\":\(e.budgetRemaining.map { NumberText.fixed($0, decimals: 3) } ?? "null")"
     }
     return braces ? "{" + members + "}" : members
   }

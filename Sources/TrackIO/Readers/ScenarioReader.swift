@@ -1,0 +1,124 @@
+public import BackgroundRuntime
+
+/// Reads an ``AppScenario`` from JSON:
+///
+/// ```json
+/// { "profile": "ios",
+///   "seed": 7,
+///   "handlers": {
+///     "location": {"work": 4, "backgroundTask": 20, "endsTaskOnExpiration": true, "variation": 0.2},
+///     "fetch": {"work": 12},
+///     "remoteNotification": {"work": 3} },
+///   "sessions": [{"at": "2024-05-01T08:00:00Z", "duration": 300}],
+///   "forceQuits": ["2024-05-01T12:00:00Z"] }
+/// ```
+///
+/// Every key is optional; unknown keys are errors. Durations are seconds ≥ 0, `variation` is in
+/// 0…1, `profile` is `ios`, `ios7` or `ios6`, times are ISO 8601. Impossible combinations are
+/// errors too: `endsTaskOnExpiration` without a `backgroundTask`, overlapping sessions. Each error
+/// names the JSON path of the offending field (`$.handlers.location.work`) with its line and
+/// column.
+public enum ScenarioReader {
+  public static func read(path: String) throws(TrackIOError) -> AppScenario {
+    var parser = try JSONParser(path: path)
+    let root = try parser.parseDocument()
+    let reader = Reader(parser: parser)
+    return try reader.scenario(root)
+  }
+
+  struct Reader {
+    let parser: JSONParser
+
+    func fail(_ path: String, _ node: JSONNode, _ message: String) -> TrackIOError {
+      parser.error("\(path): \(message)", at: node.offset)
+    }
+
+    func members(_ node: JSONNode, _ path: String, allowed: [String]) throws(TrackIOError) -> [(key: String, value: JSONNode)] {
+      guard case .object(let members) = node.value else { throw fail(path, node, "found \(node.kind): expected an object") }
+      for (key, value) in members where !allowed.contains(key) {
+        throw fail("\(path).\(key)", value, "unknown key: expected one of \(allowed.joined(separator: ", "))")
+      }
+      var seen = Set<String>()
+      for (key, value) in members where !seen.insert(key).inserted { throw fail("\(path).\(key)", value, "appears twice") }
+      return members
+    }
+
+    func number(_ node: JSONNode, _ path: String, _ range: ClosedRange<Double>, _ expected: String) throws(TrackIOError) -> Double {
+      guard case .number(let v) = node.value else { throw fail(path, node, "found \(node.kind): expected \(expected)") }
+      guard v.isFinite, range.contains(v) else { throw fail(path, node, "\(v) is out of range: expected \(expected)") }
+      return v
+    }
+
+    func time(_ node: JSONNode, _ path: String) throws(TrackIOError) -> Double {
+      guard case .string(let text) = node.value else { throw fail(path, node, "found \(node.kind): expected an ISO 8601 time such as 2024-05-01T08:00:00Z") }
+      let bytes = Array(text.utf8)
+      guard let t = bytes.withUnsafeBufferPointer({ ByteNumbers.timestamp($0) }) else {
+        throw fail(path, node, "\"\(text)\" is not an ISO 8601 time such as 2024-05-01T08:00:00Z")
+      }
+      return t
+    }
+
+    func scenario(_ root: JSONNode) throws(TrackIOError) -> AppScenario {
+      var scenario = AppScenario()
+      for (key, value) in try members(root, "$", allowed: ["profile", "seed", "handlers", "sessions", "forceQuits"]) {
+        let path = "$.\(key)"
+        switch key {
+        case "profile":
+          guard case .string(let name) = value.value, let profile = RuntimeProfile.named[name] else {
+            throw fail(path, value, "expected \"ios\", \"ios7\" or \"ios6\"")
+          }
+          scenario.profile = profile
+        case "seed":
+          scenario.seed = UInt64(try number(value, path, 0...9_007_199_254_740_992, "a whole number ≥ 0"))
+        case "handlers":
+          for (name, node) in try members(value, path, allowed: ["location", "fetch", "remoteNotification"]) {
+            guard let reason = LaunchReason(rawValue: name) else { continue }
+            scenario.behaviours[reason] = try behaviour(node, "\(path).\(name)")
+          }
+        case "sessions":
+          guard case .array(let items) = value.value else { throw fail(path, value, "found \(value.kind): expected an array of {\"at\", \"duration\"}") }
+          for (k, item) in items.enumerated() {
+            let itemPath = "\(path)[\(k)]"
+            var at: Double?
+            var duration: Double?
+            for (field, node) in try members(item, itemPath, allowed: ["at", "duration"]) {
+              if field == "at" { at = try time(node, "\(itemPath).at") } else { duration = try number(node, "\(itemPath).duration", 0...31_536_000, "seconds in 0...31536000") }
+            }
+            guard let at, let duration else { throw fail(itemPath, item, "expected both \"at\" and \"duration\"") }
+            if let last = scenario.sessions.last, at < last.start + last.duration {
+              throw fail(itemPath, item, "starts before session \(k - 1) ends: expected sessions in time order, not overlapping")
+            }
+            scenario.sessions.append((at, duration))
+          }
+        case "forceQuits":
+          guard case .array(let items) = value.value else { throw fail(path, value, "found \(value.kind): expected an array of times") }
+          for (k, item) in items.enumerated() { scenario.forceQuits.append(try time(item, "\(path)[\(k)]")) }
+        default: break
+        }
+      }
+      return scenario
+    }
+
+    func behaviour(_ node: JSONNode, _ path: String) throws(TrackIOError) -> HandlerBehaviour {
+      var b = HandlerBehaviour(work: 0)
+      var endsGiven: JSONNode?
+      for (key, value) in try members(node, path, allowed: ["work", "backgroundTask", "endsTaskOnExpiration", "variation"]) {
+        let field = "\(path).\(key)"
+        switch key {
+        case "work": b.work = try number(value, field, 0...86_400, "seconds in 0...86400")
+        case "backgroundTask": b.backgroundTask = try number(value, field, 0...86_400, "seconds in 0...86400")
+        case "variation": b.variation = try number(value, field, 0...1, "a fraction in 0...1")
+        case "endsTaskOnExpiration":
+          guard case .bool(let flag) = value.value else { throw fail(field, value, "found \(value.kind): expected true or false") }
+          b.endsTaskOnExpiration = flag
+          endsGiven = value
+        default: break
+        }
+      }
+      if let endsGiven, b.backgroundTask == nil {
+        throw fail("\(path).endsTaskOnExpiration", endsGiven, "given without a backgroundTask: expected a backgroundTask for it to end")
+      }
+      return b
+    }
+  }
+}
