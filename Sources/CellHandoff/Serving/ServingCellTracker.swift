@@ -59,6 +59,8 @@ public struct ServingCellTracker {
   private var cacheRangeSquared: [Double] = []
   private var cacheInverseRangeSquared: [Double] = []
   private var cacheTowers: [Int32] = []
+  /// The cached towers themselves (map indices above, -1 for synthetic ones).
+  private var cacheCells: [CellTower] = []
   // The same in Float, relative to the cache centre, padded to a multiple of 8 lanes: a SIMD
   // prefilter that finds the few candidates worth an exact look.
   private var lanesX: [Float] = []
@@ -76,8 +78,7 @@ public struct ServingCellTracker {
   public private(set) var skippedFixes = 0
   /// Times the candidate cache was filled from the tower map, for benchmarks.
   public private(set) var cacheFills = 0
-  /// The serving tower's index in the map (tower maps), and its slot in the cache (-1: absent).
-  private var servingIndex: Int32 = -1
+  /// The serving cell's slot in the cache (-1: absent).
   private var servingSlot = -1
   /// The tower map, when the layout is one (kept apart so that reading it copies nothing).
   private let map: TowerMap?
@@ -145,7 +146,7 @@ public struct ServingCellTracker {
       if let serving { previous = (serving, fix.time) }
       serving = reportedCell
       servingTower = tower
-      setServingIndex(tower.flatMap { t in map?.index(of: t.identity) })
+      updateServingSlot()
       changes.append(change)
       return
     }
@@ -161,7 +162,7 @@ public struct ServingCellTracker {
       if let best = standing.best {
         serving = best.tower.identity
         servingTower = best.tower
-        setServingIndex(best.index)
+        updateServingSlot()
         pending = nil
         changes.append(ServingCellChange(time: fix.time, coordinate: fix.coordinate, from: nil, to: best.tower.identity, toTower: best.tower, cause: .attach))
       }
@@ -175,7 +176,7 @@ public struct ServingCellTracker {
         previous = (current, fix.time)
         serving = nil
         servingTower = nil
-        setServingIndex(nil)
+        updateServingSlot()
         changes.append(ServingCellChange(time: fix.time, coordinate: fix.coordinate, from: current, to: nil, toTower: nil, cause: .noService))
       }
       return
@@ -213,37 +214,17 @@ public struct ServingCellTracker {
     if let from { previous = (from, time) }
     serving = tower.identity
     servingTower = tower
-    setServingIndex(index)
+    updateServingSlot()
     handoffCount += 1
     changes.append(ServingCellChange(time: time, coordinate: fix.coordinate, from: from, to: tower.identity, toTower: tower, cause: cause))
   }
 
-  private mutating func setServingIndex(_ index: Int?) {
-    servingIndex = index.map { Int32($0) } ?? -1
-    servingSlot = servingIndex < 0 ? -1 : (cacheTowers.firstIndex(of: servingIndex) ?? -1)
+  private mutating func updateServingSlot() {
+    let serving = self.serving
+    servingSlot = serving.flatMap { id in cacheCells.firstIndex { $0.identity == id } } ?? -1
   }
 
-  private mutating func standing(at point: Coordinate) -> Standing {
-    if map != nil { return standingOnMap(at: point) }
-    var standing = Standing()
-    guard case .hexagonal(let spacing) = layout else { return standing }
-    if hexagonal == nil { hexagonal = HexagonalCellLayout(anchor: point, spacing: spacing) }
-    reachedTowers.removeAll(keepingCapacity: true)
-    hexagonal?.towers(reaching: point, into: &reachedTowers)
-    for tower in reachedTowers {
-      let d = Ellipsoid.wgs84.chordDistance(tower.coordinate, point)
-      let q = max(d * d, minimumDistanceSquared) / (tower.range * tower.range)
-      if standing.best.map({ q < $0.q || (q == $0.q && tower.identity < $0.tower.identity) }) ?? true { standing.best = (tower, nil, q) }
-      if tower.identity == serving {
-        standing.servingQ = q
-      } else if standing.other.map({ q < $0.q || (q == $0.q && tower.identity < $0.tower.identity) }) ?? true {
-        standing.other = (tower, nil, q)
-      }
-    }
-    return standing
-  }
-
-  /// The standing on a tower map, from the candidate cache.
+  /// The standing at `point`, from the candidate cache (tower maps and synthetic layouts alike).
   ///
   /// A SIMD pass in Float (8 towers at a time, positions relative to the cache centre) computes
   /// every q and the two smallest; only the towers within 1 % of the second smallest (and the
@@ -251,7 +232,7 @@ public struct ServingCellTracker {
   /// towers up to 100 km away and distances of at least the model's 10 m minimum, so the exact
   /// pass sees every tower that can be the best or the strongest other: the result is the one a
   /// full Double pass gives.
-  private mutating func standingOnMap(at point: Coordinate) -> Standing {
+  private mutating func standing(at point: Coordinate) -> Standing {
     let p = Ellipsoid.wgs84.cartesian(point)
     if let centre = cacheCentre, ((p - centre) * (p - centre)).sum() <= cacheRadius * cacheRadius {
       // The cache holds every tower that can reach p.
@@ -377,42 +358,43 @@ public struct ServingCellTracker {
       let radius = min(reach, inCache, overtaken * (1 - 1e-3) - 0.05)
       standing.safeRadius = radius > 0.5 ? radius : 0
     }
-    if best >= 0 {
-      let index = Int(cacheTowers[best])
-      standing.best = (map!.towers[index], index, bestQ)
-    }
-    if other >= 0 {
-      let index = Int(cacheTowers[other])
-      standing.other = (map!.towers[index], index, otherQ)
-    }
+    if best >= 0 { standing.best = (cacheCells[best], cacheTowers[best] < 0 ? nil : Int(cacheTowers[best]), bestQ) }
+    if other >= 0 { standing.other = (cacheCells[other], cacheTowers[other] < 0 ? nil : Int(cacheTowers[other]), otherQ) }
     return standing
   }
 
   /// Whether cache slot `k`'s cell has a smaller identity than slot `than`'s (ties in signal).
   private func isSmaller(_ k: Int, than other: Int) -> Bool {
-    guard other >= 0, let map else { return true }
-    return map.towers[Int(cacheTowers[k])].identity < map.towers[Int(cacheTowers[other])].identity
+    other < 0 || cacheCells[k].identity < cacheCells[other].identity
   }
 
   private mutating func fillCache(around point: Coordinate, _ p: SIMD3<Double>) {
-    guard let map else { return }
     cacheFills += 1
-    reached.removeAll(keepingCapacity: true)
-    map.towers(reaching: point, margin: cacheRadius, into: &reached)
 
     cacheCentre = p
     cachePositions.removeAll(keepingCapacity: true)
     cacheRangeSquared.removeAll(keepingCapacity: true)
     cacheInverseRangeSquared.removeAll(keepingCapacity: true)
     cacheTowers.removeAll(keepingCapacity: true)
-    for k in reached {
-      let range = map.towers[Int(k)].range
-      cachePositions.append(map.cartesian(of: Int(k)))
-      cacheRangeSquared.append(range * range)
-      cacheInverseRangeSquared.append(1 / (range * range))
-      cacheTowers.append(k)
+    cacheCells.removeAll(keepingCapacity: true)
+    func add(_ tower: CellTower, _ index: Int32, _ position: SIMD3<Double>) {
+      cachePositions.append(position)
+      cacheRangeSquared.append(tower.range * tower.range)
+      cacheInverseRangeSquared.append(1 / (tower.range * tower.range))
+      cacheTowers.append(index)
+      cacheCells.append(tower)
     }
-    servingSlot = servingIndex < 0 ? -1 : (cacheTowers.firstIndex(of: servingIndex) ?? -1)
+    if let map {
+      reached.removeAll(keepingCapacity: true)
+      map.towers(reaching: point, margin: cacheRadius, into: &reached)
+      for k in reached { add(map.towers[Int(k)], k, map.cartesian(of: Int(k))) }
+    } else if case .hexagonal(let spacing) = layout {
+      if hexagonal == nil { hexagonal = HexagonalCellLayout(anchor: point, spacing: spacing) }
+      reachedTowers.removeAll(keepingCapacity: true)
+      hexagonal?.towers(reaching: point, margin: cacheRadius, into: &reachedTowers)
+      for tower in reachedTowers { add(tower, -1, Ellipsoid.wgs84.cartesian(tower.coordinate)) }
+    }
+    updateServingSlot()
     // Float lanes, relative to the centre, padded with towers that reach nowhere.
     let padded = (cacheTowers.count + 7) / 8 * 8
     lanesX.removeAll(keepingCapacity: true)

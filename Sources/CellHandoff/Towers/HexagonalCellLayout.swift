@@ -54,17 +54,25 @@ public struct HexagonalCellLayout: Hashable, Sendable {
 
   /// Appends every tower whose range reaches `point`.
   public func towers(reaching point: Coordinate, into towers: inout [CellTower]) {
+    self.towers(reaching: point, margin: 0, into: &towers)
+  }
+
+  /// Appends every tower whose range plus `margin` metres reaches `point` (by chord distance).
+  public func towers(reaching point: Coordinate, margin: Double, into towers: inout [CellTower]) {
     let (x, y) = plane(point)
     let rowHeight = spacing * 3.0.squareRoot() / 2
+    let reach = range + max(0, margin)
     let j0 = Int((y / rowHeight).rounded())
-    let rows = Int((range / rowHeight).rounded(.up)) + 1
-    let columns = Int((range / spacing).rounded(.up)) + 1
+    // The plane's scale is within a few percent of the ground's wherever a layout is used: 10 %
+    // more rows and columns cover it.
+    let rows = Int((reach * 1.1 / rowHeight).rounded(.up)) + 1
+    let columns = Int((reach * 1.1 / spacing).rounded(.up)) + 1
     for j in (j0 - rows)...(j0 + rows) {
       let i0 = Int((x / spacing - Double(j) / 2).rounded())
       for i in (i0 - columns)...(i0 + columns) {
         guard abs(i) < Self.latticeLimit, abs(j) < Self.latticeLimit else { continue }
         let tower = self.tower(i: i, j: j)
-        if Ellipsoid.wgs84.chordDistance(tower.coordinate, point) <= range { towers.append(tower) }
+        if Ellipsoid.wgs84.chordDistance(tower.coordinate, point) <= reach { towers.append(tower) }
       }
     }
   }
