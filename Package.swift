@@ -64,7 +64,11 @@ package.targets += [
 // MARK: - Background runtime
 
 package.targets += [
-  .target(name: "BackgroundRuntime")
+  .target(
+    name: "BackgroundRuntime",
+    // No Foundation: rounding comes from libm, linked explicitly for executables that use only this.
+    linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
+  )
 ]
 
 // MARK: - Façade: whole simulations and comparisons

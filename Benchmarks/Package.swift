@@ -49,5 +49,11 @@ let package = Package(
       ],
       path: "Sources/CellsBench"
     ),
+    // The runtime's performance bar: timeline events per second through an AppRuntime.
+    .executableTarget(
+      name: "geowake-runtime-bench",
+      dependencies: [.product(name: "BackgroundRuntime", package: geowake)],
+      path: "Sources/RuntimeBench"
+    ),
   ]
 )

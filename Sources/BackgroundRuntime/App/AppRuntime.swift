@@ -22,7 +22,11 @@
 ///
 /// **Ties.** Items at the same instant are handled in this order: the app's own work finishing
 /// (a handler or task that ends exactly at the deadline made it), then expiration, then the
-/// budget's end, then events from outside in the order they were scheduled.
+/// budget's end, then events from outside in the order they were scheduled, then the end of a
+/// foreground session.
+///
+/// Events from outside wait in a time-sorted array, the runtime's own deadlines in a small heap
+/// of plain values: a million scheduled events cost a sort, not a million heap operations.
 ///
 /// Deterministic: durations vary only through ``HandlerBehaviour/variation``, drawn from the seed
 /// in event order.
@@ -35,6 +39,10 @@ public struct AppRuntime {
 
   private let behaviours: [LaunchReason: HandlerBehaviour]
   private var queue = EventQueue<Item>()
+  /// Events from outside, kept sorted by (time, order scheduled) from `nextExternal` on.
+  private var external: [SystemEvent] = []
+  private var nextExternal = 0
+  private var externalSorted = true
   private var random: UInt64
   private var forceQuit = false
   /// The wake in progress: its reason and start, the budget's end and its version (deadlines of
@@ -47,15 +55,16 @@ public struct AppRuntime {
   private var tasks: [Int: (reason: LaunchReason, endsOnExpiration: Bool)] = [:]
   private var nextWorkID = 0
   private var backgroundSince: Double?
+  /// The current foreground session (its end is ignored once another began or the app stopped).
+  private var sessionNumber = 0
   private var foregroundSince: Double?
 
   private enum Item {
-    case system(SystemEvent)
     case handlerFinishes(id: Int)
     case taskEnds(id: Int)
     case expiration(version: Int)
     case budgetEnds(version: Int)
-    case foregroundEnds
+    case foregroundEnds(session: Int)
   }
 
   private enum Rank: Int {
@@ -76,21 +85,49 @@ public struct AppRuntime {
 
   /// Adds an event from outside.
   public mutating func schedule(_ event: SystemEvent) {
-    queue.push(.system(event), at: event.time, rank: Rank.external.rawValue)
+    if let last = external.last, event.time < last.time, external.count > nextExternal { externalSorted = false }
+    external.append(event)
   }
 
   /// Runs every step up to `time` (everything when `nil`), appending them to `events`.
   public mutating func run(until time: Double? = nil, into events: inout [RuntimeEvent]) {
-    while let next = queue.first, time.map({ next.time <= $0 }) ?? true {
-      guard let entry = queue.pop() else { break }
+    if !externalSorted {
+      // Stable: events at the same time keep the order they were scheduled in.
+      let pending = external[nextExternal...].enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
+      external.replaceSubrange(nextExternal..., with: pending.map(\.element))
+      externalSorted = true
+    }
+    if nextExternal > 4_096 && nextExternal * 2 > external.count {
+      external.removeFirst(nextExternal)
+      nextExternal = 0
+    }
+    while true {
+      let internalNext = queue.first
+      let externalNext = nextExternal < external.count ? external[nextExternal] : nil
+      // The earlier of the two; at one instant the runtime's deadlines (ranks below external)
+      // come first, a session's end after the outside events.
+      let takeExternal: Bool
+      switch (internalNext, externalNext) {
+      case (nil, nil): takeExternal = false
+      case (nil, _): takeExternal = true
+      case (_, nil): takeExternal = false
+      case (let i?, let e?): takeExternal = e.time < i.time || (e.time == i.time && i.rank >= Rank.external.rawValue)
+      }
+      if takeExternal, let e = externalNext {
+        guard time.map({ e.time <= $0 }) ?? true else { break }
+        nextExternal += 1
+        now = max(now, e.time)
+        receive(e, into: &events)
+        continue
+      }
+      guard let next = internalNext, time.map({ next.time <= $0 }) ?? true, let entry = queue.pop() else { break }
       now = max(now, entry.time)
       switch entry.item {
-      case .system(let event): receive(event, into: &events)
       case .handlerFinishes(let id): finishHandler(id, into: &events)
-      case .taskEnds(let id): endTask(id, detail: "the app ended its background task", into: &events)
+      case .taskEnds(let id): endTask(id, byExpirationHandler: false, into: &events)
       case .expiration(let version): expire(version, into: &events)
       case .budgetEnds(let version): budgetRunsOut(version, into: &events)
-      case .foregroundEnds: leaveForeground(into: &events)
+      case .foregroundEnds(let session): if session == sessionNumber { leaveForeground(into: &events) }
       }
     }
     if let time { now = max(now, time) }
@@ -102,11 +139,11 @@ public struct AppRuntime {
   // MARK: - Steps
 
   private mutating func record(
-    _ kind: RuntimeEvent.Kind, _ reason: LaunchReason?, from before: AppState, _ detail: String, into events: inout [RuntimeEvent]
+    _ kind: RuntimeEvent.Kind, _ reason: LaunchReason?, from before: AppState, _ facts: RuntimeEvent.Facts, into events: inout [RuntimeEvent]
   ) {
     events.append(RuntimeEvent(
       time: now, kind: kind, reason: reason, stateBefore: before, stateAfter: state,
-      budgetRemaining: state == .background ? budgetEnd - now : nil, detail: detail))
+      budgetRemaining: state == .background ? budgetEnd - now : nil, facts: facts))
   }
 
   private mutating func setState(_ new: AppState) {
@@ -128,41 +165,41 @@ public struct AppRuntime {
 
   private mutating func receive(_ event: SystemEvent, into events: inout [RuntimeEvent]) {
     let before = state
-    let label = event.label.isEmpty ? "" : " (\(event.label))"
+    let label = event.label
     switch event.kind {
     case .forceQuit:
       stopWork()
       setState(.notRunning)
       wake = nil
       forceQuit = true
-      record(.forceQuit, nil, from: before, "the user force-quit the app: fetches and notifications are not delivered until it is opened again", into: &events)
+      record(.forceQuit, nil, from: before, .none, into: &events)
     case .userSession(let duration):
       forceQuit = false
       setState(.foreground)
-      queue.push(.foregroundEnds, at: now + max(0, duration), rank: Rank.external.rawValue)
-      record(.foregroundStarted, .user, from: before, before == .notRunning ? "launched by the user\(label)" : "the user opened the app\(label)", into: &events)
+      sessionNumber += 1
+      queue.push(.foregroundEnds(session: sessionNumber), at: now + max(0, duration), rank: Rank.external.rawValue)
+      record(.foregroundStarted, .user, from: before, .label(label), into: &events)
     case .location, .remoteNotification, .fetch:
       guard let reason = event.reason else { return }
       if forceQuit && reason != .location {
         summary.lost[reason, default: 0] += 1
-        record(.lost, reason, from: before, "\(reason.rawValue) event\(label) not delivered: the app was force-quit (no relaunch until the user opens it)", into: &events)
+        record(.lost, reason, from: before, .label(label), into: &events)
         return
       }
       if state == .foreground {
-        record(.deliveredInForeground, reason, from: before, "\(reason.rawValue) event\(label) delivered on screen, no wake", into: &events)
+        record(.deliveredInForeground, reason, from: before, .label(label), into: &events)
         return
       }
       let budget = reason == .location ? profile.locationWakeBudget : profile.handlerDeadline
       if state == .background {
         if now + budget > budgetEnd { setBudget(now + budget) }
-        record(.deliveredWhileRunning, reason, from: before, "\(reason.rawValue) event\(label) delivered to the running app; budget at least \(Self.seconds(budget))", into: &events)
+        record(.deliveredWhileRunning, reason, from: before, .delivered(label: label, budget: budget), into: &events)
       } else {
         wake = (reason, now)
         setState(.background)
         setBudget(now + budget)
         summary.wakes[reason, default: 0] += 1
-        let how = before == .notRunning ? "launched" : "resumed"
-        record(.wake, reason, from: before, "\(how) in the background by a \(reason.rawValue) event\(label) with \(Self.seconds(budget)) of background time", into: &events)
+        record(.wake, reason, from: before, .wake(label: label, budget: budget), into: &events)
       }
       startHandler(reason, into: &events)
     }
@@ -174,18 +211,20 @@ public struct AppRuntime {
     nextWorkID += 1
     handlers[id] = reason
     let work = vary(behaviour.work, behaviour.variation)
-    record(.handlerStarted, reason, from: state, "handler started: \(Self.seconds(work)) of work", into: &events)
+    record(.handlerStarted, reason, from: state, .work(work), into: &events)
     if let task = behaviour.backgroundTask {
       let taskID = nextWorkID
       nextWorkID += 1
       tasks[taskID] = (reason, behaviour.endsTaskOnExpiration)
       let length = vary(task, behaviour.variation)
       queue.push(.taskEnds(id: taskID), at: now + length, rank: Rank.appWork.rawValue)
-      record(.taskBegan, reason, from: state, "beginBackgroundTask: \(Self.seconds(length)) of work", into: &events)
+      record(.taskBegan, reason, from: state, .work(length), into: &events)
       if state == .background, let start = wake?.start, start + profile.backgroundTaskLimit > budgetEnd {
         let before = budgetEnd - now
         setBudget(start + profile.backgroundTaskLimit)
-        record(.budgetExtended, reason, from: state, "budget raised from \(Self.seconds(before)) to \(Self.seconds(budgetEnd - now)) (the \(profile.name) task limit is \(Self.seconds(profile.backgroundTaskLimit)) from the wake)", into: &events)
+        record(
+          .budgetExtended, reason, from: state,
+          .budgetExtended(from: before, to: budgetEnd - now, profile: profile.name, limit: profile.backgroundTaskLimit), into: &events)
       }
     }
     queue.push(.handlerFinishes(id: id), at: now + work, rank: Rank.appWork.rawValue)
@@ -193,38 +232,36 @@ public struct AppRuntime {
 
   private mutating func finishHandler(_ id: Int, into events: inout [RuntimeEvent]) {
     guard let reason = handlers.removeValue(forKey: id) else { return }
-    record(.handlerFinished, reason, from: state, reason == .location ? "handler returned" : "handler called its completion handler", into: &events)
+    record(.handlerFinished, reason, from: state, .none, into: &events)
     suspendIfIdle(into: &events)
   }
 
-  private mutating func endTask(_ id: Int, detail: String, into events: inout [RuntimeEvent]) {
+  private mutating func endTask(_ id: Int, byExpirationHandler: Bool, into events: inout [RuntimeEvent]) {
     guard let task = tasks.removeValue(forKey: id) else { return }
-    record(.taskEnded, task.reason, from: state, detail, into: &events)
+    record(.taskEnded, task.reason, from: state, .taskEnded(byExpirationHandler: byExpirationHandler), into: &events)
     suspendIfIdle(into: &events)
   }
 
   private mutating func expire(_ version: Int, into events: inout [RuntimeEvent]) {
     guard version == budgetVersion, state == .background, !tasks.isEmpty else { return }
     summary.expirations += 1
-    record(.expiration, wake?.reason, from: state, "\(tasks.count == 1 ? "a background task is" : "\(tasks.count) background tasks are") still open \(Self.seconds(profile.expirationLeadTime)) before the budget ends: expiration handler called", into: &events)
+    record(.expiration, wake?.reason, from: state, .expiration(openTasks: tasks.count, lead: profile.expirationLeadTime), into: &events)
     for id in tasks.keys.sorted() where tasks[id]?.endsOnExpiration == true {
-      endTask(id, detail: "the expiration handler ended the background task", into: &events)
+      endTask(id, byExpirationHandler: true, into: &events)
     }
   }
 
   private mutating func budgetRunsOut(_ version: Int, into events: inout [RuntimeEvent]) {
     guard version == budgetVersion, state == .background, !handlers.isEmpty || !tasks.isEmpty else { return }
     let before = state
-    var what: [String] = []
-    if !handlers.isEmpty { what.append(handlers.count == 1 ? "a handler still working" : "\(handlers.count) handlers still working") }
-    if !tasks.isEmpty { what.append(tasks.count == 1 ? "a background task still open" : "\(tasks.count) background tasks still open") }
+    let facts = RuntimeEvent.Facts.terminated(handlers: handlers.count, tasks: tasks.count)
     summary.terminations += 1
     summary.interrupted += handlers.count
     stopWork()
     setState(.notRunning)
     let reason = wake?.reason
     wake = nil
-    record(.terminated, reason, from: before, "watchdog: the background time ran out with " + what.joined(separator: " and ") + "; the next event launches the app again", into: &events)
+    record(.terminated, reason, from: before, facts, into: &events)
   }
 
   private mutating func leaveForeground(into events: inout [RuntimeEvent]) {
@@ -235,7 +272,7 @@ public struct AppRuntime {
     var end = now + profile.leaveGracePeriod
     if !tasks.isEmpty { end = max(end, now + profile.backgroundTaskLimit) }
     setBudget(end)
-    record(.foregroundEnded, .user, from: before, "the user left the app", into: &events)
+    record(.foregroundEnded, .user, from: before, .none, into: &events)
     suspendIfIdle(into: &events)
   }
 
@@ -244,7 +281,7 @@ public struct AppRuntime {
     let before = state
     setState(.suspended)
     budgetVersion += 1  // pending deadlines are void
-    record(.suspended, wake?.reason, from: before, "no work left: suspended", into: &events)
+    record(.suspended, wake?.reason, from: before, .none, into: &events)
   }
 
   private mutating func setBudget(_ end: Double) {
@@ -254,19 +291,14 @@ public struct AppRuntime {
     queue.push(.budgetEnds(version: budgetVersion), at: end, rank: Rank.budget.rawValue)
   }
 
-  /// Drops every handler and task (and their pending ends).
+  /// Drops every handler and task. Their pending ends stay queued and are ignored when they come
+  /// (ids are never reused), as are stale deadlines and the end of an interrupted session: no
+  /// search through the queue.
   private mutating func stopWork() {
-    let ids = Set(handlers.keys).union(tasks.keys)
     handlers.removeAll()
     tasks.removeAll()
     budgetVersion += 1
-    queue.removeAll { item in
-      switch item {
-      case .handlerFinishes(let id), .taskEnds(let id): return ids.contains(id)
-      case .foregroundEnds: return true
-      default: return false
-      }
-    }
+    sessionNumber += 1
   }
 
   /// `duration` times a seeded factor in 1 ± variation (SplitMix64).
@@ -281,8 +313,4 @@ public struct AppRuntime {
     return max(0, duration * (1 - variation + 2 * variation * unit))
   }
 
-  static func seconds(_ s: Double) -> String {
-    let tenths = Int((s * 10).rounded())
-    return tenths % 10 == 0 ? "\(tenths / 10) s" : "\(tenths / 10).\(tenths % 10) s"
-  }
 }

@@ -49,14 +49,6 @@ public struct EventQueue<Item> {
     return top
   }
 
-  /// Removes every entry for which `predicate` holds.
-  public mutating func removeAll(where predicate: (Item) -> Bool) {
-    let kept = heap.filter { !predicate($0.item) }
-    guard kept.count != heap.count else { return }
-    heap = []
-    for entry in kept.sorted(by: Self.before) { heap.append(entry) }  // a sorted array is a heap
-  }
-
   @inline(__always)
   private static func before(_ a: Entry, _ b: Entry) -> Bool {
     (a.time, a.rank, a.sequence) < (b.time, b.rank, b.sequence)

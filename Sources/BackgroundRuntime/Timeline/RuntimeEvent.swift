@@ -34,12 +34,25 @@ public struct RuntimeEvent: Hashable, Sendable {
   public var stateAfter: AppState
   /// Seconds of background time left, when the app is in the background (never negative).
   public var budgetRemaining: Double?
-  /// What happened, in a sentence.
-  public var detail: String
+  /// The facts behind ``detail`` (kept as values: the sentence is made only when asked for).
+  public var facts: Facts
+
+  /// The numbers and names an event's explanation needs.
+  public enum Facts: Hashable, Sendable {
+    case wake(label: String, budget: Double)
+    case delivered(label: String, budget: Double)
+    case label(String)
+    case work(Double)
+    case taskEnded(byExpirationHandler: Bool)
+    case budgetExtended(from: Double, to: Double, profile: String, limit: Double)
+    case expiration(openTasks: Int, lead: Double)
+    case terminated(handlers: Int, tasks: Int)
+    case none
+  }
 
   public init(
     time: Double, kind: Kind, reason: LaunchReason?, stateBefore: AppState, stateAfter: AppState, budgetRemaining: Double?,
-    detail: String
+    facts: Facts
   ) {
     self.time = time
     self.kind = kind
@@ -47,7 +60,48 @@ public struct RuntimeEvent: Hashable, Sendable {
     self.stateBefore = stateBefore
     self.stateAfter = stateAfter
     self.budgetRemaining = budgetRemaining
-    self.detail = detail
+    self.facts = facts
+  }
+
+  /// What happened, in a sentence.
+  public var detail: String {
+    let what = reason?.rawValue ?? "an"
+    func labelled(_ label: String) -> String { label.isEmpty ? "" : " (\(label))" }
+    switch (kind, facts) {
+    case (.wake, .wake(let label, let budget)):
+      return "\(stateBefore == .notRunning ? "launched" : "resumed") in the background by a \(what) event\(labelled(label)) with \(Self.seconds(budget)) of background time"
+    case (.deliveredWhileRunning, .delivered(let label, let budget)):
+      return "\(what) event\(labelled(label)) delivered to the running app; budget at least \(Self.seconds(budget))"
+    case (.deliveredInForeground, .label(let label)): return "\(what) event\(labelled(label)) delivered on screen, no wake"
+    case (.lost, .label(let label)):
+      return "\(what) event\(labelled(label)) not delivered: the app was force-quit (no relaunch until the user opens it)"
+    case (.handlerStarted, .work(let work)): return "handler started: \(Self.seconds(work)) of work"
+    case (.handlerFinished, _): return reason == .location ? "handler returned" : "handler called its completion handler"
+    case (.taskBegan, .work(let length)): return "beginBackgroundTask: \(Self.seconds(length)) of work"
+    case (.taskEnded, .taskEnded(let byExpiration)):
+      return byExpiration ? "the expiration handler ended the background task" : "the app ended its background task"
+    case (.budgetExtended, .budgetExtended(let from, let to, let profile, let limit)):
+      return "budget raised from \(Self.seconds(from)) to \(Self.seconds(to)) (the \(profile) task limit is \(Self.seconds(limit)) from the wake)"
+    case (.expiration, .expiration(let open, let lead)):
+      return "\(open == 1 ? "a background task is" : "\(open) background tasks are") still open \(Self.seconds(lead)) before the budget ends: expiration handler called"
+    case (.suspended, _): return "no work left: suspended"
+    case (.terminated, .terminated(let handlers, let tasks)):
+      var what: [String] = []
+      if handlers > 0 { what.append(handlers == 1 ? "a handler still working" : "\(handlers) handlers still working") }
+      if tasks > 0 { what.append(tasks == 1 ? "a background task still open" : "\(tasks) background tasks still open") }
+      return "watchdog: the background time ran out with " + what.joined(separator: " and ") + "; the next event launches the app again"
+    case (.foregroundStarted, .label(let label)):
+      return stateBefore == .notRunning ? "launched by the user\(labelled(label))" : "the user opened the app\(labelled(label))"
+    case (.foregroundEnded, _): return "the user left the app"
+    case (.forceQuit, _): return "the user force-quit the app: fetches and notifications are not delivered until it is opened again"
+    default: return kind.rawValue
+    }
+  }
+
+  /// Seconds with at most one decimal: "10 s", "3.7 s".
+  static func seconds(_ s: Double) -> String {
+    let tenths = Int((s * 10).rounded())
+    return tenths % 10 == 0 ? "\(tenths / 10) s" : "\(tenths / 10).\(tenths % 10) s"
   }
 }
 
