@@ -54,6 +54,19 @@ public struct AppRuntime {
   private var handlers: [Int: LaunchReason] = [:]
   private var tasks: [Int: (reason: LaunchReason, endsOnExpiration: Bool)] = [:]
   private var nextWorkID = 0
+
+  // MARK: Handlers driven from outside (``AppSimulation``)
+
+  /// When set, a started handler is reported in ``handlerRequests`` instead of running its
+  /// ``HandlerBehaviour``; the driver then reports what it does.
+  var drivesHandlersExternally = false
+  /// What the outside driver must do next, in order.
+  enum HandlerRequest: Equatable {
+    case start(id: Int, reason: LaunchReason, label: String, time: Double)
+    case resume(id: Int)
+    case kill(id: Int)
+  }
+  var handlerRequests: [HandlerRequest] = []
   private var backgroundSince: Double?
   /// The current foreground session (its end is ignored once another began or the app stopped).
   private var sessionNumber = 0
@@ -61,6 +74,7 @@ public struct AppRuntime {
 
   private enum Item {
     case handlerFinishes(id: Int)
+    case handlerResumes(id: Int)
     case taskEnds(id: Int)
     case expiration(version: Int)
     case budgetEnds(version: Int)
@@ -101,7 +115,7 @@ public struct AppRuntime {
       external.removeFirst(nextExternal)
       nextExternal = 0
     }
-    while true {
+    while handlerRequests.isEmpty {
       let internalNext = queue.first
       let externalNext = nextExternal < external.count ? external[nextExternal] : nil
       // The earlier of the two; at one instant the runtime's deadlines (ranks below external)
@@ -124,6 +138,7 @@ public struct AppRuntime {
       now = max(now, entry.time)
       switch entry.item {
       case .handlerFinishes(let id): finishHandler(id, into: &events)
+      case .handlerResumes(let id): if handlers[id] != nil { handlerRequests.append(.resume(id: id)) }
       case .taskEnds(let id): endTask(id, byExpirationHandler: false, into: &events)
       case .expiration(let version): expire(version, into: &events)
       case .budgetEnds(let version): budgetRunsOut(version, into: &events)
@@ -201,15 +216,20 @@ public struct AppRuntime {
         summary.wakes[reason, default: 0] += 1
         record(.wake, reason, from: before, .wake(label: label, budget: budget), into: &events)
       }
-      startHandler(reason, into: &events)
+      startHandler(reason, label: label, into: &events)
     }
   }
 
-  private mutating func startHandler(_ reason: LaunchReason, into events: inout [RuntimeEvent]) {
+  private mutating func startHandler(_ reason: LaunchReason, label: String, into events: inout [RuntimeEvent]) {
     let behaviour = behaviours[reason] ?? .instant
     let id = nextWorkID
     nextWorkID += 1
     handlers[id] = reason
+    if drivesHandlersExternally {
+      record(.handlerStarted, reason, from: state, .none, into: &events)
+      handlerRequests.append(.start(id: id, reason: reason, label: label, time: now))
+      return
+    }
     let work = vary(behaviour.work, behaviour.variation)
     record(.handlerStarted, reason, from: state, .work(work), into: &events)
     if let task = behaviour.backgroundTask {
@@ -219,15 +239,55 @@ public struct AppRuntime {
       let length = vary(task, behaviour.variation)
       queue.push(.taskEnds(id: taskID), at: now + length, rank: Rank.appWork.rawValue)
       record(.taskBegan, reason, from: state, .work(length), into: &events)
-      if state == .background, let start = wake?.start, start + profile.backgroundTaskLimit > budgetEnd {
-        let before = budgetEnd - now
-        setBudget(start + profile.backgroundTaskLimit)
-        record(
-          .budgetExtended, reason, from: state,
-          .budgetExtended(from: before, to: budgetEnd - now, profile: profile.name, limit: profile.backgroundTaskLimit), into: &events)
-      }
+      extendForTask(reason, into: &events)
     }
     queue.push(.handlerFinishes(id: id), at: now + work, rank: Rank.appWork.rawValue)
+  }
+
+  /// A background task raises the budget to the task limit from the wake (never lowers it).
+  private mutating func extendForTask(_ reason: LaunchReason, into events: inout [RuntimeEvent]) {
+    guard state == .background, let start = wake?.start, start + profile.backgroundTaskLimit > budgetEnd else { return }
+    let before = budgetEnd - now
+    setBudget(start + profile.backgroundTaskLimit)
+    record(
+      .budgetExtended, reason, from: state,
+      .budgetExtended(from: before, to: budgetEnd - now, profile: profile.name, limit: profile.backgroundTaskLimit), into: &events)
+  }
+
+  // MARK: Driver interface (handlers driven from outside)
+
+  /// The next thing the outside driver must do, if any.
+  mutating func takeHandlerRequest() -> HandlerRequest? {
+    handlerRequests.isEmpty ? nil : handlerRequests.removeFirst()
+  }
+
+  /// Whether handler `id` is still alive (not returned, not killed).
+  func isRunning(handler id: Int) -> Bool { handlers[id] != nil }
+
+  /// Handler `id` works for `seconds` of virtual time before it continues.
+  mutating func handler(_ id: Int, worksFor seconds: Double) {
+    queue.push(.handlerResumes(id: id), at: now + max(0, seconds), rank: Rank.appWork.rawValue)
+  }
+
+  /// Handler `id` returned.
+  mutating func handlerReturned(_ id: Int, into events: inout [RuntimeEvent]) {
+    finishHandler(id, into: &events)
+  }
+
+  /// Handler `id` begins a background task; returns its id (nil when the handler is not running).
+  mutating func beginTask(for handler: Int, endsOnExpiration: Bool, into events: inout [RuntimeEvent]) -> Int? {
+    guard let reason = handlers[handler] else { return nil }
+    let id = nextWorkID
+    nextWorkID += 1
+    tasks[id] = (reason, endsOnExpiration)
+    record(.taskBegan, reason, from: state, .none, into: &events)
+    extendForTask(reason, into: &events)
+    return id
+  }
+
+  /// The app ends background task `id`.
+  mutating func endTaskFromApp(_ id: Int, into events: inout [RuntimeEvent]) {
+    endTask(id, byExpirationHandler: false, into: &events)
   }
 
   private mutating func finishHandler(_ id: Int, into events: inout [RuntimeEvent]) {
@@ -295,6 +355,7 @@ public struct AppRuntime {
   /// (ids are never reused), as are stale deadlines and the end of an interrupted session: no
   /// search through the queue.
   private mutating func stopWork() {
+    if drivesHandlersExternally { for id in handlers.keys.sorted() { handlerRequests.append(.kill(id: id)) } }
     handlers.removeAll()
     tasks.removeAll()
     budgetVersion += 1

@@ -76,8 +76,10 @@ public struct RuntimeEvent: Hashable, Sendable {
     case (.lost, .label(let label)):
       return "\(what) event\(labelled(label)) not delivered: the app was force-quit (no relaunch until the user opens it)"
     case (.handlerStarted, .work(let work)): return "handler started: \(Self.seconds(work)) of work"
+    case (.handlerStarted, _): return "handler started"
     case (.handlerFinished, _): return reason == .location ? "handler returned" : "handler called its completion handler"
     case (.taskBegan, .work(let length)): return "beginBackgroundTask: \(Self.seconds(length)) of work"
+    case (.taskBegan, _): return "beginBackgroundTask"
     case (.taskEnded, .taskEnded(let byExpiration)):
       return byExpiration ? "the expiration handler ended the background task" : "the app ended its background task"
     case (.budgetExtended, .budgetExtended(let from, let to, let profile, let limit)):
