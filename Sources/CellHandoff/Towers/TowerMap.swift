@@ -41,6 +41,9 @@ public struct TowerMap: Sendable {
   /// Every tower, in the order given; indices into it name towers.
   public let towers: [CellTower]
   private let positions: [SIMD3<Double>]
+  /// Each tower's range, apart from the (large) ``CellTower`` values the queries would otherwise
+  /// touch.
+  private let ranges: [Double]
   private let levels: [Level]
   private let indexByIdentity: [CellIdentity: Int32]
 
@@ -80,6 +83,7 @@ public struct TowerMap: Sendable {
     self.towers = towers
     self.indexByIdentity = indexByIdentity
     positions = towers.map { Ellipsoid.wgs84.cartesian($0.coordinate) }
+    ranges = towers.map(\.range)
     var byLevel = [[(key: Int64, tower: Int32)]](repeating: [], count: Self.levelCount)
     for (k, tower) in towers.enumerated() {
       let level = Self.level(forRange: tower.range)
@@ -145,7 +149,7 @@ public struct TowerMap: Sendable {
             for k in level.starts[cell]..<level.starts[cell + 1] {
               let tower = level.members[Int(k)]
               let d = p - positions[Int(tower)]
-              let within = towers[Int(tower)].range + margin
+              let within = ranges[Int(tower)] + margin
               if (d * d).sum() <= within * within { candidates.append(tower) }
             }
             cell += 1
