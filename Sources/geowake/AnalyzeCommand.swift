@@ -52,7 +52,8 @@ struct AnalyzeCommand: ParsableCommand {
       seconds by reason, terminations, lost events and an energy estimate per reason (400 mW \
       while running: EnergyModel). The scenario: {"profile": "ios", "seed": 1, "handlers": \
       {"location": {"work": 4, "backgroundTask": 20, "endsTaskOnExpiration": true, "variation": \
-      0.2}}, "sessions": [{"at": ISO time, "duration": seconds}], "forceQuits": [ISO time]}.
+      0.2}}, "sessions": [{"at": ISO time, "duration": seconds}], "usage": {"daily": ["07:30"], \
+      "duration": 240, "from": "2024-05-01", "days": 14}, "forceQuits": [ISO time]}.
 
       A progress bar is drawn on standard error for tracks of 8 MB or more when it is a terminal \
       (GEOWAKE_PROGRESS=always or never overrides).

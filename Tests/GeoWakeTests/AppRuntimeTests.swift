@@ -41,6 +41,18 @@ struct AppRuntimeTests {
     #expect(shortRuntime.summary.terminations == 1 && shortRuntime.summary.interrupted == 1)
   }
 
+  /// A 150 s task: killed on ios (30 s limit), fine on ios7 (180 s) and ios6 (600 s).
+  @Test func olderProfilesAllowLongerTasks() {
+    let behaviour = [LaunchReason.location: HandlerBehaviour(work: 150, backgroundTask: 150)]
+    let event = [SystemEvent(time: Self.t0, kind: .location)]
+    #expect(simulate(event, behaviour, profile: .ios).0.summary.terminations == 1)
+    for profile in [RuntimeProfile.ios7, .ios6] {
+      let (runtime, events) = simulate(event, behaviour, profile: profile)
+      #expect(runtime.summary.terminations == 0 && events.last?.kind == .suspended && events.last?.time == Self.t0 + 150)
+      #expect(events.contains { $0.kind == .budgetExtended && $0.budgetRemaining == profile.backgroundTaskLimit })
+    }
+  }
+
   /// 40 s of work on a 10 s wake: terminated at 10 s; the next event launches it again.
   @Test func overrunIsTerminatedAndRelaunched() {
     let (_, events) = simulate(

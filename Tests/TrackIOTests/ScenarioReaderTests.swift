@@ -22,10 +22,35 @@ struct ScenarioReaderTests {
     #expect(s.forceQuits == [1_714_564_800])
   }
 
+  /// A usage pattern: a session at each daily time, every day of the period.
+  @Test func usagePatternBecomesSessions() throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.file("app.json", containing: """
+      {"sessions": [{"at": "2024-05-01T10:00:00Z", "duration": 60}],
+       "usage": {"daily": ["21:00", "07:30"], "duration": 240, "from": "2024-05-01", "days": 3}}
+      """)
+    let s = try ScenarioReader.read(path: path)
+    let day = 1_714_521_600.0  // 2024-05-01T00:00:00Z
+    #expect(s.sessions.map(\.start) == [
+      day + 27_000, day + 36_000, day + 75_600, day + 86_400 + 27_000, day + 86_400 + 75_600, day + 172_800 + 27_000,
+      day + 172_800 + 75_600,
+    ])
+    #expect(s.sessions.map(\.duration) == [240, 60, 240, 240, 240, 240, 240])
+    let clash = try folder.file("clash.json", containing: #"{"sessions": [{"at": "2024-05-01T07:31:00Z", "duration": 60}], "usage": {"daily": ["07:30"], "duration": 240, "from": "2024-05-01"}}"#)
+    #expect(throws: TrackIOError.self) { try ScenarioReader.read(path: clash) }
+    let bad = try folder.file("bad.json", containing: #"{"usage": {"daily": ["7:30"], "duration": 240, "from": "2024-05-01"}}"#)
+    do {
+      _ = try ScenarioReader.read(path: bad)
+      Issue.record("accepted")
+    } catch {
+      #expect(error.message == "$.usage.daily[0]: expected a time of day \"HH:MM\" (UTC) such as \"07:30\"")
+    }
+  }
+
   @Test(arguments: [
     (#"{"handlers": {"location": {"work": -3}}}"#, "1:36: error: $.handlers.location.work: -3.0 is out of range: expected seconds in 0...86400"),
     (#"{"handlers": {"locaton": {}}}"#, "1:26: error: $.handlers.locaton: unknown key: expected one of location, fetch, remoteNotification"),
-    (#"{"profil": "ios"}"#, "1:12: error: $.profil: unknown key: expected one of profile, seed, handlers, sessions, forceQuits"),
+    (#"{"profil": "ios"}"#, "1:12: error: $.profil: unknown key: expected one of profile, seed, handlers, sessions, usage, forceQuits"),
     (#"{"profile": "android"}"#, "1:13: error: $.profile: expected \"ios\", \"ios7\" or \"ios6\""),
     (#"{"handlers": {"fetch": {"work": 1, "endsTaskOnExpiration": true}}}"#,
      "1:60: error: $.handlers.fetch.endsTaskOnExpiration: given without a backgroundTask: expected a backgroundTask for it to end"),

@@ -10,8 +10,13 @@ public import BackgroundRuntime
 ///     "fetch": {"work": 12},
 ///     "remoteNotification": {"work": 3} },
 ///   "sessions": [{"at": "2024-05-01T08:00:00Z", "duration": 300}],
+///   "usage": {"daily": ["07:30", "12:15", "21:00"], "duration": 240, "from": "2024-05-01", "days": 14},
 ///   "forceQuits": ["2024-05-01T12:00:00Z"] }
 /// ```
+///
+/// `usage` is a pattern of foreground sessions: every day from `from` (UTC) for `days` days (1…366),
+/// a session of `duration` seconds at each `daily` time (`HH:MM` UTC). Its sessions join `sessions`;
+/// together they must not overlap.
 ///
 /// Every key is optional; unknown keys are errors. Durations are seconds ≥ 0, `variation` is in
 /// 0…1, `profile` is `ios`, `ios7` or `ios6`, times are ISO 8601. Impossible combinations are
@@ -60,7 +65,9 @@ public enum ScenarioReader {
 
     func scenario(_ root: JSONNode) throws(TrackIOError) -> AppScenario {
       var scenario = AppScenario()
-      for (key, value) in try members(root, "$", allowed: ["profile", "seed", "handlers", "sessions", "forceQuits"]) {
+      var usage: [(start: Double, duration: Double)] = []
+      var usageNode: JSONNode?
+      for (key, value) in try members(root, "$", allowed: ["profile", "seed", "handlers", "sessions", "usage", "forceQuits"]) {
         let path = "$.\(key)"
         switch key {
         case "profile":
@@ -90,13 +97,69 @@ public enum ScenarioReader {
             }
             scenario.sessions.append((at, duration))
           }
+        case "usage":
+          usage = try pattern(value, path)
+          usageNode = value
         case "forceQuits":
           guard case .array(let items) = value.value else { throw fail(path, value, "found \(value.kind): expected an array of times") }
           for (k, item) in items.enumerated() { scenario.forceQuits.append(try time(item, "\(path)[\(k)]")) }
         default: break
         }
       }
+      if let usageNode, !usage.isEmpty {
+        let all = (scenario.sessions + usage).sorted { $0.start < $1.start }
+        for (a, b) in zip(all, all.dropFirst()) where b.start < a.start + a.duration {
+          throw fail("$.usage", usageNode, "sessions overlap at \(TimestampText.iso8601(b.start)): expected the pattern's sessions apart from each other and from \"sessions\"")
+        }
+        scenario.sessions = all
+      }
       return scenario
+    }
+
+    /// The sessions of a usage pattern.
+    func pattern(_ node: JSONNode, _ path: String) throws(TrackIOError) -> [(start: Double, duration: Double)] {
+      var times: [Double] = []
+      var duration: Double?
+      var from: Double?
+      var days = 1
+      for (key, value) in try members(node, path, allowed: ["daily", "duration", "from", "days"]) {
+        let field = "\(path).\(key)"
+        switch key {
+        case "daily":
+          guard case .array(let items) = value.value, !items.isEmpty else { throw fail(field, value, "expected a non-empty array of \"HH:MM\" times") }
+          for (k, item) in items.enumerated() {
+            guard case .string(let text) = item.value, let t = Self.timeOfDay(text) else {
+              throw fail("\(field)[\(k)]", item, "expected a time of day \"HH:MM\" (UTC) such as \"07:30\"")
+            }
+            times.append(t)
+          }
+        case "duration": duration = try number(value, field, 1...86_400, "seconds in 1...86400")
+        case "days": days = Int(try number(value, field, 1...366, "a whole number of days in 1...366"))
+        case "from":
+          guard case .string(let text) = value.value else { throw fail(field, value, "expected a date such as \"2024-05-01\"") }
+          let bytes = Array((text + "T00:00:00Z").utf8)
+          guard let t = bytes.withUnsafeBufferPointer({ ByteNumbers.timestamp($0) }) else {
+            throw fail(field, value, "\"\(text)\" is not a date such as \"2024-05-01\"")
+          }
+          from = t
+        default: break
+        }
+      }
+      guard let duration, let from, !times.isEmpty else { throw fail(path, node, "expected \"daily\", \"duration\" and \"from\"") }
+      var sessions: [(start: Double, duration: Double)] = []
+      for day in 0..<days {
+        for t in times.sorted() { sessions.append((from + Double(day) * 86_400 + t, duration)) }
+      }
+      return sessions
+    }
+
+    /// Seconds after midnight of `HH:MM`.
+    static func timeOfDay(_ text: String) -> Double? {
+      let parts = text.split(separator: ":")
+      guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, let h = Int(parts[0]), let m = Int(parts[1]),
+        (0..<24).contains(h), (0..<60).contains(m)
+      else { return nil }
+      return Double(h * 3_600 + m * 60)
     }
 
     func behaviour(_ node: JSONNode, _ path: String) throws(TrackIOError) -> HandlerBehaviour {
