@@ -70,6 +70,11 @@ public struct TimelineMapReport {
       .significantChange circle, .significantChange.tick, .legend .significantChange { fill: #1d4ed8; }
       .significantChangeSuppressed circle, .significantChangeSuppressed.tick, .legend .significantChangeSuppressed { fill: #1d4ed8; fill-opacity: 0.25; stroke: #333; }
       .tower { fill: #0a9396; stroke: #fff; stroke-width: 1; }
+      .tick.wake, .tick.deliveredWhileRunning, .tick.foregroundStarted { fill: #7c3aed; }
+      .tick.terminated, .tick.lost, .tick.forceQuit { fill: #000; }
+      .tick.expiration, .tick.budgetExtended { fill: #f08c00; }
+      .tick.handlerStarted, .tick.handlerFinished, .tick.taskBegan, .tick.taskEnded, .tick.suspended, .tick.foregroundEnded,
+      .tick.deliveredInForeground { fill: #999; }
       .undelivered circle, .undelivered.tick { fill-opacity: 0.25; stroke: #333; }
       .inside { fill: #2a9d3a; fill-opacity: 0.25; }
       .lane { stroke: #e4e4e4; } .axis { stroke: #999; } text { font-size: 11px; fill: #444; }
@@ -125,7 +130,8 @@ public struct TimelineMapReport {
       let (x, y) = map.point(tower.coordinate)
       try sink.write("<rect class=\"tower\" x=\"\(Self.number(x - 4))\" y=\"\(Self.number(y - 4))\" width=\"8\" height=\"8\"><title>\(Self.escaped("cell \(tower.identity), range \(Int(tower.range)) m"))</title></rect>\n")
     }
-    for (k, e) in events.enumerated() {
+    // App steps happen where their location event did: they are on the timeline, not the map.
+    for (k, e) in events.enumerated() where e.category != .app {
       let (x, y) = map.point(e.coordinate)
       try sink.write("<g class=\"event \(e.event)\(e.deliveredAt == nil ? " undelivered" : "")\" id=\"event-\(k + 1)\"><circle cx=\"\(Self.number(x))\" cy=\"\(Self.number(y))\" r=\"5\"/><title>\(Self.escaped(Self.tooltip(k, e)))</title></g>\n")
     }
