@@ -78,15 +78,24 @@ public struct RegionMonitor {
     regions: [Region], profile: RegionMonitoringProfile = .ios,
     notifications: [RegionIdentifier: RegionNotifications] = [:], seed: UInt64 = 0
   ) throws(RegionError) {
-    var order: [RegionIdentifier] = []
-    var latest: [RegionIdentifier: Region] = [:]
+    // The last definition of an identifier wins and keeps the first one's place; one copy of the
+    // regions, positions by identifier only (100,000 regions: megabytes, not tens).
+    var position: [RegionIdentifier: Int] = [:]
+    position.reserveCapacity(regions.count)
+    var unique: [Region] = []
+    unique.reserveCapacity(regions.count)
     for region in regions {
-      if latest.updateValue(region, forKey: region.identifier) == nil { order.append(region.identifier) }
+      if let k = position[region.identifier] {
+        unique[k] = region
+      } else {
+        position[region.identifier] = unique.count
+        unique.append(region)
+      }
     }
-    let unique = order.compactMap { latest[$0] }
     let cap = min(unique.count, profile.maximumRegions ?? unique.count)
-    monitoredRegions = Array(unique[..<cap])
     failedRegions = Array(unique[cap...])
+    unique.removeSubrange(cap...)
+    monitoredRegions = unique
     self.profile = profile
     self.notifications = notifications
     self.seed = seed
