@@ -128,11 +128,11 @@ package.targets += [
   ),
   .testTarget(
     name: "CellHandoffTests",
-    dependencies: ["CellHandoff", "Geodesy", "_GeoWakeTestSupport"]
+    dependencies: ["CellHandoff", "Geodesy", "SyntheticData", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "GeoWakeTests",
-    dependencies: ["GeoWake", "BackgroundRuntime", "CellHandoff", "Geofencing", "Geodesy", "_GeoWakeTestSupport"]
+    dependencies: ["GeoWake", "BackgroundRuntime", "CellHandoff", "Geofencing", "Geodesy", "SyntheticData", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "TrackIOTests",

@@ -46,13 +46,14 @@ let package = Package(
         .product(name: "CellHandoff", package: geowake),
         .product(name: "TrackIO", package: geowake),
         .product(name: "RealModule", package: "swift-numerics"),
+        .product(name: "SyntheticData", package: geowake),
       ],
       path: "Sources/CellsBench"
     ),
     // The runtime's performance bar: timeline events per second through an AppRuntime.
     .executableTarget(
       name: "geowake-runtime-bench",
-      dependencies: [.product(name: "BackgroundRuntime", package: geowake)],
+      dependencies: [.product(name: "BackgroundRuntime", package: geowake), .product(name: "SyntheticData", package: geowake)],
       path: "Sources/RuntimeBench"
     ),
   ]

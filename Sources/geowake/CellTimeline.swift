@@ -57,7 +57,8 @@ struct CellTimeline {
     text += ", \(counted(tracker.suppressedPingPongs, "ping-pong")) suppressed\n"
     if let monitor {
       text += "significant location changes (profile \(monitor.profile.name)): \(monitor.deliveredCount) delivered"
-        + " (the first at the start), \(monitor.suppressedCount) handoffs suppressed (under 500 m or 5 min from the last)"
+        + " (the first at the start), \(counted(monitor.suppressedCount, "handoff")) suppressed (under \(Int(monitor.profile.minimumDistance)) m or"
+        + " \(Int(monitor.profile.minimumInterval)) s from the last)"
         + (monitor.profile.periodicWakeInterval.map { ", a periodic wake after \(Int($0)) s without one" } ?? "") + "\n"
     }
     if outOfOrder > 0 { text += "fixes out of time order left out of the cell model: \(outOfOrder)\n" }

@@ -1,5 +1,6 @@
 import CellHandoff
 import Geodesy
+import SyntheticData
 import Testing
 
 /// Runs a tracker over fixes, returning all changes.
@@ -65,7 +66,7 @@ struct ServingCellTrackerTests {
   /// the changes of the plain reference.
   @Test(arguments: [UInt64(1), 2, 3])
   func agreesWithTheBruteForceReference(seed: UInt64) throws {
-    var random = TestRandom(state: seed)
+    var random = SeededGenerator(seed: seed)
     let towers = (0..<400).map { k in
       CellTower(
         identity: CellIdentity(radio: .lte, mcc: 272, net: 1, area: 1, cell: k),
@@ -106,7 +107,7 @@ struct ServingCellTrackerTests {
   @Test func pingPongAtACellEdgeIsSuppressed() throws {
     let west = CellTower(identity: CellIdentity(radio: .lte, mcc: 272, net: 1, area: 1, cell: 1), coordinate: Geodesic.wgs84.direct(from: Self.cork, azimuth: 270, distance: 1_000)!.destination, range: 3_000)
     let east = CellTower(identity: CellIdentity(radio: .lte, mcc: 272, net: 1, area: 1, cell: 2), coordinate: Geodesic.wgs84.direct(from: Self.cork, azimuth: 90, distance: 1_000)!.destination, range: 3_000)
-    var random = TestRandom(state: 9)
+    var random = SeededGenerator(seed: 9)
     // 1 m/s from 300 m west of the edge to 300 m east of it.
     var fixes = drive(from: Geodesic.wgs84.direct(from: Self.cork, azimuth: 270, distance: 300)!.destination, azimuth: 90, speed: 1, seconds: 600)
     for k in fixes.indices {  // ±40 m of GPS noise

@@ -1,19 +1,8 @@
 import CellHandoff
 import Geodesy
+import SyntheticData
 import Foundation
 import Testing
-
-/// A seeded SplitMix64 generator for the tests.
-struct TestRandom: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 func coordinate(_ latitude: Double, _ longitude: Double) -> Coordinate {
   try! Coordinate(latitude: latitude, longitude: longitude)
@@ -24,7 +13,7 @@ struct TowerMapTests {
   /// Random towers (ranges 200 m – 60 km) around a centre; every query agrees with testing every tower.
   @Test(arguments: [(51.9, -8.4), (0.0, 179.95), (78.2, 15.6), (-33.9, 151.2), (89.7, 0.0)])
   func queriesMatchBruteForce(latitude: Double, longitude: Double) throws {
-    var random = TestRandom(state: UInt64(bitPattern: Int64(latitude * 1000 + longitude)))
+    var random = SeededGenerator(seed: UInt64(bitPattern: Int64(latitude * 1000 + longitude)))
     let centre = coordinate(latitude, longitude)
     let towers = (0..<3_000).map { k in
       let position = Geodesic.wgs84.direct(
@@ -91,7 +80,7 @@ struct HexagonalCellLayoutTests {
       #expect(abs(d - spacing) / spacing < drift + 0.001, "neighbour at \(d) m")
     }
     #expect(HexagonalCellLayout.lattice(of: centre.identity) == (3, -2))
-    var random = TestRandom(state: 7)
+    var random = SeededGenerator(seed: 7)
     var reached: [CellTower] = []
     for _ in 0..<80 {
       let point = Geodesic.wgs84.direct(from: Self.cork, azimuth: Double.random(in: 0..<360, using: &random), distance: Double.random(in: 0...40_000, using: &random))!.destination

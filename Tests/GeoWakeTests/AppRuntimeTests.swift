@@ -1,4 +1,5 @@
 import BackgroundRuntime
+import SyntheticData
 import Testing
 
 /// Runs `events` through a runtime.
@@ -87,7 +88,7 @@ struct AppRuntimeTests {
   /// runs while the app is not running, the same seed gives the same timeline.
   @Test(arguments: [UInt64(1), 2, 3, 4])
   func invariantsOnRandomScenarios(seed: UInt64) {
-    var random = SplitMixForTests(state: seed)
+    var random = SeededGenerator(seed: seed)
     var events: [SystemEvent] = []
     var t = Self.t0
     for _ in 0..<400 {
@@ -127,16 +128,5 @@ struct AppRuntimeTests {
     }
     #expect(openTasks == 0)
     #expect(runtime.state != .background)
-  }
-}
-
-struct SplitMixForTests {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

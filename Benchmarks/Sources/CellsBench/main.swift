@@ -11,23 +11,13 @@ import Dispatch
 import Foundation
 import Geodesy
 import RealModule
+import SyntheticData
 import TrackIO
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {
   let start = DispatchTime.now().uptimeNanoseconds
   try body()
   return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-}
-
-struct SplitMix: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
 }
 
 let arguments = CommandLine.arguments
@@ -41,7 +31,7 @@ var reader = try FixCSVReader(path: arguments[1])
 let fixes = try reader.readAll()
 let centre = fixes[0].coordinate
 
-var random = SplitMix(state: 20_240_501)
+var random = SeededGenerator(seed: 20_240_501)
 let halfSide = 300_000.0
 let metresPerDegree = 111_320.0
 let towers = (0..<towerCount).map { k in

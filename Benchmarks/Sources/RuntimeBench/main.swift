@@ -6,15 +6,9 @@
 // second (best of REPEAT).
 import BackgroundRuntime
 import Dispatch
+import SyntheticData
 
-var state: UInt64 = 20_240_501
-func next(_ state: inout UInt64) -> UInt64 {
-  state &+= 0x9E37_79B9_7F4A_7C15
-  var z = state
-  z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-  z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-  return z ^ (z >> 31)
-}
+var random = SeededGenerator(seed: 20_240_501)
 
 let arguments = CommandLine.arguments
 let count = arguments.count > 1 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000
@@ -23,10 +17,10 @@ var events: [SystemEvent] = []
 events.reserveCapacity(count)
 var t = 1_700_000_000.0
 for _ in 0..<count {
-  t += Double(next(&state) % 120)
-  let roll = next(&state) % 100
+  t += Double(random.next() % 120)
+  let roll = random.next() % 100
   let kind: SystemEvent.Kind =
-    roll < 70 ? .location : roll < 85 ? .fetch : roll < 95 ? .remoteNotification : roll < 99 ? .userSession(duration: Double(next(&state) % 300)) : .forceQuit
+    roll < 70 ? .location : roll < 85 ? .fetch : roll < 95 ? .remoteNotification : roll < 99 ? .userSession(duration: Double(random.next() % 300)) : .forceQuit
   events.append(SystemEvent(time: t, kind: kind))
 }
 let behaviours: [LaunchReason: HandlerBehaviour] = [
