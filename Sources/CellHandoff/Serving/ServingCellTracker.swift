@@ -58,8 +58,7 @@ public struct ServingCellTracker {
   private var cachePositions: [SIMD3<Double>] = []
   private var cacheRangeSquared: [Double] = []
   private var cacheInverseRangeSquared: [Double] = []
-  private var cacheTowers: [Int32] = []
-  /// The cached towers themselves (map indices above, -1 for synthetic ones).
+  /// The cached towers themselves.
   private var cacheCells: [CellTower] = []
   // The same in Float, relative to the cache centre, padded to a multiple of 8 lanes: a SIMD
   // prefilter that finds the few candidates worth an exact look.
@@ -103,13 +102,12 @@ public struct ServingCellTracker {
 
   /// What a fix shows: the strongest cell, the serving cell's standing, the strongest other.
   private struct Standing {
-    /// Strongest cell reaching the fix: tower (with its map index, for tower maps) and
-    /// q = (max(d, d_min) / range)².
-    var best: (tower: CellTower, index: Int?, q: Double)?
+    /// Strongest cell reaching the fix: tower and q = (max(d, d_min) / range)².
+    var best: (tower: CellTower, q: Double)?
     /// q of the serving cell, when it reaches the fix.
     var servingQ: Double?
     /// Strongest cell other than the serving one.
-    var other: (tower: CellTower, index: Int?, q: Double)?
+    var other: (tower: CellTower, q: Double)?
     /// Metres the device can move before a decision could change (0: unknown).
     var safeRadius = 0.0
   }
@@ -171,7 +169,7 @@ public struct ServingCellTracker {
     guard let servingQ = standing.servingQ else {
       pending = nil
       if let best = standing.best {
-        handOff(to: best.tower, index: best.index, at: fix.time, fix: fix, cause: .servingOutOfRange, into: &changes)
+        handOff(to: best.tower, at: fix.time, fix: fix, cause: .servingOutOfRange, into: &changes)
       } else {
         previous = (current, fix.time)
         serving = nil
@@ -204,11 +202,11 @@ public struct ServingCellTracker {
     }
     pending = nil
     let margin = 5 * profile.pathLoss.exponent * Double.log10(servingQ / neighbour.q)
-    handOff(to: neighbour.tower, index: neighbour.index, at: min(time, fix.time), fix: fix, cause: .strongerNeighbour(margin: margin), into: &changes)
+    handOff(to: neighbour.tower, at: min(time, fix.time), fix: fix, cause: .strongerNeighbour(margin: margin), into: &changes)
   }
 
   private mutating func handOff(
-    to tower: CellTower, index: Int?, at time: Double, fix: LocationFix, cause: ServingCellChange.Cause, into changes: inout [ServingCellChange]
+    to tower: CellTower, at time: Double, fix: LocationFix, cause: ServingCellChange.Cause, into changes: inout [ServingCellChange]
   ) {
     let from = serving
     if let from { previous = (from, time) }
@@ -257,7 +255,7 @@ public struct ServingCellTracker {
     var smallest1 = SIMD8<Float>(repeating: .infinity)
     var smallest2 = SIMD8<Float>(repeating: .infinity)
     let count = lanesX.count
-    let validCount = cacheTowers.count
+    let validCount = cacheCells.count
     lanesX.withUnsafeBufferPointer { xs in
       lanesY.withUnsafeBufferPointer { ys in
         lanesZ.withUnsafeBufferPointer { zs in
@@ -327,7 +325,7 @@ public struct ServingCellTracker {
     if first.isFinite {
       var near: [Int] = []
       scratch.withUnsafeBufferPointer { qs in
-        for k in 0..<cacheTowers.count where qs[k] <= threshold || k == servingSlot { nearSlots.append(k) }
+        for k in 0..<cacheCells.count where qs[k] <= threshold || k == servingSlot { nearSlots.append(k) }
       }
       swap(&near, &nearSlots)
       defer {
@@ -358,8 +356,8 @@ public struct ServingCellTracker {
       let radius = min(reach, inCache, overtaken * (1 - 1e-3) - 0.05)
       standing.safeRadius = radius > 0.5 ? radius : 0
     }
-    if best >= 0 { standing.best = (cacheCells[best], cacheTowers[best] < 0 ? nil : Int(cacheTowers[best]), bestQ) }
-    if other >= 0 { standing.other = (cacheCells[other], cacheTowers[other] < 0 ? nil : Int(cacheTowers[other]), otherQ) }
+    if best >= 0 { standing.best = (cacheCells[best], bestQ) }
+    if other >= 0 { standing.other = (cacheCells[other], otherQ) }
     return standing
   }
 
@@ -375,28 +373,26 @@ public struct ServingCellTracker {
     cachePositions.removeAll(keepingCapacity: true)
     cacheRangeSquared.removeAll(keepingCapacity: true)
     cacheInverseRangeSquared.removeAll(keepingCapacity: true)
-    cacheTowers.removeAll(keepingCapacity: true)
     cacheCells.removeAll(keepingCapacity: true)
-    func add(_ tower: CellTower, _ index: Int32, _ position: SIMD3<Double>) {
+    func add(_ tower: CellTower, _ position: SIMD3<Double>) {
       cachePositions.append(position)
       cacheRangeSquared.append(tower.range * tower.range)
       cacheInverseRangeSquared.append(1 / (tower.range * tower.range))
-      cacheTowers.append(index)
       cacheCells.append(tower)
     }
     if let map {
       reached.removeAll(keepingCapacity: true)
       map.towers(reaching: point, margin: cacheRadius, into: &reached)
-      for k in reached { add(map.towers[Int(k)], k, map.cartesian(of: Int(k))) }
+      for k in reached { add(map.towers[Int(k)], map.cartesian(of: Int(k))) }
     } else if case .hexagonal(let spacing) = layout {
       if hexagonal == nil { hexagonal = HexagonalCellLayout(anchor: point, spacing: spacing) }
       reachedTowers.removeAll(keepingCapacity: true)
       hexagonal?.towers(reaching: point, margin: cacheRadius, into: &reachedTowers)
-      for tower in reachedTowers { add(tower, -1, Ellipsoid.wgs84.cartesian(tower.coordinate)) }
+      for tower in reachedTowers { add(tower, Ellipsoid.wgs84.cartesian(tower.coordinate)) }
     }
     updateServingSlot()
     // Float lanes, relative to the centre, padded with towers that reach nowhere.
-    let padded = (cacheTowers.count + 7) / 8 * 8
+    let padded = (cacheCells.count + 7) / 8 * 8
     lanesX.removeAll(keepingCapacity: true)
     lanesY.removeAll(keepingCapacity: true)
     lanesZ.removeAll(keepingCapacity: true)
@@ -404,7 +400,7 @@ public struct ServingCellTracker {
     lanesInverseRangeSquared.removeAll(keepingCapacity: true)
     lanesInverseRange.removeAll(keepingCapacity: true)
     for k in 0..<padded {
-      if k < cacheTowers.count {
+      if k < cacheCells.count {
         let relative = SIMD3<Float>(cachePositions[k] - p)
         lanesX.append(relative.x)
         lanesY.append(relative.y)
