@@ -17,7 +17,7 @@ import RealModule
 /// Fixes that carry their serving cell (drive logs) are used as they are: a change of cell is a
 /// `reported` handoff, whatever the signal model says.
 ///
-/// **Skipping fixes (tower maps).** After a fix at which nothing is pending, the tracker works
+/// **Skipping fixes.** After a fix at which nothing is pending, the tracker works
 /// out how far the device can move before any decision could change: the serving cell cannot
 /// leave its range before the device has moved its remaining reach, and a neighbour N cannot
 /// beat the serving cell S by the hysteresis (q_S > r·q_N, q = (max(d, d_min)/range)², r the
@@ -53,7 +53,7 @@ public struct ServingCellTracker {
   private var hexagonal: HexagonalCellLayout?
   private var reached: [Int32] = []
   private var reachedTowers: [CellTower] = []
-  // Candidate cache for tower maps, struct-of-arrays.
+  // Candidate cache (tower maps and synthetic layouts), struct-of-arrays.
   private var cacheCentre: SIMD3<Double>?
   private var cachePositions: [SIMD3<Double>] = []
   private var cacheRangeSquared: [Double] = []
@@ -75,7 +75,7 @@ public struct ServingCellTracker {
   private var skipAnchor = (latitude: 0.0, longitude: 0.0, cosLatitude: 0.0)
   /// Fixes skipped so far, for benchmarks and tests.
   public private(set) var skippedFixes = 0
-  /// Times the candidate cache was filled from the tower map, for benchmarks.
+  /// Times the candidate cache was filled, for benchmarks.
   public private(set) var cacheFills = 0
   /// The serving cell's slot in the cache (-1: absent).
   private var servingSlot = -1
