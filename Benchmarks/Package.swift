@@ -24,6 +24,8 @@ let package = Package(
         .product(name: "Geodesy", package: geowake),
         .product(name: "Geofencing", package: geowake),
         .product(name: "SyntheticData", package: geowake),
+        .product(name: "CellHandoff", package: geowake),
+        .product(name: "BackgroundRuntime", package: geowake),
       ],
       path: "Benchmarks/GeoWakeBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]

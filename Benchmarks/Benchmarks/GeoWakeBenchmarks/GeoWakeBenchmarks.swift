@@ -1,4 +1,6 @@
+import BackgroundRuntime
 import Benchmark
+import CellHandoff
 import Geodesy
 import Geofencing
 import SyntheticData
@@ -72,6 +74,44 @@ let benchmarks: @Sendable () -> Void = {
     let index = try RegionIndex(regions)
     let identifierBytes = regions.reduce(0) { $0 + ($1.identifier.rawValue.utf8.count > 15 ? $1.identifier.rawValue.utf8.count + 32 : 0) }
     benchmark.measurement(.custom("bytes per region"), (index.memoryFootprint + identifierBytes) / index.count)
+  }
+
+  // Serving-cell tracking of the whole track on the synthetic urban layout (the default when no
+  // tower file is given). The steady state allocates nothing per fix.
+  Benchmark(
+    "ServingCellTracker 1M fixes, synthetic urban cells",
+    configuration: .init(
+      metrics: [.wallClock, .throughput, .mallocCountTotal], scalingFactor: .mega,
+      thresholds: [.mallocCountTotal: .init(absolute: [.p100: 100])])
+  ) { benchmark in
+    var tracker = ServingCellTracker(layout: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing))
+    var changes: [ServingCellChange] = []
+    changes.reserveCapacity(1 << 16)
+    for fix in track.prefix(10_000) { tracker.process(fix, into: &changes) }  // warm the buffers
+    benchmark.startMeasurement()
+    for fix in track.dropFirst(10_000) { tracker.process(fix, into: &changes) }
+    benchmark.stopMeasurement()
+    blackHole(changes.count)
+  }
+
+  // The background runtime: timeline events per second (scaled per system event).
+  Benchmark("AppRuntime 1M system events", configuration: .init(scalingFactor: .mega)) { benchmark in
+    var rng = SeededGenerator(seed: 20_240_501)
+    var t = 1_700_000_000.0
+    let kinds: [SystemEvent.Kind] = [.location, .location, .location, .fetch, .remoteNotification]
+    let events = (0..<1_000_000).map { _ -> SystemEvent in
+      t += Double(rng.next() % 120)
+      return SystemEvent(time: t, kind: kinds[Int(rng.next() % UInt64(kinds.count))])
+    }
+    var runtime = AppRuntime(
+      profile: .ios, behaviours: [.location: HandlerBehaviour(work: 4, backgroundTask: 20, variation: 0.5)], seed: 7)
+    var out: [RuntimeEvent] = []
+    out.reserveCapacity(8_000_000)
+    benchmark.startMeasurement()
+    for e in events { runtime.schedule(e) }
+    runtime.run(into: &out)
+    benchmark.stopMeasurement()
+    blackHole(out.count)
   }
 
   // Karney's inverse problem, the exact refinement step.

@@ -130,19 +130,22 @@ public struct TowerMap: Sendable {
       let poleward = min(90, abs(point.latitude) + degreesLatitude)
       let lastColumn = Self.column(179.999_999_999, level.size)
       // Longitude intervals to look at, split at the antimeridian (at most two).
-      var spans: [(Int, Int)] = [(0, lastColumn)]
+      // (A fixed-size list: an array here would allocate on every query.)
+      var spans = ColumnSpans((0, lastColumn))
       if poleward < 89.9 {
         let degreesLongitude = reach / (Self.metresPerDegreeLongitude * Double.cosDegrees(poleward)) * 1.01
         if degreesLongitude < 180 {
           let west = point.longitude - degreesLongitude
           let east = point.longitude + degreesLongitude
-          spans = [(Self.column(max(-180, west), level.size), Self.column(min(179.999_999_999, east), level.size))]
-          if west < -180 { spans.append((Self.column(west + 360, level.size), lastColumn)) }
-          if east >= 180 { spans.append((0, Self.column(east - 360, level.size))) }
+          spans = ColumnSpans((Self.column(max(-180, west), level.size), Self.column(min(179.999_999_999, east), level.size)))
+          if west < -180 { spans.add((Self.column(west + 360, level.size), lastColumn)) }
+          if east >= 180 { spans.add((0, Self.column(east - 360, level.size))) }
         }
       }
       for row in firstRow...lastRow {
-        for (first, last) in spans where first <= last {
+        for span in 0..<spans.count {
+          let (first, last) = spans[span]
+          guard first <= last else { continue }
           let lastKey = Self.key(row: row, column: last)
           var cell = Self.lowerBound(level.keys, Self.key(row: row, column: first))
           while cell < level.keys.count && level.keys[cell] <= lastKey {
@@ -218,4 +221,23 @@ extension Double {
   fileprivate static func cosDegrees(_ degrees: Double) -> Double {
     Double.cos(degrees * .pi / 180)
   }
+}
+
+/// Up to three column intervals (the query's, and the parts wrapped across the antimeridian).
+private struct ColumnSpans {
+  private var spans: ((Int, Int), (Int, Int), (Int, Int)) = ((0, -1), (0, -1), (0, -1))
+  private(set) var count = 0
+
+  init(_ first: (Int, Int)) { add(first) }
+
+  mutating func add(_ span: (Int, Int)) {
+    switch count {
+    case 0: spans.0 = span
+    case 1: spans.1 = span
+    default: spans.2 = span
+    }
+    count = min(count + 1, 3)
+  }
+
+  subscript(k: Int) -> (Int, Int) { k == 0 ? spans.0 : k == 1 ? spans.1 : spans.2 }
 }
