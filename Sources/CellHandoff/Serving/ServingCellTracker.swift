@@ -368,57 +368,47 @@ public struct ServingCellTracker {
 
   private mutating func fillCache(around point: Coordinate, _ p: SIMD3<Double>) {
     cacheFills += 1
-
     cacheCentre = p
     cachePositions.removeAll(keepingCapacity: true)
     cacheRangeSquared.removeAll(keepingCapacity: true)
     cacheInverseRangeSquared.removeAll(keepingCapacity: true)
     cacheCells.removeAll(keepingCapacity: true)
-    func add(_ tower: CellTower, _ position: SIMD3<Double>) {
-      cachePositions.append(position)
-      cacheRangeSquared.append(tower.range * tower.range)
-      cacheInverseRangeSquared.append(1 / (tower.range * tower.range))
-      cacheCells.append(tower)
-    }
+    // Whole-array appends (each reserves once and copies), not one append per tower and array.
     if let map {
       reached.removeAll(keepingCapacity: true)
       map.towers(reaching: point, margin: cacheRadius, into: &reached)
-      for k in reached { add(map.towers[Int(k)], map.cartesian(of: Int(k))) }
+      cacheCells.append(contentsOf: reached.lazy.map { map.towers[Int($0)] })
+      cachePositions.append(contentsOf: reached.lazy.map { map.cartesian(of: Int($0)) })
     } else if case .hexagonal(let spacing) = layout {
       if hexagonal == nil { hexagonal = HexagonalCellLayout(anchor: point, spacing: spacing) }
       reachedTowers.removeAll(keepingCapacity: true)
       hexagonal?.towers(reaching: point, margin: cacheRadius, into: &reachedTowers)
-      for tower in reachedTowers { add(tower, Ellipsoid.wgs84.cartesian(tower.coordinate)) }
+      cacheCells.append(contentsOf: reachedTowers)
+      cachePositions.append(contentsOf: reachedTowers.lazy.map { Ellipsoid.wgs84.cartesian($0.coordinate) })
     }
+    cacheRangeSquared.append(contentsOf: cacheCells.lazy.map { $0.range * $0.range })
+    cacheInverseRangeSquared.append(contentsOf: cacheRangeSquared.lazy.map { 1 / $0 })
     updateServingSlot()
-    // Float lanes, relative to the centre, padded with towers that reach nowhere.
-    let padded = (cacheCells.count + 7) / 8 * 8
-    lanesX.removeAll(keepingCapacity: true)
-    lanesY.removeAll(keepingCapacity: true)
-    lanesZ.removeAll(keepingCapacity: true)
-    lanesRangeSquared.removeAll(keepingCapacity: true)
-    lanesInverseRangeSquared.removeAll(keepingCapacity: true)
-    lanesInverseRange.removeAll(keepingCapacity: true)
-    for k in 0..<padded {
-      if k < cacheCells.count {
-        let relative = SIMD3<Float>(cachePositions[k] - p)
-        lanesX.append(relative.x)
-        lanesY.append(relative.y)
-        lanesZ.append(relative.z)
-        // A little slack so that Float rounding never drops a tower at the edge of its range;
-        // the exact pass decides.
-        lanesRangeSquared.append(Float(cacheRangeSquared[k]) * 1.001)
-        lanesInverseRangeSquared.append(Float(cacheInverseRangeSquared[k]))
-        lanesInverseRange.append(Float(cacheInverseRangeSquared[k].squareRoot()))
-      } else {
-        lanesX.append(1e18)
-        lanesY.append(1e18)
-        lanesZ.append(1e18)
-        lanesRangeSquared.append(0)
-        lanesInverseRangeSquared.append(0)
-        lanesInverseRange.append(0)
+    // Float lanes, relative to the centre, padded with towers that reach nowhere. A little slack
+    // on the range so that Float rounding never drops a tower at its edge; the exact pass decides.
+    let count = cacheCells.count
+    let padded = (count + 7) / 8 * 8
+    let positions = cachePositions
+    let rangeSquared = cacheRangeSquared
+    let inverse = cacheInverseRangeSquared
+    func fill(_ lanes: inout [Float], padding: Float, _ value: (Int) -> Float) {
+      lanes.removeAll(keepingCapacity: true)
+      lanes.append(contentsOf: repeatElement(padding, count: padded))
+      lanes.withUnsafeMutableBufferPointer { buffer in
+        for k in 0..<count { buffer[k] = value(k) }
       }
     }
+    fill(&lanesX, padding: 1e18) { Float(positions[$0].x - p.x) }
+    fill(&lanesY, padding: 1e18) { Float(positions[$0].y - p.y) }
+    fill(&lanesZ, padding: 1e18) { Float(positions[$0].z - p.z) }
+    fill(&lanesRangeSquared, padding: 0) { Float(rangeSquared[$0]) * 1.001 }
+    fill(&lanesInverseRangeSquared, padding: 0) { Float(inverse[$0]) }
+    fill(&lanesInverseRange, padding: 0) { Float(inverse[$0].squareRoot()) }
     if scratch.count < padded { scratch = [Float](repeating: .infinity, count: padded) }
   }
 }
