@@ -285,7 +285,12 @@ public struct ServingCellTracker {
                   if servingQ != nil {
                     // δ_N = (√r·e_N/R_N − e_S/R_S) / (1/R_S + √r/R_N), lanes of the serving cell excluded.
                     let inverseRange = load(inverseRanges)
-                    var delta = (sqrtRatio * clamped.squareRoot() * inverseRange - servingRatio) / (servingInverseRange + sqrtRatio * inverseRange)
+                    // e_N/R_N = √q from below, without eight scalar square roots: the classic
+                    // reciprocal-square-root estimate refined by two Newton steps is within
+                    // 5e-6 of 1/√q; shaving 1e-4 off keeps it a lower bound, and a smaller
+                    // value only shortens the safe radius.
+                    let u = Self.squareRootBelow(q)
+                    var delta = (sqrtRatio * u - servingRatio) / (servingInverseRange + sqrtRatio * inverseRange)
                     if servingSlot >= k && servingSlot < k + 8 { delta[servingSlot - k] = .infinity }
                     if k + 8 > validCount { for lane in (validCount - k)..<8 { delta[lane] = .infinity } }  // padding
                     safe.replace(with: delta, where: delta .< safe)
@@ -359,6 +364,21 @@ public struct ServingCellTracker {
     if best >= 0 { standing.best = (cacheCells[best], bestQ) }
     if other >= 0 { standing.other = (cacheCells[other], otherQ) }
     return standing
+  }
+
+  /// A lower bound on √q, lane by lane, within 1.1e-4 of it (q ≥ 0; infinite lanes stay
+  /// infinite, zero lanes give 0).
+  @inline(__always)
+  static func squareRootBelow(_ q: SIMD8<Float>) -> SIMD8<Float> {
+    let bits = unsafeBitCast(q, to: SIMD8<UInt32>.self)
+    var r = unsafeBitCast(SIMD8<UInt32>(repeating: 0x5F37_59DF) &- (bits &>> 1), to: SIMD8<Float>.self)
+    let half = 0.5 * q
+    r = r * (1.5 - half * r * r)
+    r = r * (1.5 - half * r * r)
+    var root = q * r * (1 - 1e-4)
+    root.replace(with: q, where: q .== .infinity)
+    root.replace(with: 0, where: q .== 0)
+    return root
   }
 
   /// Whether cache slot `k`'s cell has a smaller identity than slot `than`'s (ties in signal).
