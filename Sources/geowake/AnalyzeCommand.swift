@@ -213,8 +213,14 @@ struct AnalyzeCommand: ParsableCommand {
         var steps: [RuntimeEvent] = []
         runtime.run(into: &steps)
         wakePlaces.sort { $0.time < $1.time }
+        // Steps come in time order: one pass over the places, not a search per step.
+        var place = wakePlaces.first?.coordinate ?? Coordinate(uncheckedLatitude: 0, longitude: 0)
+        var next = 0
         for step in steps {
-          let place = wakePlaces.last { $0.time <= step.time }?.coordinate ?? wakePlaces.first?.coordinate ?? Coordinate(uncheckedLatitude: 0, longitude: 0)
+          while next < wakePlaces.count && wakePlaces[next].time <= step.time {
+            place = wakePlaces[next].coordinate
+            next += 1
+          }
           try writer.write(step, at: place)
         }
         appText = Self.appSummary(runtime.summary, scenario: scenario, file: app ?? "")
