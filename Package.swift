@@ -85,7 +85,7 @@ package.targets += [
 package.targets += [
   .target(
     name: "SyntheticData",
-    dependencies: ["Geodesy", "Geofencing", .product(name: "RealModule", package: "swift-numerics")]
+    dependencies: ["Geodesy", "Geofencing", "BackgroundRuntime", .product(name: "RealModule", package: "swift-numerics")]
   )
 ]
 

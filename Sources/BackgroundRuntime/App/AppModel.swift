@@ -36,12 +36,16 @@ public struct HandlerBehaviour: Hashable, Sendable {
   /// Each duration is multiplied by a factor drawn uniformly from 1 − variation … 1 + variation
   /// (seeded). 0: exact.
   public var variation: Double
+  /// For fetch and notification handlers: the fraction of calls whose completion reports
+  /// `failed` (seeded draws; 0: never).
+  public var failureRate: Double
 
-  public init(work: Double, backgroundTask: Double? = nil, endsTaskOnExpiration: Bool = true, variation: Double = 0) {
+  public init(work: Double, backgroundTask: Double? = nil, endsTaskOnExpiration: Bool = true, variation: Double = 0, failureRate: Double = 0) {
     self.work = work
     self.backgroundTask = backgroundTask
     self.endsTaskOnExpiration = endsTaskOnExpiration
     self.variation = variation
+    self.failureRate = failureRate
   }
 
   /// Returns at once.

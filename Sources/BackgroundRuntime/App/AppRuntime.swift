@@ -43,7 +43,7 @@ public struct AppRuntime {
   private var external: [SystemEvent] = []
   private var nextExternal = 0
   private var externalSorted = true
-  private var random: UInt64
+  private var random: SplitMix64
   private var forceQuit = false
   /// The wake in progress: its reason and start, the budget's end and its version (deadlines of
   /// older versions are stale).
@@ -94,7 +94,7 @@ public struct AppRuntime {
   public init(profile: RuntimeProfile = .ios, behaviours: [LaunchReason: HandlerBehaviour] = [:], seed: UInt64 = 0) {
     self.profile = profile
     self.behaviours = behaviours
-    random = seed
+    random = SplitMix64(seed: seed)
   }
 
   /// Adds an event from outside.
@@ -362,15 +362,10 @@ public struct AppRuntime {
     sessionNumber += 1
   }
 
-  /// `duration` times a seeded factor in 1 ± variation (SplitMix64).
+  /// `duration` times a seeded factor in 1 ± variation.
   private mutating func vary(_ duration: Double, _ variation: Double) -> Double {
     guard variation > 0 else { return max(0, duration) }
-    random &+= 0x9E37_79B9_7F4A_7C15
-    var z = random
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    z ^= z >> 31
-    let unit = Double(z >> 11) * 0x1p-53
+    let unit = random.unit()
     return max(0, duration * (1 - variation + 2 * variation * unit))
   }
 

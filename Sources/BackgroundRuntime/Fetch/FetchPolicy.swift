@@ -1,0 +1,61 @@
+/// How often an app asks to be woken for background fetch
+/// (`setMinimumBackgroundFetchInterval`, SEMANTICS.md §4).
+public enum FetchPolicy: Hashable, Sendable, CustomStringConvertible {
+  /// No fetches at all: the default of every app.
+  case never
+  /// As often as the system decides (`UIApplicationBackgroundFetchIntervalMinimum`).
+  case minimum
+  /// Never more often than every `interval` seconds; after that, the system decides.
+  case custom(interval: Double)
+
+  public var description: String {
+    switch self {
+    case .never: return "never"
+    case .minimum: return "minimum"
+    case .custom(let interval): return "custom:\(Int(interval.rounded()))"
+    }
+  }
+
+  /// Parses `never`, `minimum` or `custom:SECONDS` (seconds a whole number > 0); nil otherwise.
+  public init?(text: String) {
+    switch text {
+    case "never": self = .never
+    case "minimum": self = .minimum
+    default:
+      guard text.hasPrefix("custom:"), let seconds = Int(text.dropFirst("custom:".count)), seconds > 0 else { return nil }
+      self = .custom(interval: Double(seconds))
+    }
+  }
+}
+
+/// A background mode an app declares in its Info.plist (`UIBackgroundModes`).
+public enum BackgroundMode: String, Hashable, Sendable, CaseIterable {
+  case location
+  case fetch
+  case remoteNotification = "remote-notification"
+  case processing
+}
+
+/// What an app declares and asks for, mirroring its Info.plist and its launch-time calls: the
+/// background modes, the fetch interval policy and the task identifiers it may schedule
+/// (`BGTaskSchedulerPermittedIdentifiers`).
+public struct AppConfiguration: Hashable, Sendable {
+  public var backgroundModes: Set<BackgroundMode>
+  public var fetchPolicy: FetchPolicy
+  public var permittedTaskIdentifiers: Set<String>
+
+  public init(backgroundModes: Set<BackgroundMode> = [], fetchPolicy: FetchPolicy = .never, permittedTaskIdentifiers: Set<String> = []) {
+    self.backgroundModes = backgroundModes
+    self.fetchPolicy = fetchPolicy
+    self.permittedTaskIdentifiers = permittedTaskIdentifiers
+  }
+
+  /// Why this app gets no background fetch, when it gets none; nil when fetches may happen.
+  public var fetchDiagnostic: String? {
+    if fetchPolicy == .never { return "the fetch interval policy is never (the default): the system does not fetch" }
+    if !backgroundModes.contains(.fetch) {
+      return "the fetch policy is \(fetchPolicy) but UIBackgroundModes does not declare \"fetch\": the system does not fetch"
+    }
+    return nil
+  }
+}

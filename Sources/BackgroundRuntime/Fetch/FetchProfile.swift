@@ -1,0 +1,83 @@
+/// Every number the ``FetchScheduler`` uses, named (SEMANTICS.md §4). Apple documents the
+/// inputs (launch habits, Low Power Mode, Background App Refresh, network, the app's track
+/// record) but not the numbers: each value here is GeoWake's stated assumption.
+public struct FetchProfile: Hashable, Sendable {
+  /// Short name used in explanations.
+  public var name: String
+  /// Seconds between two fetches at the least, whatever the policy: what `minimum` means, and
+  /// the floor of a shorter `custom` interval (BGAppRefreshTask is commonly observed no more
+  /// often than every 15 min; assumption: 900 s).
+  public var minimumInterval: Double
+  /// Seconds before the early edge of a launch habit at which the fetch is placed ("shortly
+  /// before the user launches", WWDC 2019 *Advances in App Background Execution*; assumption:
+  /// 180 s).
+  public var launchLead: Double
+  /// Launches within this many seconds of each other count toward the same habit (assumption:
+  /// 600 s).
+  public var habitRadius: Double
+  /// Expected launches per day within a habit's span needed to call it a habit when the track
+  /// record is perfect (assumption: 0.25, a launch there on one day in four).
+  public var habitSupport: Double
+  /// The habit's early edge: this quantile of its launches' times of day (assumption: 0.02).
+  public var habitEarlyQuantile: Double
+  /// Days of launch history kept (assumption: 28).
+  public var historyDays: Int
+  /// A day this many days old counts half as much as yesterday (assumption: 7).
+  public var historyHalfLifeDays: Double
+  /// Days observed before habits are trusted; before that the system spreads fetches evenly
+  /// (assumption: 3).
+  public var minimumHistoryDays: Int
+  /// Weekdays and weekends are learned apart once each has this many observed days; until then
+  /// all days are pooled (assumption: 2).
+  public var minimumDaysPerKind: Int
+  /// Seconds between fetches while habits are not yet known (assumption: 3 600 s).
+  public var coldStartInterval: Double
+  /// Weight of the newest result in the track record's moving average (assumption: 0.3).
+  public var trackRecordSmoothing: Double
+  /// Days after which a track record recovers half way towards perfect when nothing new is
+  /// learned (assumption: 3).
+  public var trackRecordRecoveryHalfLifeDays: Double
+  /// A handler that takes longer than this many seconds counts as slow (assumption: 10 s).
+  public var slowHandler: Double
+  /// What each outcome is worth to the track record, 0 … 1 (assumptions: NewData 1, NoData 0.85
+  /// — honest NoData is punished little —, a slow handler 0.6, Failed 0.5, a termination 0).
+  public var newDataScore: Double
+  public var noDataScore: Double
+  public var slowScore: Double
+  public var failedScore: Double
+  public var terminatedScore: Double
+
+  public init(
+    name: String, minimumInterval: Double, launchLead: Double, habitRadius: Double, habitSupport: Double,
+    habitEarlyQuantile: Double, historyDays: Int, historyHalfLifeDays: Double, minimumHistoryDays: Int, minimumDaysPerKind: Int,
+    coldStartInterval: Double, trackRecordSmoothing: Double, trackRecordRecoveryHalfLifeDays: Double, slowHandler: Double,
+    newDataScore: Double, noDataScore: Double, slowScore: Double, failedScore: Double, terminatedScore: Double
+  ) {
+    self.name = name
+    self.minimumInterval = minimumInterval
+    self.launchLead = launchLead
+    self.habitRadius = habitRadius
+    self.habitSupport = habitSupport
+    self.habitEarlyQuantile = habitEarlyQuantile
+    self.historyDays = historyDays
+    self.historyHalfLifeDays = historyHalfLifeDays
+    self.minimumHistoryDays = minimumHistoryDays
+    self.minimumDaysPerKind = minimumDaysPerKind
+    self.coldStartInterval = coldStartInterval
+    self.trackRecordSmoothing = trackRecordSmoothing
+    self.trackRecordRecoveryHalfLifeDays = trackRecordRecoveryHalfLifeDays
+    self.slowHandler = slowHandler
+    self.newDataScore = newDataScore
+    self.noDataScore = noDataScore
+    self.slowScore = slowScore
+    self.failedScore = failedScore
+    self.terminatedScore = terminatedScore
+  }
+
+  /// The iOS-like defaults listed field by field above.
+  public static let ios = FetchProfile(
+    name: "ios", minimumInterval: 900, launchLead: 180, habitRadius: 600, habitSupport: 0.25, habitEarlyQuantile: 0.02,
+    historyDays: 28, historyHalfLifeDays: 7, minimumHistoryDays: 3, minimumDaysPerKind: 2, coldStartInterval: 3_600,
+    trackRecordSmoothing: 0.3, trackRecordRecoveryHalfLifeDays: 3, slowHandler: 10,
+    newDataScore: 1, noDataScore: 0.85, slowScore: 0.6, failedScore: 0.5, terminatedScore: 0)
+}

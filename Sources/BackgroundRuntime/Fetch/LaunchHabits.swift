@@ -1,0 +1,162 @@
+/// A time of day at which the user tends to open the app, learned from the launch history.
+public struct LaunchHabit: Hashable, Sendable {
+  /// Seconds after local midnight: the habit's early edge (the ``FetchProfile/habitEarlyQuantile``
+  /// of its launches), its median launch, and the end of its span.
+  public var earlyEdge: Double
+  public var median: Double
+  public var end: Double
+  /// Expected launches per day in the habit's span (decayed history).
+  public var support: Double
+  /// Launches seen in it.
+  public var launches: Int
+  /// Whether it was learned from weekend days, weekdays, or all days pooled.
+  public var dayKind: DayKind
+
+  public enum DayKind: String, Hashable, Sendable {
+    case weekday, weekend, all
+  }
+}
+
+/// The user's launch history and the habits it shows (SEMANTICS.md §4: "fetch shortly before
+/// predicted launches"; time-of-day and day-of-week patterns).
+///
+/// **Model.** Launches are kept for ``FetchProfile/historyDays``. A day *d* days before the day
+/// planned for weighs 2^(−(d − 1)/``FetchProfile/historyHalfLifeDays``). Weekdays and weekends are
+/// learned apart (once each kind has ``FetchProfile/minimumDaysPerKind`` observed days; before, all
+/// days are pooled). For the planned day's kind, launches are binned by minute of local time; the
+/// density at a minute is the weighted count within ±``FetchProfile/habitRadius`` divided by the
+/// weight of the observed days of that kind, i.e. the expected launches per day around that minute.
+/// A habit is a maximal run of minutes whose density reaches ``FetchProfile/habitSupport``; its
+/// launches (those inside the run) give its early edge and median. Runs do not wrap around
+/// midnight. The observed period starts with the first launch's day.
+public struct LaunchHistory: Sendable {
+  public let profile: FetchProfile
+  /// Launch times (seconds since the Unix epoch) and their local days, in time order.
+  private var launches: [(time: Double, day: Int, secondOfDay: Double)] = []
+  /// The first observed local day, and the clock offset of the latest launch.
+  public private(set) var firstDay: Int?
+  public private(set) var utcOffset = 0
+
+  public init(profile: FetchProfile) { self.profile = profile }
+
+  /// Launches held.
+  public var count: Int { launches.count }
+
+  /// Records a launch at `time` on a clock `utcOffset` seconds ahead of UTC (launches must come in
+  /// time order).
+  public mutating func observe(launchAt time: Double, utcOffset: Int) {
+    let local = LocalTime(time, utcOffset: utcOffset)
+    self.utcOffset = utcOffset
+    if firstDay == nil { firstDay = local.day }
+    launches.append((time, local.day, local.secondOfDay))
+    let oldest = local.day - profile.historyDays
+    if let first = launches.first, first.day < oldest {
+      launches.removeFirst(launches.firstIndex { $0.day >= oldest } ?? launches.count)
+    }
+  }
+
+  /// Days observed before local day `day` (at most ``FetchProfile/historyDays``).
+  public func observedDays(before day: Int) -> Int {
+    guard let firstDay else { return 0 }
+    return max(0, min(profile.historyDays, day - firstDay))
+  }
+
+  /// The habits for local day `day`, in time-of-day order; empty while fewer than
+  /// ``FetchProfile/minimumHistoryDays`` days are observed.
+  public func habits(forDay day: Int) -> [LaunchHabit] {
+    let observed = observedDays(before: day)
+    guard observed >= profile.minimumHistoryDays else { return [] }
+    let weekend = LocalTime.isWeekend(day: day)
+    var kindDays = 0
+    for d in (day - observed)..<day where LocalTime.isWeekend(day: d) == weekend { kindDays += 1 }
+    let kind: LaunchHabit.DayKind = kindDays >= profile.minimumDaysPerKind ? (weekend ? .weekend : .weekday) : .all
+    func counts(_ d: Int) -> Bool { kind == .all || LocalTime.isWeekend(day: d) == weekend }
+    func weight(_ d: Int) -> Double { Decay.pow2(-Double(day - d - 1) / profile.historyHalfLifeDays) }
+
+    var dayWeight = 0.0
+    for d in (day - observed)..<day where counts(d) { dayWeight += weight(d) }
+    guard dayWeight > 0 else { return [] }
+    let minutes = 1_440
+    var bins = [Double](repeating: 0, count: minutes)
+    for l in launches where l.day < day && l.day >= day - observed && counts(l.day) {
+      bins[min(minutes - 1, Int(l.secondOfDay / 60))] += weight(l.day)
+    }
+    // Density: weighted launches within ±radius, per weighted day (a running window sum).
+    let r = max(0, Int((profile.habitRadius / 60).rounded()))
+    var density = [Double](repeating: 0, count: minutes)
+    var window = 0.0
+    for m in 0..<min(r, minutes) { window += bins[m] }
+    for m in 0..<minutes {
+      if m + r < minutes { window += bins[m + r] }
+      if m - r - 1 >= 0 { window -= bins[m - r - 1] }
+      density[m] = window / dayWeight
+    }
+    var habits: [LaunchHabit] = []
+    var m = 0
+    while m < minutes {
+      guard density[m] >= profile.habitSupport * (1 - 1e-12) else {
+        m += 1
+        continue
+      }
+      var end = m
+      while end + 1 < minutes, density[end + 1] >= profile.habitSupport * (1 - 1e-12) { end += 1 }
+      let start = Double(m * 60)
+      let stop = Double((end + 1) * 60)
+      var inside: [(second: Double, weight: Double)] = []
+      for l in launches where l.day < day && l.day >= day - observed && counts(l.day) && l.secondOfDay >= start && l.secondOfDay < stop {
+        inside.append((l.secondOfDay, weight(l.day)))
+      }
+      if !inside.isEmpty {
+        inside.sort { $0.second < $1.second }
+        let total = inside.reduce(0) { $0 + $1.weight }
+        habits.append(LaunchHabit(
+          earlyEdge: Self.quantile(inside, total, profile.habitEarlyQuantile), median: Self.quantile(inside, total, 0.5), end: stop,
+          support: total / dayWeight, launches: inside.count, dayKind: kind))
+      }
+      m = end + 1
+    }
+    return habits
+  }
+
+  /// The weighted `q`-quantile of sorted values (the first whose cumulative weight reaches q).
+  static func quantile(_ values: [(second: Double, weight: Double)], _ total: Double, _ q: Double) -> Double {
+    var sum = 0.0
+    for v in values {
+      sum += v.weight
+      if sum >= q * total * (1 - 1e-12) { return v.second }
+    }
+    return values.last?.second ?? 0
+  }
+}
+
+extension LocalTime {
+  /// Whether local day `day` (days since 1970-01-01) is a Saturday or a Sunday.
+  public static func isWeekend(day: Int) -> Bool {
+    let weekday = ((day + 4) % 7 + 7) % 7
+    return weekday == 0 || weekday == 6
+  }
+}
+
+/// Exponential decay without libm's `exp2`.
+enum Decay {
+  /// 2^x for x ≤ 0: halvings for the whole part, a Taylor series of e^(f ln 2) for the fraction
+  /// (relative error below 1e-15 for f in 0 ..< 1).
+  static func pow2(_ x: Double) -> Double {
+    var result = 1.0
+    var whole = x.rounded(.down)
+    let fraction = x - whole
+    while whole < 0 {
+      result *= 0.5
+      whole += 1
+      if result < 1e-300 { return 0 }
+    }
+    let y = fraction * 0.693_147_180_559_945_3
+    var term = 1.0
+    var sum = 1.0
+    for k in 1...20 {
+      term *= y / Double(k)
+      sum += term
+    }
+    return result * sum
+  }
+}

@@ -1,0 +1,219 @@
+import BackgroundRuntime
+import SyntheticData
+import Testing
+
+/// 2024-05-06 00:00 local (UTC+2), a Monday.
+private let monday = 1_714_946_400.0
+private let offset = 7_200
+private let day = 86_400.0
+
+private func simulation(
+  _ user: SyntheticUsage, policy: FetchPolicy = .minimum, modes: Set<BackgroundMode> = [.fetch],
+  handler: HandlerBehaviour = HandlerBehaviour(work: 3), conditions: DeviceConditions = DeviceConditions(), seed: UInt64 = 1,
+  historyDays: Int = 14, days: Int = 14
+) -> FetchSimulation {
+  let start = monday - Double(historyDays) * day
+  let launches = user.launches(from: start, days: historyDays + days, utcOffset: offset, seed: seed)
+  return FetchSimulation(
+    configuration: AppConfiguration(backgroundModes: modes, fetchPolicy: policy), handler: handler, seed: seed, launches: launches,
+    window: monday..<(monday + Double(days) * day),
+    feed: .daytimeNews(from: start, days: historyDays + days + 1, utcOffset: offset), conditions: conditions)
+}
+
+@Suite("Local time")
+struct LocalTimeTests {
+  @Test("weekday and second of day on an offset clock")
+  func reading() {
+    let t = LocalTime(monday + 7 * 3_600 + 30, utcOffset: offset)
+    #expect(t.weekday == 1)
+    #expect(!t.isWeekend)
+    #expect(t.secondOfDay == 7 * 3_600 + 30)
+    #expect(LocalTime.time(day: t.day, secondOfDay: t.secondOfDay, utcOffset: offset) == monday + 7 * 3_600 + 30)
+    // Sunday 23:30 local is still Sunday although it is Sunday 21:30 UTC.
+    let sunday = LocalTime(monday - 1_800, utcOffset: offset)
+    #expect(sunday.weekday == 0 && sunday.isWeekend)
+    // Before 1970 the day rounds down.
+    #expect(LocalTime(-1, utcOffset: 0).day == -1)
+    #expect(LocalTime(-1, utcOffset: 0).weekday == 3)
+  }
+}
+
+@Suite("Launch habits")
+struct LaunchHabitTests {
+  @Test("weekday and weekend habits are learned apart; a cold start has none")
+  func weekdayWeekend() {
+    var history = LaunchHistory(profile: .ios)
+    let launches = SyntheticUsage.morning.launches(from: monday - 14 * day, days: 14, utcOffset: offset, seed: 3)
+    let firstDay = LocalTime(monday - 14 * day, utcOffset: offset).day
+    #expect(history.habits(forDay: firstDay + 1).isEmpty)
+    for l in launches { history.observe(launchAt: l.time, utcOffset: l.utcOffset) }
+    let today = LocalTime(monday, utcOffset: offset).day
+    let weekday = history.habits(forDay: today)
+    #expect(weekday.count == 1)
+    #expect(weekday[0].dayKind == .weekday)
+    #expect(abs(weekday[0].median - (7 * 3_600 + 45 * 60)) <= 6 * 60)
+    #expect(weekday[0].earlyEdge >= 7 * 3_600 + 39 * 60)
+    #expect(weekday[0].support > 0.9)
+    let saturday = history.habits(forDay: today + 5)
+    #expect(saturday.count == 1)
+    #expect(saturday[0].dayKind == .weekend)
+    #expect(abs(saturday[0].median - (9 * 3_600 + 15 * 60)) <= 12 * 60)
+  }
+
+  @Test("a launch seen once in a fortnight is no habit")
+  func rareLaunchIsNoHabit() {
+    var history = LaunchHistory(profile: .ios)
+    for d in 0..<14 {
+      history.observe(launchAt: monday - Double(14 - d) * day + 8 * 3_600, utcOffset: offset)
+      if d == 11 { history.observe(launchAt: monday - 3 * day + 15 * 3_600, utcOffset: offset) }  // a Friday
+    }
+    let habits = history.habits(forDay: LocalTime(monday, utcOffset: offset).day)
+    #expect(habits.count == 1)
+    #expect(habits[0].median == 8 * 3_600)
+  }
+}
+
+@Suite("Device conditions and staleness")
+struct FetchMeasureTests {
+  @Test("a chain of overlapping conditions blocks until its end")
+  func blockingChain() {
+    let c = DeviceConditions([
+      .init(start: 100, end: 200, condition: .lowPowerMode), .init(start: 150, end: 300, condition: .offline),
+      .init(start: 400, end: 500, condition: .backgroundRefreshOff),
+    ])
+    #expect(c.blocking(at: 50) == nil)
+    #expect(c.blocking(at: 120)! == (.lowPowerMode, 300))
+    #expect(c.blocking(at: 250)! == (.offline, 300))
+    #expect(c.blocking(at: 300) == nil)
+    #expect(c.blocking(at: 400)! == (.backgroundRefreshOff, 500))
+  }
+
+  @Test("nearest-rank percentiles")
+  func percentiles() {
+    let s = StalenessSummary([0, 0, 0, 0, 0, 0, 0, 0, 60, 600])
+    #expect(s.fresh == 8)
+    #expect(s.freshShare == 0.8)
+    #expect(s.p50 == 0)
+    #expect(s.p90 == 60)
+    #expect(s.p99 == 600)
+    #expect(s.maximum == 600)
+  }
+
+  @Test("the feed counts what is waiting")
+  func feed() {
+    let feed = ContentFeed.daytimeNews(from: monday, days: 1, utcOffset: offset)
+    #expect(feed.publications.count == 33)  // 06:00 … 22:00 every 30 min
+    let (count, oldest) = feed.unfetched(after: monday + 6 * 3_600, through: monday + 7 * 3_600)
+    #expect(count == 2)
+    #expect(oldest == monday + 6.5 * 3_600)
+  }
+}
+
+@Suite("Fetch simulation")
+struct FetchSimulationTests {
+  @Test("the promise: morning and hourly checkers find fresh content with few fetches", arguments: SyntheticUsage.allCases)
+  func promise(_ user: SyntheticUsage) {
+    let sim = simulation(user)
+    let scheduler = sim.run(.system).summary
+    let fixed15 = sim.run(.fixed(interval: 900)).summary
+    let oracle = sim.run(.oracle(lead: 60)).summary
+    #expect(scheduler.staleness.launches > 0)
+    #expect(scheduler.staleness.freshShare >= 0.95)
+    #expect(scheduler.staleness.p90 <= 600)
+    #expect(scheduler.fetches <= 2 * oracle.fetches)
+    #expect(scheduler.fetches * 3 <= fixed15.fetches)
+  }
+
+  @Test("policy never, or no fetch background mode: no fetch, and the timeline says why")
+  func never() {
+    for (policy, modes) in [(FetchPolicy.never, Set<BackgroundMode>([.fetch])), (.minimum, []), (.custom(interval: 3_600), [.location])] {
+      let run = simulation(.hourly, policy: policy, modes: modes).run(.system)
+      #expect(run.summary.fetches == 0)
+      #expect(run.events.first?.kind == .fetchUnavailable)
+      #expect(run.events.first?.detail.contains(modes.contains(.fetch) ? "never" : "UIBackgroundModes") == true)
+    }
+  }
+
+  @Test("a custom interval is never violated", arguments: [1_200.0, 2_700, 7_200, 21_600])
+  func customInterval(_ interval: Double) {
+    for seed in UInt64(1)...4 {
+      for user in SyntheticUsage.allCases {
+        let run = simulation(user, policy: .custom(interval: interval), seed: seed).run(.system)
+        let starts = run.events.filter { $0.kind == .fetchRequested }.map(\.time)
+        #expect(!starts.isEmpty)
+        for (a, b) in zip(starts, starts.dropFirst()) { #expect(b - a >= interval) }
+      }
+    }
+  }
+
+  @Test("no fetch in Low Power Mode, with refresh off or offline")
+  func conditions() {
+    for condition in DeviceCondition.allCases {
+      let blocked = DeviceConditions([.init(start: monday, end: monday + 14 * day, condition: condition)])
+      let run = simulation(.morning, conditions: blocked).run(.system)
+      #expect(run.summary.fetches == 0)
+      #expect(run.summary.skipped > 0)
+      #expect(run.events.contains { $0.kind == .fetchSkipped && $0.detail.contains(condition.sentence) })
+      for baseline in [FetchStrategy.fixed(interval: 900), .oracle(lead: 60)] {
+        #expect(simulation(.morning, conditions: blocked).run(baseline).summary.fetches == 0)
+      }
+    }
+    // A condition that ends inside a habit's span defers the fetch to its end.
+    let morning = simulation(.morning)
+    let first = morning.run(.system).events.first { $0.kind == .fetchRequested }!.time
+    let deferred = simulation(.morning, conditions: DeviceConditions([.init(start: first - 60, end: first + 120, condition: .lowPowerMode)]))
+    let moved = deferred.run(.system).events.first { $0.kind == .fetchRequested }!
+    #expect(moved.time == first + 120)
+    #expect(moved.detail.contains("Low Power Mode went off"))
+  }
+
+  @Test("a handler that overruns is terminated and gets fewer fetches after")
+  func overrun() {
+    let good = simulation(.hourly).run(.system)
+    let slow = simulation(.hourly, handler: HandlerBehaviour(work: 45)).run(.system)
+    #expect(slow.summary.outcomes[.terminated, default: 0] > 0)
+    #expect(slow.summary.terminations == slow.summary.outcomes[.terminated])
+    #expect(slow.events.contains { $0.kind == .fetchTerminated })
+    #expect(slow.summary.fetches < good.summary.fetches / 2)
+    #expect(slow.events.contains { $0.kind == .fetchSkipped && $0.detail.contains("track record") })
+    // Honest NoData is punished less than failure.
+    let failing = simulation(.hourly, handler: HandlerBehaviour(work: 3, failureRate: 1)).run(.system)
+    #expect(failing.summary.outcomes[.failed, default: 0] == failing.summary.fetches)
+    #expect(failing.summary.fetches < good.summary.fetches)
+    var noData = FetchTrackRecord(profile: .ios)
+    var failed = FetchTrackRecord(profile: .ios)
+    for k in 0..<3 {
+      noData.record(.noData, seconds: 2, at: Double(k) * 3_600)
+      failed.record(.failed, seconds: 2, at: Double(k) * 3_600)
+    }
+    #expect(noData.score(at: 3 * 3_600) > failed.score(at: 3 * 3_600))
+    #expect(failed.score(at: 30 * day) > 0.99)  // and both recover with time
+  }
+
+  @Test("same seed, same timeline; another seed, another one")
+  func deterministic() {
+    let a = simulation(.hourly, handler: HandlerBehaviour(work: 3, variation: 0.5, failureRate: 0.2), seed: 9)
+    let b = simulation(.hourly, handler: HandlerBehaviour(work: 3, variation: 0.5, failureRate: 0.2), seed: 9)
+    let c = simulation(.hourly, handler: HandlerBehaviour(work: 3, variation: 0.5, failureRate: 0.2), seed: 10)
+    #expect(a.run(.system).events == b.run(.system).events)
+    #expect(a.run(.system).runtimeEvents == b.run(.system).runtimeEvents)
+    #expect(a.run(.system).events != c.run(.system).events)
+  }
+
+  @Test("property: staleness is never negative and each fetch ends once", arguments: UInt64(1)...6)
+  func invariants(_ seed: UInt64) {
+    var random = SeededGenerator(seed: seed)
+    let work = random.uniform(0...60)
+    let sim = simulation(
+      seed % 2 == 0 ? .hourly : .morning, policy: .custom(interval: random.uniform(900...10_000).rounded()),
+      handler: HandlerBehaviour(work: work, variation: 0.3, failureRate: random.uniform(0...0.5)), seed: seed,
+      historyDays: Int(random.uniform(0...14)), days: 7)
+    for strategy in [FetchStrategy.system, .fixed(interval: 1_800), .oracle(lead: 60)] {
+      let run = sim.run(strategy)
+      #expect(run.events.allSatisfy { ($0.staleness ?? 0) >= 0 })
+      let ends = run.events.filter { $0.outcome != nil || $0.kind == .fetchLost }.count
+      #expect(ends == run.summary.fetches)
+      #expect(zip(run.events, run.events.dropFirst()).allSatisfy { $0.time <= $1.time })
+    }
+  }
+}
