@@ -89,10 +89,7 @@ struct CrossingsCommand: ParsableCommand {
     }
   }
 
-  static func duration(_ seconds: Double) -> String {
-    let s = Int(seconds.rounded())
-    return s >= 3600 ? "\(s / 3600) h \(s / 60 % 60) min" : s >= 60 ? "\(s / 60) min \(s % 60) s" : "\(s) s"
-  }
+  static func duration(_ seconds: Double) -> String { NumberText.duration(seconds) }
 
   func writeRow(_ c: RegionCrossing, _ out: ByteSink) throws(TrackIOError) {
     try out.writeTimestamp(c.time, fractionDigits: 3)

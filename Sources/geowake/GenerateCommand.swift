@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackgroundRuntime
 import Geodesy
 import Geofencing
 import SyntheticData
@@ -8,9 +9,119 @@ import TrackIO
 struct GenerateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "generate",
-    abstract: "Write deterministic synthetic tracks and region sets (same seed, same bytes).",
-    subcommands: [Track.self, Regions.self]
+    abstract: "Write deterministic synthetic tracks, region sets, app usage and content feeds (same seed, same bytes).",
+    subcommands: [Track.self, Regions.self, Usage.self, Feed.self]
   )
+
+  /// Days on a local clock, for usage and feeds.
+  struct Calendar: ParsableArguments {
+    @Option(help: "First local day, YYYY-MM-DD.")
+    var from: String = "2024-04-22"
+
+    @Option(help: "Number of days (1 … 3660).")
+    var days: Int = 28
+
+    @Option(name: .customLong("utc-offset"), help: "The device clock's offset from UTC, ±HH:MM.")
+    var utcOffset: String = "+02:00"
+
+    @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
+    var output: String = "-"
+
+    @Flag(help: "Replace the output file if it exists.")
+    var force = false
+
+    func validate() throws {
+      guard (1...3_660).contains(days) else { throw ValidationError("--days must be in 1...3660, got \(days)") }
+      guard offsetSeconds() != nil else { throw ValidationError("--utc-offset \"\(utcOffset)\": expected ±HH:MM such as +02:00") }
+      guard startTime() != nil else { throw ValidationError("--from \"\(from)\": expected a date YYYY-MM-DD") }
+    }
+
+    func offsetSeconds() -> Int? {
+      let b = Array(utcOffset.utf8)
+      guard b.count == 6, b[0] == UInt8(ascii: "+") || b[0] == UInt8(ascii: "-"), b[3] == UInt8(ascii: ":"),
+        let h = Int(String(utcOffset.dropFirst().prefix(2))), let m = Int(String(utcOffset.suffix(2))), h <= 23, m <= 59
+      else { return nil }
+      return (b[0] == UInt8(ascii: "-") ? -1 : 1) * (h * 3_600 + m * 60)
+    }
+
+    /// Local midnight of --from, as seconds since the Unix epoch.
+    func startTime() -> Double? {
+      guard let offset = offsetSeconds(), let t = TimestampText.parse(from + "T00:00:00" + (offset == 0 ? "Z" : utcOffset)) else { return nil }
+      return t
+    }
+
+    func sink() throws -> ByteSink {
+      do { return try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
+    }
+  }
+
+  struct Usage: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "App launches of a synthetic user (CSV time,duration), for geowake fetch.",
+      discussion: """
+        morning: opens the app once a day, weekdays at 07:45 ± 6 min, weekends at 09:15 ± 12 min, \
+        for 3-5 min. hourly: about ten past every hour from 08:10 to 22:10 (± 4 min), for 60-120 s, \
+        skipping one hour in ten. Times are local, written with the --utc-offset.
+        """)
+
+    @OptionGroup var calendar: Calendar
+
+    @Option(help: "The user: morning or hourly.")
+    var pattern: String = "morning"
+
+    @Option(help: "Random seed.")
+    var seed: UInt64 = 1
+
+    func validate() throws {
+      guard SyntheticUsage(rawValue: pattern) != nil else { throw ValidationError("--pattern must be morning or hourly, got \(pattern)") }
+    }
+
+    func run() throws {
+      guard let user = SyntheticUsage(rawValue: pattern), let start = calendar.startTime(), let offset = calendar.offsetSeconds() else { return }
+      let launches = user.launches(from: start, days: calendar.days, utcOffset: offset, seed: seed)
+      let sink = try calendar.sink()
+      do {
+        try sink.write("time,duration\n")
+        for l in launches { try sink.write(TimestampText.iso8601(l.time, utcOffset: offset) + ",\(Int(l.duration))\n") }
+        try sink.commit()
+      } catch { throw Diagnostics.fail(error) }
+    }
+  }
+
+  struct Feed: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Publication times of a content feed (CSV time): news every --every seconds in the daytime.")
+
+    @OptionGroup var calendar: Calendar
+
+    @Option(help: "Seconds between publications.")
+    var every: Int = 1_800
+
+    @Option(name: .customLong("first-hour"), help: "First publication of the day, local hour 0…24.")
+    var firstHour: Int = 6
+
+    @Option(name: .customLong("last-hour"), help: "No publication after this local hour, 0…24.")
+    var lastHour: Int = 22
+
+    func validate() throws {
+      guard (60...86_400).contains(every) else { throw ValidationError("--every must be seconds in 60...86400, got \(every)") }
+      guard (0...24).contains(firstHour), (0...24).contains(lastHour), firstHour <= lastHour else {
+        throw ValidationError("--first-hour and --last-hour must be hours 0...24 with first ≤ last")
+      }
+    }
+
+    func run() throws {
+      guard let start = calendar.startTime(), let offset = calendar.offsetSeconds() else { return }
+      let feed = ContentFeed.daytimeNews(
+        from: start, days: calendar.days, utcOffset: offset, every: Double(every), firstHour: firstHour, lastHour: lastHour)
+      let sink = try calendar.sink()
+      do {
+        try sink.write("time\n")
+        for t in feed.publications { try sink.write(TimestampText.iso8601(t, utcOffset: offset) + "\n") }
+        try sink.commit()
+      } catch { throw Diagnostics.fail(error) }
+    }
+  }
 
   struct Placement: ParsableArguments {
     @Option(help: "Random seed.")

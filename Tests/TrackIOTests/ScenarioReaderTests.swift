@@ -20,6 +20,21 @@ struct ScenarioReaderTests {
     #expect(s.behaviours[.fetch] == HandlerBehaviour(work: 12))
     #expect(s.sessions.map(\.start) == [1_714_550_400, 1_714_554_000] && s.sessions.map(\.duration) == [300, 60])
     #expect(s.forceQuits == [1_714_564_800])
+    #expect(s.configuration == AppConfiguration())  // nothing declared: no background modes, fetch never
+  }
+
+  @Test func readsTheAppConfiguration() throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.file("app.json", containing: """
+      {"backgroundModes": ["fetch", "remote-notification"], "fetchInterval": 1800, "permittedTaskIdentifiers": ["com.example.refresh"],
+       "handlers": {"fetch": {"work": 5, "failureRate": 0.25}}}
+      """)
+    let s = try ScenarioReader.read(path: path)
+    #expect(s.configuration == AppConfiguration(
+      backgroundModes: [.fetch, .remoteNotification], fetchPolicy: .custom(interval: 1_800), permittedTaskIdentifiers: ["com.example.refresh"]))
+    #expect(s.behaviours[.fetch] == HandlerBehaviour(work: 5, failureRate: 0.25))
+    let minimum = try folder.file("m.json", containing: #"{"fetchInterval": "minimum"}"#)
+    #expect(try ScenarioReader.read(path: minimum).configuration.fetchPolicy == .minimum)
   }
 
   /// A usage pattern: a session at each daily time, every day of the period.
@@ -50,7 +65,12 @@ struct ScenarioReaderTests {
   @Test(arguments: [
     (#"{"handlers": {"location": {"work": -3}}}"#, "1:36: error: $.handlers.location.work: -3.0 is out of range: expected seconds in 0...86400"),
     (#"{"handlers": {"locaton": {}}}"#, "1:26: error: $.handlers.locaton: unknown key: expected one of location, fetch, remoteNotification"),
-    (#"{"profil": "ios"}"#, "1:12: error: $.profil: unknown key: expected one of profile, seed, handlers, sessions, usage, forceQuits"),
+    (#"{"profil": "ios"}"#, "1:12: error: $.profil: unknown key: expected one of profile, seed, handlers, sessions, usage, forceQuits, backgroundModes, fetchInterval, permittedTaskIdentifiers"),
+    (#"{"backgroundModes": ["fetch", "audio"]}"#,
+     "1:31: error: $.backgroundModes[1]: expected one of \"location\", \"fetch\", \"remote-notification\", \"processing\""),
+    (#"{"fetchInterval": -900}"#, "1:19: error: $.fetchInterval: expected \"never\", \"minimum\" or seconds in 0<..31536000"),
+    (#"{"fetchInterval": "hourly"}"#, "1:19: error: $.fetchInterval: expected \"never\", \"minimum\" or seconds in 0<..31536000"),
+    (#"{"handlers": {"fetch": {"failureRate": 1.5}}}"#, "1:40: error: $.handlers.fetch.failureRate: 1.5 is out of range: expected a fraction in 0...1"),
     (#"{"profile": "android"}"#, "1:13: error: $.profile: expected \"ios\", \"ios7\" or \"ios6\""),
     (#"{"handlers": {"fetch": {"work": 1, "endsTaskOnExpiration": true}}}"#,
      "1:60: error: $.handlers.fetch.endsTaskOnExpiration: given without a backgroundTask: expected a backgroundTask for it to end"),

@@ -9,11 +9,14 @@ public struct AppScenario: Hashable, Sendable {
   public var sessions: [(start: Double, duration: Double)]
   /// Times the user force-quits the app.
   public var forceQuits: [Double]
+  /// The app's declared background modes and fetch policy (Info.plist and launch-time calls).
+  public var configuration: AppConfiguration
 
   public init(
     profile: RuntimeProfile = .ios, seed: UInt64 = 0, behaviours: [LaunchReason: HandlerBehaviour] = [:],
-    sessions: [(start: Double, duration: Double)] = [], forceQuits: [Double] = []
+    sessions: [(start: Double, duration: Double)] = [], forceQuits: [Double] = [], configuration: AppConfiguration = AppConfiguration()
   ) {
+    self.configuration = configuration
     self.profile = profile
     self.seed = seed
     self.behaviours = behaviours
@@ -30,7 +33,7 @@ public struct AppScenario: Hashable, Sendable {
   }
 
   public static func == (a: AppScenario, b: AppScenario) -> Bool {
-    a.profile == b.profile && a.seed == b.seed && a.behaviours == b.behaviours && a.forceQuits == b.forceQuits
+    a.profile == b.profile && a.seed == b.seed && a.configuration == b.configuration && a.behaviours == b.behaviours && a.forceQuits == b.forceQuits
       && a.sessions.map(\.start) == b.sessions.map(\.start) && a.sessions.map(\.duration) == b.sessions.map(\.duration)
   }
 

@@ -18,7 +18,9 @@ public struct UserLaunch: Hashable, Sendable {
 public enum FetchStrategy: Hashable, Sendable, CustomStringConvertible {
   /// The system's ``FetchScheduler`` under the app's policy.
   case system
-  /// A baseline: every `interval` seconds from the start, all day, whatever the habits.
+  /// A baseline: every `interval` seconds, all day, whatever the habits, from the first launch in
+  /// the window on (an app-driven timer started when the user first opened the app, so its phase
+  /// is not lined up with anything by construction).
   case fixed(interval: Double)
   /// A baseline that knows the future: one fetch `lead` seconds before each launch.
   case oracle(lead: Double)
@@ -90,9 +92,16 @@ public struct FetchEvent: Hashable, Sendable {
     }
   }
 
+  /// A duration rounded to the second: `42 s`, `3 min 5 s`, `2 h 10 min`; tenths below 10 s.
+  static func duration(_ seconds: Double) -> String {
+    if seconds < 10 { return RuntimeEvent.seconds(seconds) }
+    let s = Int(seconds.rounded())
+    return s >= 3_600 ? "\(s / 3_600) h \(s / 60 % 60) min" : s >= 60 ? "\(s / 60) min \(s % 60) s" : "\(s) s"
+  }
+
   /// What happened, in a sentence.
   public var detail: String {
-    func minutes(_ s: Double) -> String { RuntimeEvent.seconds(s) }
+    let minutes = Self.duration
     switch facts {
     case .diagnostic(let text): return text
     case .launch(let staleness, let waiting, let snapshotAge):
@@ -253,7 +262,11 @@ private struct RunState {
     }
     for t in sim.forceQuits where sim.window.contains(t) { runtime.schedule(SystemEvent(time: t, kind: .forceQuit)) }
     fetchedThrough = last ?? sim.window.lowerBound
-    nextFixed = sim.window.lowerBound
+    nextFixed = first < sim.launches.count ? sim.launches[first].time : sim.window.lowerBound
+    if case .fixed(let interval) = strategy {
+      // Back from the first launch to the window's start, keeping the phase.
+      nextFixed -= ((nextFixed - sim.window.lowerBound) / interval).rounded(.down) * interval
+    }
     random = SplitMix64(seed: sim.seed ^ 0x5EED_FE7C_0000_0001)
   }
 

@@ -100,7 +100,12 @@ enum ByteNumbers {
   /// Parses an ISO 8601 / RFC 3339 date-time: `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM|±HHMM]`
   /// (a space may replace `T`; no offset means UTC, as in GPX). Returns seconds since the Unix
   /// epoch, or nil.
-  static func timestamp(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+  @inline(__always)
+  static func timestamp(_ b: UnsafeBufferPointer<UInt8>) -> Double? { timestampWithOffset(b)?.seconds }
+
+  /// The same, with the offset from UTC it was written with (seconds, east positive; 0 without
+  /// one).
+  static func timestampWithOffset(_ b: UnsafeBufferPointer<UInt8>) -> (seconds: Double, offset: Int)? {
     func digits(_ at: Int, _ count: Int) -> Int? {
       guard at + count <= b.count else { return nil }
       var v = 0
@@ -155,7 +160,7 @@ enum ByteNumbers {
     }
     guard i == b.count else { return nil }
     let days = daysFromCivil(year: year, month: month, day: day)
-    return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+    return (Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction, offset)
   }
 
   static func daysIn(month: Int, year: Int) -> Int {

@@ -11,8 +11,16 @@ public import BackgroundRuntime
 ///     "remoteNotification": {"work": 3} },
 ///   "sessions": [{"at": "2024-05-01T08:00:00Z", "duration": 300}],
 ///   "usage": {"daily": ["07:30", "12:15", "21:00"], "duration": 240, "from": "2024-05-01", "days": 14},
-///   "forceQuits": ["2024-05-01T12:00:00Z"] }
+///   "forceQuits": ["2024-05-01T12:00:00Z"],
+///   "backgroundModes": ["location", "fetch", "remote-notification"],
+///   "fetchInterval": "minimum",
+///   "permittedTaskIdentifiers": ["com.example.refresh"] }
 /// ```
+///
+/// `backgroundModes` mirrors Info.plist `UIBackgroundModes` (`location`, `fetch`,
+/// `remote-notification`, `processing`); `fetchInterval` is `"never"` (the default, as on iOS),
+/// `"minimum"` or seconds > 0; handlers may give a `failureRate` (0…1) of completions that report
+/// `failed`.
 ///
 /// `usage` is a pattern of foreground sessions: every day from `from` (UTC) for `days` days (1…366),
 /// a session of `duration` seconds at each `daily` time (`HH:MM` UTC). Its sessions join `sessions`;
@@ -67,7 +75,9 @@ public enum ScenarioReader {
       var scenario = AppScenario()
       var usage: [(start: Double, duration: Double)] = []
       var usageNode: JSONNode?
-      for (key, value) in try members(root, "$", allowed: ["profile", "seed", "handlers", "sessions", "usage", "forceQuits"]) {
+      for (key, value) in try members(root, "$", allowed: [
+          "profile", "seed", "handlers", "sessions", "usage", "forceQuits", "backgroundModes", "fetchInterval", "permittedTaskIdentifiers",
+        ]) {
         let path = "$.\(key)"
         switch key {
         case "profile":
@@ -100,6 +110,29 @@ public enum ScenarioReader {
         case "usage":
           usage = try pattern(value, path)
           usageNode = value
+        case "backgroundModes":
+          let names = BackgroundMode.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+          guard case .array(let items) = value.value else { throw fail(path, value, "found \(value.kind): expected an array of \(names)") }
+          for (k, item) in items.enumerated() {
+            guard case .string(let name) = item.value, let mode = BackgroundMode(rawValue: name) else {
+              throw fail("\(path)[\(k)]", item, "expected one of \(names)")
+            }
+            scenario.configuration.backgroundModes.insert(mode)
+          }
+        case "fetchInterval":
+          switch value.value {
+          case .string("never"): scenario.configuration.fetchPolicy = .never
+          case .string("minimum"): scenario.configuration.fetchPolicy = .minimum
+          case .number(let seconds) where seconds.isFinite && seconds > 0 && seconds <= 31_536_000:
+            scenario.configuration.fetchPolicy = .custom(interval: seconds)
+          default: throw fail(path, value, "expected \"never\", \"minimum\" or seconds in 0<..31536000")
+          }
+        case "permittedTaskIdentifiers":
+          guard case .array(let items) = value.value else { throw fail(path, value, "found \(value.kind): expected an array of strings") }
+          for (k, item) in items.enumerated() {
+            guard case .string(let id) = item.value, !id.isEmpty else { throw fail("\(path)[\(k)]", item, "expected a non-empty string") }
+            scenario.configuration.permittedTaskIdentifiers.insert(id)
+          }
         case "forceQuits":
           guard case .array(let items) = value.value else { throw fail(path, value, "found \(value.kind): expected an array of times") }
           for (k, item) in items.enumerated() { scenario.forceQuits.append(try time(item, "\(path)[\(k)]")) }
@@ -165,12 +198,13 @@ public enum ScenarioReader {
     func behaviour(_ node: JSONNode, _ path: String) throws(TrackIOError) -> HandlerBehaviour {
       var b = HandlerBehaviour(work: 0)
       var endsGiven: JSONNode?
-      for (key, value) in try members(node, path, allowed: ["work", "backgroundTask", "endsTaskOnExpiration", "variation"]) {
+      for (key, value) in try members(node, path, allowed: ["work", "backgroundTask", "endsTaskOnExpiration", "variation", "failureRate"]) {
         let field = "\(path).\(key)"
         switch key {
         case "work": b.work = try number(value, field, 0...86_400, "seconds in 0...86400")
         case "backgroundTask": b.backgroundTask = try number(value, field, 0...86_400, "seconds in 0...86400")
         case "variation": b.variation = try number(value, field, 0...1, "a fraction in 0...1")
+        case "failureRate": b.failureRate = try number(value, field, 0...1, "a fraction in 0...1")
         case "endsTaskOnExpiration":
           guard case .bool(let flag) = value.value else { throw fail(field, value, "found \(value.kind): expected true or false") }
           b.endsTaskOnExpiration = flag

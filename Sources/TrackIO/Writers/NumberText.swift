@@ -6,4 +6,10 @@ public enum NumberText {
     ByteSink.appendFixed(value, decimals: decimals, to: &bytes)
     return String(decoding: bytes, as: UTF8.self)
   }
+
+  /// A duration rounded to the second: `42 s`, `3 min 5 s`, `2 h 10 min`.
+  public static func duration(_ seconds: Double) -> String {
+    let s = Int(seconds.rounded())
+    return s >= 3600 ? "\(s / 3600) h \(s / 60 % 60) min" : s >= 60 ? "\(s / 60) min \(s % 60) s" : "\(s) s"
+  }
 }

@@ -14,4 +14,19 @@ public enum TimestampText {
     let milliseconds = (seconds * 1000).rounded()
     return iso8601(seconds, fractionDigits: milliseconds.truncatingRemainder(dividingBy: 1000) == 0 ? 0 : 3)
   }
+
+  /// `seconds` as ISO 8601 local time on a clock `utcOffset` seconds ahead of UTC
+  /// (`2024-05-06T07:45:00+02:00`; `Z` when the offset is 0).
+  public static func iso8601(_ seconds: Double, utcOffset: Int) -> String {
+    guard utcOffset != 0 else { return iso8601(seconds) }
+    let local = iso8601(seconds + Double(utcOffset)).dropLast()
+    let m = abs(utcOffset) / 60
+    func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    return local + (utcOffset < 0 ? "-" : "+") + two(m / 60) + ":" + two(m % 60)
+  }
+
+  /// Parses ISO 8601 text (as the readers do): seconds since the Unix epoch, or nil.
+  public static func parse(_ text: String) -> Double? {
+    Array(text.utf8).withUnsafeBufferPointer { ByteNumbers.timestamp($0) }
+  }
 }

@@ -1,0 +1,110 @@
+import ArgumentParser
+import BackgroundRuntime
+import TrackIO
+
+/// `geowake fetch`: when the system would fetch in the background for a user's launch habits,
+/// and how fresh the content was at each launch, against fixed and oracle baselines.
+struct FetchCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "fetch",
+    abstract: "Simulate background fetch for a user's launches: fetch decisions, staleness at launch, baselines.",
+    discussion: """
+      --usage is a CSV of launches (time[,duration]); times are ISO 8601 and their UTC offset is \
+      the device clock's, so habits are learned in local time. The last --days local days are \
+      simulated; earlier launches are the history the system learned from. --feed is a CSV of \
+      publication times (time[,…]); without it, news is published every 30 min from 06:00 to \
+      22:00 local time. Staleness at a launch is the launch time minus the oldest publication not \
+      yet fetched (0 when none); opening the app refreshes it.
+
+      The app: without --app, an app that declares the fetch background mode, asks for the \
+      minimum interval and whose handler takes 3 s. With --app SCENARIO.json: its profile, seed, \
+      "handlers": {"fetch": {"work", "backgroundTask", "variation", "failureRate"}}, \
+      "backgroundModes", "fetchInterval" ("never" — the iOS default —, "minimum" or seconds) and \
+      "forceQuits". --policy overrides the fetch interval. --conditions is a CSV \
+      start,end,condition (lowPowerMode, backgroundRefreshOff, offline): no fetch then.
+
+      The scheduler runs beside three baselines in one run: fixed 15 min, fixed 1 h, and an oracle \
+      that fetches 60 s before each launch. --format table lists the scheduler's decisions, \
+      launches and fetch results, then every strategy's totals and the promise's checks; jsonl \
+      adds the app runtime's steps (category "app") and ends with one summary line per strategy \
+      and one line per check; html draws a day-by-day chart and staleness over time.
+      """
+  )
+
+  @Option(help: "Launches (CSV time[,duration]).")
+  var usage: String
+
+  @Option(help: "Publication times (CSV time[,…]); default: news every 30 min, 06:00–22:00 local.")
+  var feed: String?
+
+  @Option(help: "Fetch interval policy: never, minimum or custom:SECONDS.")
+  var policy: String?
+
+  @Option(help: "Days simulated (the last ones of the usage file).")
+  var days: Int = 14
+
+  @Option(help: "App scenario (JSON): fetch handler, profile, seed, background modes, fetch interval, force-quits.")
+  var app: String?
+
+  @Option(help: "Device conditions (CSV start,end,condition).")
+  var conditions: String?
+
+  @Option(help: "Output format: table, jsonl or html.")
+  var format: String = "table"
+
+  @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
+  var output: String = "-"
+
+  @Flag(help: "Replace the output file if it exists.")
+  var force = false
+
+  func validate() throws {
+    if let policy, FetchPolicy(text: policy) == nil {
+      throw ValidationError("--policy must be never, minimum or custom:SECONDS (a whole number > 0), got \(policy)")
+    }
+    guard (1...366).contains(days) else { throw ValidationError("--days must be in 1...366, got \(days)") }
+    guard FetchReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl or html, got \(format)") }
+  }
+
+  func run() throws {
+    let launches: [UserLaunch]
+    do { launches = try UsageCSVReader.read(path: usage) } catch { throw Diagnostics.fail(error) }
+    guard let window = FetchSimulation.window(days: days, launches: launches) else {
+      Diagnostics.error("\(usage): no launches: expected at least one line after the header")
+      throw SysExit.dataError
+    }
+    let offset = launches.last?.utcOffset ?? 0
+    var scenario = AppScenario(
+      behaviours: [.fetch: HandlerBehaviour(work: 3)], configuration: AppConfiguration(backgroundModes: [.fetch], fetchPolicy: .minimum))
+    if let app {
+      do { scenario = try ScenarioReader.read(path: app) } catch { throw Diagnostics.fail(error) }
+    }
+    if let policy, let parsed = FetchPolicy(text: policy) { scenario.configuration.fetchPolicy = parsed }
+    let contentFeed: ContentFeed
+    let feedSource: String
+    if let feed {
+      do { contentFeed = try FeedCSVReader.read(path: feed) } catch { throw Diagnostics.fail(error) }
+      feedSource = feed
+    } else {
+      let first = launches.first?.time ?? window.lowerBound
+      let days = Int(((window.upperBound - first) / LocalTime.secondsPerDay).rounded(.up)) + 1
+      contentFeed = .daytimeNews(from: first, days: days, utcOffset: offset)
+      feedSource = "news every 30 min from 06:00 to 22:00 local time (generated)"
+    }
+    var deviceConditions = DeviceConditions()
+    if let conditions {
+      do { deviceConditions = try DeviceConditionsCSVReader.read(path: conditions) } catch { throw Diagnostics.fail(error) }
+    }
+    let simulation = FetchSimulation(
+      configuration: scenario.configuration, runtimeProfile: scenario.profile,
+      handler: scenario.behaviours[.fetch] ?? .instant, seed: scenario.seed, launches: launches, window: window, feed: contentFeed,
+      conditions: deviceConditions, forceQuits: scenario.forceQuits)
+    let report = FetchReport(FetchComparison(simulation), usageSource: usage, feedSource: feedSource)
+    let out: ByteSink
+    do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }
+    do {
+      try report.write(FetchReport.Format(rawValue: format) ?? .table, to: out)
+      try out.commit()
+    } catch { throw Diagnostics.fail(error) }
+  }
+}

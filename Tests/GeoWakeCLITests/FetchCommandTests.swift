@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import _GeoWakeTestSupport
+
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
+@Suite("geowake fetch")
+struct FetchCommandTests {
+  static func fetch(_ user: String, _ extra: [String] = []) throws -> CommandRunner.Result {
+    try CommandRunner.run(["fetch", "--usage", "Fixtures/fetch/\(user)-checker.csv", "--feed", "Fixtures/fetch/news-feed.csv"] + extra)
+  }
+
+  /// The issue's bar on the bundled users, as the README prints it.
+  @Test(arguments: ["morning", "hourly"])
+  func bundledUsersKeepThePromise(_ user: String) throws {
+    let result = try Self.fetch(user)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("14 days simulated (2024-05-06T00:00:00+02:00 … 2024-05-20T00:00:00+02:00) after 14 days of history"))
+    #expect(result.stdout.components(separatedBy: "  ✓ ").count - 1 == 4, "\(result.stdout.suffix(900))")
+    #expect(!result.stdout.contains("✗"))
+    for strategy in ["scheduler ", "fixed 15 min ", "fixed 1 h ", "oracle "] { #expect(result.stdout.contains("\n" + strategy)) }
+    #expect(result.stdout.contains("fetchRequested     fetch before the launch habit around"))
+  }
+
+  @Test func jsonLinesHaveStepsSummariesAndChecks() throws {
+    let result = try Self.fetch("morning", ["--format", "jsonl"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let objects = try result.stdout.split(separator: "\n").map {
+      try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
+    let launches = objects.filter { $0["event"] as? String == "launch" }
+    #expect(launches.count == 14)
+    #expect(launches.allSatisfy { $0["staleness"] as? Double == 0 })
+    #expect(objects.contains { $0["category"] as? String == "app" && $0["event"] as? String == "wake" && $0["launchReason"] as? String == "fetch" })
+    let summaries = objects.filter { $0["summary"] != nil }
+    #expect(summaries.map { $0["summary"] as? String } == ["scheduler", "fixed 15 min", "fixed 1 h", "oracle"])
+    #expect(summaries[0]["fetches"] as? Int == 14)
+    #expect(objects.filter { $0["check"] != nil }.count == 4)
+    // Times are local, in time order.
+    let times = objects.compactMap { $0["time"] as? String }
+    #expect(times.allSatisfy { $0.hasSuffix("+02:00") })
+    #expect(times == times.sorted())
+  }
+
+  @Test func htmlIsWellFormed() throws {
+    let result = try Self.fetch("hourly", ["--format", "html"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let parser = XMLParser(data: Data(result.stdout.utf8))
+    #expect(parser.parse(), "not well-formed: \(String(describing: parser.parserError))")
+    #expect(result.stdout.components(separatedBy: "<circle class=\"launch ").count - 1 == 194)
+    #expect(result.stdout.contains("<h2>Staleness at launch</h2>"))
+  }
+
+  @Test func sameInputsSameBytes() throws {
+    let a = try Self.fetch("hourly", ["--format", "jsonl"])
+    let b = try Self.fetch("hourly", ["--format", "jsonl"])
+    #expect(a.status == 0 && a.stdout == b.stdout)
+  }
+
+  /// The fixtures are what `geowake generate` writes: regenerating gives the same bytes.
+  @Test func fixturesAreRegenerable() throws {
+    for (args, file) in [
+      (["generate", "usage", "--pattern", "morning"], "morning-checker.csv"), (["generate", "usage", "--pattern", "hourly"], "hourly-checker.csv"),
+      (["generate", "feed", "--days", "29"], "news-feed.csv"),
+    ] {
+      let result = try CommandRunner.run(args)
+      #expect(result.status == 0)
+      #expect(result.stdout == (try FixtureFiles.text("fetch/\(file)")), "\(file)")
+    }
+  }
+
+  @Test func appScenarioWithoutAnIntervalGetsNoFetch() throws {
+    let folder = try TemporaryFolder()
+    let app = try folder.file("app.json", containing: #"{"backgroundModes": ["fetch"], "handlers": {"fetch": {"work": 2}}}"#)
+    let result = try Self.fetch("morning", ["--app", app])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("fetchUnavailable   the fetch interval policy is never (the default): the system does not fetch"))
+    #expect(result.stdout.contains("\nscheduler      0 "))
+    let fixed = try Self.fetch("morning", ["--app", app, "--policy", "custom:7200"])
+    #expect(fixed.stdout.contains("app: fetch policy custom:7200, background modes fetch"))
+    #expect(fixed.stdout.contains("\nscheduler      14 "))
+  }
+
+  @Test func badInputIsLocatedAndNothingIsOverwritten() throws {
+    let folder = try TemporaryFolder()
+    let unsorted = try folder.file("u.csv", containing: "time\n2024-05-06T08:00:00Z\n2024-05-06T07:00:00Z\n")
+    let result = try CommandRunner.run(["fetch", "--usage", unsorted])
+    #expect(result.status == 65)
+    #expect(result.stderr.contains("u.csv:3:1: error: 2024-05-06T07:00:00Z is not after the previous launch (line 2)"))
+    let policy = try Self.fetch("morning", ["--policy", "custom:-5"])
+    #expect(policy.status == 64 && policy.stderr.contains("--policy must be never, minimum or custom:SECONDS"))
+    let missing = try CommandRunner.run(["fetch", "--usage", folder.path("nope.csv")])
+    #expect(missing.status == 66 && missing.stderr.contains("nope.csv: error: no such file"))
+    let out = try folder.file("report.html", containing: "keep me")
+    let refused = try Self.fetch("morning", ["--format", "html", "-o", out])
+    #expect(refused.status == 73)
+    #expect(try String(contentsOfFile: out, encoding: .utf8) == "keep me")
+    #expect(try Self.fetch("morning", ["--format", "html", "-o", out, "--force"]).status == 0)
+  }
+}
