@@ -190,6 +190,24 @@ struct FetchSimulationTests {
     #expect(failed.score(at: 30 * day) > 0.99)  // and both recover with time
   }
 
+  @Test("after a force-quit no fetch reaches the app until the user opens it")
+  func forceQuit() {
+    var sim = simulation(.morning)
+    let firstFetch = sim.run(.system).events.first { $0.kind == .fetchRequested }!.time
+    sim.forceQuits = [firstFetch - 3_600]
+    let run = sim.run(.system)
+    let lost = run.events.first { $0.kind == .fetchLost }!
+    #expect(lost.time == firstFetch)
+    #expect(lost.detail.contains("force-quit"))
+    #expect(run.events.contains { $0.kind == .fetchCompleted && $0.time > firstFetch })  // after the user opened it again
+    // Killed while fetching: the fetch ends as lost, the next ones run.
+    var during = simulation(.morning, handler: HandlerBehaviour(work: 20))
+    during.forceQuits = [firstFetch + 5]
+    let killed = during.run(.system)
+    #expect(killed.events.contains { $0.kind == .fetchLost && $0.time == firstFetch + 5 && $0.detail.contains("while the fetch was running") })
+    #expect(killed.summary.fetches == 14)
+  }
+
   @Test("same seed, same timeline; another seed, another one")
   func deterministic() {
     let a = simulation(.hourly, handler: HandlerBehaviour(work: 3, variation: 0.5, failureRate: 0.2), seed: 9)
@@ -204,10 +222,11 @@ struct FetchSimulationTests {
   func invariants(_ seed: UInt64) {
     var random = SeededGenerator(seed: seed)
     let work = random.uniform(0...60)
-    let sim = simulation(
+    var sim = simulation(
       seed % 2 == 0 ? .hourly : .morning, policy: .custom(interval: random.uniform(900...10_000).rounded()),
       handler: HandlerBehaviour(work: work, variation: 0.3, failureRate: random.uniform(0...0.5)), seed: seed,
       historyDays: Int(random.uniform(0...14)), days: 7)
+    sim.forceQuits = (0..<3).map { _ in monday + random.uniform(0...(7 * day)) }
     for strategy in [FetchStrategy.system, .fixed(interval: 1_800), .oracle(lead: 60)] {
       let run = sim.run(strategy)
       #expect(run.events.allSatisfy { ($0.staleness ?? 0) >= 0 })

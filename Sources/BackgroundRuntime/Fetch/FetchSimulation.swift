@@ -51,7 +51,7 @@ public struct FetchEvent: Hashable, Sendable {
     case fetchCompleted
     /// The handler overran its deadline: the app was terminated.
     case fetchTerminated
-    /// The fetch never reached the app (force-quit).
+    /// The fetch never reached the app, or the user killed it (force-quit).
     case fetchLost
   }
 
@@ -64,6 +64,7 @@ public struct FetchEvent: Hashable, Sendable {
     case completed(FetchOutcome, seconds: Double, newItems: Int, score: Double?)
     case terminated(seconds: Double, score: Double?)
     case lost
+    case killedByForceQuit
   }
 
   /// Seconds since the Unix epoch.
@@ -125,6 +126,7 @@ public struct FetchEvent: Hashable, Sendable {
       if let score { text += "; track record \(FetchDecision.number(score))" }
       return text
     case .lost: return "the fetch was not delivered: the app was force-quit"
+    case .killedByForceQuit: return "the user force-quit the app while the fetch was running"
     }
   }
 }
@@ -229,7 +231,8 @@ private struct RunState {
   var nextLaunch: Int
   var fetchedThrough: Double
   var snapshot: Double?
-  /// The fetch in progress: its start and whether its handler has started.
+  /// The start of the fetch in progress, until its outcome is seen (a handler on screen may run
+  /// past the background deadline).
   var inFlight: Double?
   var plan: [FetchDecision] = []
   var planIndex = 0
@@ -270,10 +273,6 @@ private struct RunState {
     random = SplitMix64(seed: sim.seed ^ 0x5EED_FE7C_0000_0001)
   }
 
-  /// Longest a fetch can take before its outcome is known: the handler deadline, or the task
-  /// limit when tasks extend it, plus a margin.
-  var resolveDelay: Double { max(sim.runtimeProfile.handlerDeadline, sim.runtimeProfile.backgroundTaskLimit) + 1 }
-
   mutating func run() {
     let end = sim.window.upperBound
     if strategy == .system, let why = sim.configuration.fetchDiagnostic {
@@ -288,21 +287,20 @@ private struct RunState {
       }
       let launchTime = nextLaunch < sim.launches.count ? sim.launches[nextLaunch].time : .infinity
       let decisionTime = nextDecisionTime(after: now)
-      let resolveTime = inFlight.map { $0 + resolveDelay } ?? .infinity
-      let t = min(launchTime, decisionTime, resolveTime)
+      let t = min(launchTime, decisionTime)
       guard t < end else { break }
       advance(to: t)
       now = t
       if launchTime == t {
         launch(sim.launches[nextLaunch])
         nextLaunch += 1
-      } else if resolveTime == t {
-        inFlight = nil  // its outcome was seen while advancing, or it never started (it was lost)
       } else {
         decide(at: t)
       }
     }
     advance(to: end)
+    // A fetch still running at the end is followed to its outcome.
+    if inFlight != nil { advance(to: nil) }
   }
 
   func nextDecisionTime(after now: Double) -> Double {
@@ -322,8 +320,9 @@ private struct RunState {
     }
   }
 
-  /// Runs the app up to `time` and reads the fetch's outcome from the runtime's steps.
-  mutating func advance(to time: Double) {
+  /// Runs the app up to `time` (to its last step when nil) and reads the fetch's outcome from
+  /// the runtime's steps.
+  mutating func advance(to time: Double?) {
     runtime.run(until: time, into: &runtimeEvents)
     while scanned < runtimeEvents.count {
       let e = runtimeEvents[scanned]
@@ -355,6 +354,9 @@ private struct RunState {
       case .lost where e.reason == .fetch:
         inFlight = nil
         events.append(FetchEvent(time: e.time, kind: .fetchLost, facts: .lost))
+      case .forceQuit:
+        inFlight = nil
+        events.append(FetchEvent(time: e.time, kind: .fetchLost, facts: .killedByForceQuit))
       default: break
       }
     }
