@@ -19,8 +19,10 @@ struct FetchCommand: ParsableCommand {
       The app: without --app, an app that declares the fetch background mode, asks for the \
       minimum interval and whose handler takes 3 s. With --app SCENARIO.json: its profile, seed, \
       "handlers": {"fetch": {"work", "backgroundTask", "variation", "failureRate"}}, \
-      "backgroundModes", "fetchInterval" ("never" — the iOS default —, "minimum" or seconds) and \
-      "forceQuits". --policy overrides the fetch interval. --conditions is a CSV \
+      "backgroundModes", "fetchInterval" ("never" — the iOS default —, "minimum" or seconds), \
+      "forceQuits", and for BGTaskScheduler "permittedTaskIdentifiers" with "appRefresh": \
+      {"identifier", "earliestBeginAfter"} (the app submits a refresh request when opened and \
+      after each refresh; each fetch needs one and comes no earlier than its earliestBeginDate). --policy overrides the fetch interval. --conditions is a CSV \
       start,end,condition (lowPowerMode, backgroundRefreshOff, offline): no fetch then.
 
       The scheduler runs beside three baselines in one run: fixed 15 min, fixed 1 h, and an oracle \

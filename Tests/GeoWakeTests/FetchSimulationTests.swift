@@ -109,6 +109,72 @@ struct FetchMeasureTests {
   }
 }
 
+@Suite("BGTaskScheduler requests")
+struct BackgroundTaskSchedulerTests {
+  let config = AppConfiguration(backgroundModes: [.fetch, .processing], permittedTaskIdentifiers: ["refresh", "other", "p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10"])
+
+  @Test func oneRefreshTenProcessingAndResubmittingReplaces() throws {
+    var s = BackgroundTaskScheduler(configuration: config)
+    try s.submit(TaskRequest(identifier: "refresh", kind: .appRefresh, earliestBeginDate: 100))
+    try s.submit(TaskRequest(identifier: "refresh", kind: .appRefresh, earliestBeginDate: 200))
+    #expect(s.pending == [TaskRequest(identifier: "refresh", kind: .appRefresh, earliestBeginDate: 200)])
+    #expect(throws: TaskSchedulerError.tooManyPendingTaskRequests(appRefresh: true, limit: 1)) {
+      try s.submit(TaskRequest(identifier: "other", kind: .appRefresh))
+    }
+    for k in 0..<10 { try s.submit(TaskRequest(identifier: "p\(k)", kind: .processing(requiresNetwork: false, requiresExternalPower: true))) }
+    #expect(throws: TaskSchedulerError.tooManyPendingTaskRequests(appRefresh: false, limit: 10)) {
+      try s.submit(TaskRequest(identifier: "p10", kind: .processing(requiresNetwork: true, requiresExternalPower: false)))
+    }
+    try s.submit(TaskRequest(identifier: "p3", kind: .processing(requiresNetwork: true, requiresExternalPower: false)))  // replaces
+    #expect(s.pending.count == 11)
+    #expect(s.take(identifier: "refresh")?.earliestBeginDate == 200)
+    s.cancel(identifier: "p0")
+    #expect(s.pending.count == 9 && s.appRefresh == nil)
+    s.cancelAll()
+    #expect(s.pending.isEmpty)
+  }
+
+  @Test func refusals() {
+    var s = BackgroundTaskScheduler(configuration: AppConfiguration(backgroundModes: [.fetch], permittedTaskIdentifiers: ["refresh", "work"]))
+    #expect(throws: TaskSchedulerError.notPermitted(identifier: "nope", missing: "not in BGTaskSchedulerPermittedIdentifiers")) {
+      try s.submit(TaskRequest(identifier: "nope", kind: .appRefresh))
+    }
+    #expect(throws: TaskSchedulerError.notPermitted(identifier: "work", missing: "UIBackgroundModes does not declare \"processing\"")) {
+      try s.submit(TaskRequest(identifier: "work", kind: .processing(requiresNetwork: false, requiresExternalPower: false)))
+    }
+    #expect(throws: TaskSchedulerError.unavailable) { try s.submit(TaskRequest(identifier: "refresh", kind: .appRefresh), backgroundRefreshEnabled: false) }
+    #expect(s.pending.isEmpty)
+  }
+
+  @Test("app-refresh requests: never before earliestBeginDate, one fetch per request")
+  func refreshTasksDriveFetches() {
+    for after: Double in [0, 3_600, 14_400] {
+      var sim = simulation(.hourly)
+      sim.configuration = AppConfiguration(
+        backgroundModes: [.fetch], fetchPolicy: .never, permittedTaskIdentifiers: ["refresh"],
+        appRefresh: AppRefreshUse(identifier: "refresh", earliestBeginAfter: after))
+      let run = sim.run(.system)
+      #expect(run.summary.fetches > 0)
+      var due: Double?
+      for e in run.events {
+        if e.kind == .taskSubmitted, case .submitted(let r) = e.facts { due = r.earliestBeginDate }
+        if e.kind == .fetchRequested {
+          #expect(due != nil && e.time >= due!, "fetch at \(e.time) before \(String(describing: due))")
+          due = nil  // consumed: the next fetch needs a new request
+        }
+      }
+      if after == 0 { #expect(run.summary.staleness.freshShare >= 0.95) }
+    }
+    var unpermitted = simulation(.hourly)
+    unpermitted.configuration = AppConfiguration(backgroundModes: [.fetch], appRefresh: AppRefreshUse(identifier: "refresh", earliestBeginAfter: 0))
+    let run = unpermitted.run(.system)
+    #expect(run.summary.fetches == 0)
+    #expect(run.events.filter { $0.kind == .fetchUnavailable }.map(\.detail) == [
+      "BGTaskScheduler error notPermitted for \"refresh\": not in BGTaskSchedulerPermittedIdentifiers",
+    ])
+  }
+}
+
 @Suite("Fetch simulation")
 struct FetchSimulationTests {
   @Test("the promise: morning and hourly checkers find fresh content with few fetches", arguments: SyntheticUsage.allCases)

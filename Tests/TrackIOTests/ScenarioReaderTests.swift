@@ -33,6 +33,8 @@ struct ScenarioReaderTests {
     #expect(s.configuration == AppConfiguration(
       backgroundModes: [.fetch, .remoteNotification], fetchPolicy: .custom(interval: 1_800), permittedTaskIdentifiers: ["com.example.refresh"]))
     #expect(s.behaviours[.fetch] == HandlerBehaviour(work: 5, failureRate: 0.25))
+    let refresh = try folder.file("r.json", containing: #"{"appRefresh": {"identifier": "com.example.refresh", "earliestBeginAfter": 900}}"#)
+    #expect(try ScenarioReader.read(path: refresh).configuration.appRefresh == AppRefreshUse(identifier: "com.example.refresh", earliestBeginAfter: 900))
     let minimum = try folder.file("m.json", containing: #"{"fetchInterval": "minimum"}"#)
     #expect(try ScenarioReader.read(path: minimum).configuration.fetchPolicy == .minimum)
   }
@@ -65,7 +67,8 @@ struct ScenarioReaderTests {
   @Test(arguments: [
     (#"{"handlers": {"location": {"work": -3}}}"#, "1:36: error: $.handlers.location.work: -3.0 is out of range: expected seconds in 0...86400"),
     (#"{"handlers": {"locaton": {}}}"#, "1:26: error: $.handlers.locaton: unknown key: expected one of location, fetch, remoteNotification"),
-    (#"{"profil": "ios"}"#, "1:12: error: $.profil: unknown key: expected one of profile, seed, handlers, sessions, usage, forceQuits, backgroundModes, fetchInterval, permittedTaskIdentifiers"),
+    (#"{"profil": "ios"}"#, "1:12: error: $.profil: unknown key: expected one of profile, seed, handlers, sessions, usage, forceQuits, backgroundModes, fetchInterval, permittedTaskIdentifiers, appRefresh"),
+    (#"{"appRefresh": {"identifier": "x"}}"#, "1:16: error: $.appRefresh: expected both \"identifier\" and \"earliestBeginAfter\""),
     (#"{"backgroundModes": ["fetch", "audio"]}"#,
      "1:31: error: $.backgroundModes[1]: expected one of \"location\", \"fetch\", \"remote-notification\", \"processing\""),
     (#"{"fetchInterval": -900}"#, "1:19: error: $.fetchInterval: expected \"never\", \"minimum\" or seconds in 0<..31536000"),

@@ -148,6 +148,17 @@ public struct AppRuntime {
     if let time { now = max(now, time) }
   }
 
+  /// When the next step is due (an outside event or one of the runtime's deadlines), if any.
+  /// Deadlines that turn out stale still count: the time is a lower bound of the next real step.
+  public var nextStepTime: Double? {
+    var next = queue.first?.time
+    if nextExternal < external.count {
+      let e = externalSorted ? external[nextExternal].time : external[nextExternal...].lazy.map(\.time).min() ?? .infinity
+      next = min(next ?? e, e)
+    }
+    return next
+  }
+
   /// Seconds of background time left now, when running in the background.
   public var budgetRemaining: Double? { state == .background ? max(0, budgetEnd - now) : nil }
 

@@ -18,6 +18,8 @@ public struct FetchDecision: Hashable, Sendable {
     case trackRecord(LaunchHabit, score: Double, required: Double)
     /// A habit passed over: the interval policy allows the next fetch only after its span.
     case interval(LaunchHabit, policy: FetchPolicy, next: Double)
+    /// A habit passed over: the app-refresh request is not due before its span ends.
+    case notYetDue(LaunchHabit, earliestBeginDate: Double)
     /// A habit passed over: a device condition lasts past its span.
     case condition(LaunchHabit, DeviceCondition, until: Double)
   }
@@ -26,6 +28,8 @@ public struct FetchDecision: Hashable, Sendable {
   public enum Deferral: Hashable, Sendable {
     case condition(DeviceCondition, until: Double)
     case interval(FetchPolicy, next: Double)
+    /// The pending app-refresh request's `earliestBeginDate`.
+    case earliestBeginDate(Double)
   }
 
   public var time: Double
@@ -59,6 +63,10 @@ public struct FetchDecision: Hashable, Sendable {
 /// - While fewer than ``FetchProfile/minimumHistoryDays`` days are observed, fetches are spread
 ///   every ``FetchProfile/coldStartInterval`` (or the policy's interval when longer).
 ///
+/// - With ``AppConfiguration/appRefresh`` (BGTaskScheduler), a fetch needs a pending app-refresh
+///   request (``requests``) and comes no earlier than its `earliestBeginDate`; the fetch consumes
+///   it. The legacy interval policy is then ignored.
+///
 /// Fetches therefore cluster before the user's launches: uneven over the day by design.
 public struct FetchScheduler: Sendable {
   public let configuration: AppConfiguration
@@ -68,17 +76,20 @@ public struct FetchScheduler: Sendable {
   /// When the last fetch started, and the last launch.
   public private(set) var lastFetch: Double?
   public private(set) var lastLaunch: Double?
+  /// The app's pending BGTaskScheduler requests.
+  public private(set) var requests: BackgroundTaskScheduler
 
   public init(configuration: AppConfiguration, profile: FetchProfile = .ios) {
     self.configuration = configuration
     self.profile = profile
+    requests = BackgroundTaskScheduler(configuration: configuration)
     history = LaunchHistory(profile: profile)
     trackRecord = FetchTrackRecord(profile: profile)
   }
 
   /// Seconds two fetches are at least apart under the app's policy.
   public var interval: Double {
-    if case .custom(let seconds) = configuration.fetchPolicy { return max(seconds, profile.minimumInterval) }
+    if configuration.appRefresh == nil, case .custom(let seconds) = configuration.fetchPolicy { return max(seconds, profile.minimumInterval) }
     return profile.minimumInterval
   }
 
@@ -88,9 +99,16 @@ public struct FetchScheduler: Sendable {
     lastLaunch = time
   }
 
-  /// A fetch started at `start` (it counts for the interval from then on).
+  /// The app submits a BGTaskScheduler request.
+  public mutating func submit(_ request: TaskRequest, backgroundRefreshEnabled: Bool = true) throws(TaskSchedulerError) {
+    try requests.submit(request, backgroundRefreshEnabled: backgroundRefreshEnabled)
+  }
+
+  /// A fetch started at `start` (it counts for the interval from then on, and consumes the
+  /// pending app-refresh request).
   public mutating func fetchStarted(at start: Double) {
     lastFetch = start
+    if let identifier = configuration.appRefresh?.identifier { _ = requests.take(identifier: identifier) }
   }
 
   /// The fetch that started at `start` ended at `end` with `outcome`.
@@ -103,7 +121,17 @@ public struct FetchScheduler: Sendable {
   /// Empty with `review` nil when the app gets no fetch at all.
   public func plan(after time: Double, conditions: DeviceConditions) -> (decisions: [FetchDecision], review: Double?) {
     guard configuration.fetchDiagnostic == nil else { return ([], nil) }
-    let earliest = max(time, (lastFetch ?? -.infinity) + interval)
+    var notBefore = (lastFetch ?? -.infinity) + interval
+    var dueDate: Double?
+    if configuration.appRefresh != nil {
+      // Nothing until the app submits a request.
+      guard let request = requests.appRefresh else { return ([], nil) }
+      if let date = request.earliestBeginDate, date > notBefore {
+        notBefore = date
+        dueDate = date
+      }
+    }
+    let earliest = max(time, notBefore)
     let offset = history.utcOffset
     let today = LocalTime(time, utcOffset: offset).day
     var decisions: [FetchDecision] = []
@@ -111,7 +139,7 @@ public struct FetchScheduler: Sendable {
       let habits = history.habits(forDay: day)
       if habits.isEmpty {
         let spacing = max(profile.coldStartInterval, interval)
-        var at = max(time, (lastFetch ?? time - spacing) + spacing)
+        var at = max(earliest, (lastFetch ?? time - spacing) + spacing)
         if let blocked = conditions.blocking(at: at) { at = blocked.until }
         let basis = FetchDecision.Basis.coldStart(observedDays: history.observedDays(before: day), interval: spacing)
         return (decisions + [FetchDecision(time: at, action: .fetch, basis: basis)], nil)
@@ -134,11 +162,13 @@ public struct FetchScheduler: Sendable {
         var deferral: FetchDecision.Deferral?
         if at < earliest {
           guard earliest < end else {
-            decisions.append(FetchDecision(time: opportunity, action: .skip, basis: .interval(habit, policy: configuration.fetchPolicy, next: earliest)))
+            let basis: FetchDecision.Basis = dueDate == earliest
+              ? .notYetDue(habit, earliestBeginDate: earliest) : .interval(habit, policy: configuration.fetchPolicy, next: earliest)
+            decisions.append(FetchDecision(time: opportunity, action: .skip, basis: basis))
             continue
           }
           at = earliest
-          deferral = .interval(configuration.fetchPolicy, next: earliest)
+          deferral = dueDate == earliest ? .earliestBeginDate(earliest) : .interval(configuration.fetchPolicy, next: earliest)
         }
         if let (condition, until) = conditions.blocking(at: at) {
           guard until < end else {
@@ -176,6 +206,7 @@ extension FetchDecision {
       switch deferral {
       case .condition(let c, _)?: text += "; deferred until \(c.ending)"
       case .interval(let policy, _)?: text += "; moved later by the \(policy) interval"
+      case .earliestBeginDate?: text += "; moved later to the request's earliestBeginDate"
       case nil: break
       }
       return text
@@ -185,6 +216,8 @@ extension FetchDecision {
       return "passed over \(habitText(h)): the app's track record (score \(Self.number(score))) needs \(Self.number(required)) launches/day"
     case .interval(let h, let policy, _):
       return "passed over \(habitText(h)): the \(policy) interval allows the next fetch only after it"
+    case .notYetDue(let h, _):
+      return "passed over \(habitText(h)): the app-refresh request's earliestBeginDate comes after it"
     case .condition(let h, let c, _):
       return "passed over \(habitText(h)): \(c.sentence) past it"
     }

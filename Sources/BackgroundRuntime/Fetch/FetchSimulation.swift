@@ -53,6 +53,8 @@ public struct FetchEvent: Hashable, Sendable {
     case fetchTerminated
     /// The fetch never reached the app, or the user killed it (force-quit).
     case fetchLost
+    /// The app submitted a BGAppRefreshTaskRequest.
+    case taskSubmitted
   }
 
   public enum Facts: Hashable, Sendable {
@@ -65,6 +67,7 @@ public struct FetchEvent: Hashable, Sendable {
     case terminated(seconds: Double, score: Double?)
     case lost
     case killedByForceQuit
+    case submitted(TaskRequest)
   }
 
   /// Seconds since the Unix epoch.
@@ -127,6 +130,9 @@ public struct FetchEvent: Hashable, Sendable {
       return text
     case .lost: return "the fetch was not delivered: the app was force-quit"
     case .killedByForceQuit: return "the user force-quit the app while the fetch was running"
+    case .submitted(let request):
+      return "BGAppRefreshTaskRequest \"\(request.identifier)\" submitted"
+        + (request.earliestBeginDate.map { ", not before \(Self.duration($0 - time)) from now" } ?? "")
     }
   }
 }
@@ -242,6 +248,8 @@ private struct RunState {
   var random: SplitMix64
   /// Where each user session ends (snapshot on leaving).
   var sessionEnds: [Double] = []
+  /// The last refusal of a BGTaskScheduler submission, reported once until it changes.
+  var lastRefusal: TaskSchedulerError?
 
   init(simulation sim: FetchSimulation, strategy: FetchStrategy) {
     self.sim = sim
@@ -279,6 +287,7 @@ private struct RunState {
       events.append(FetchEvent(time: sim.window.lowerBound, kind: .fetchUnavailable, facts: .diagnostic(why)))
     }
     var now = sim.window.lowerBound
+    if strategy == .system { submitRefresh(at: now) }
     while true {
       if strategy == .system, needsPlan {
         (plan, review) = scheduler.plan(after: now, conditions: sim.conditions)
@@ -287,14 +296,17 @@ private struct RunState {
       }
       let launchTime = nextLaunch < sim.launches.count ? sim.launches[nextLaunch].time : .infinity
       let decisionTime = nextDecisionTime(after: now)
-      let t = min(launchTime, decisionTime)
+      // While a fetch runs, step with the runtime so its outcome (and what the app does then,
+      // such as submitting its next request) is seen when it happens.
+      let runtimeTime = inFlight != nil ? runtime.nextStepTime ?? .infinity : .infinity
+      let t = min(launchTime, decisionTime, runtimeTime)
       guard t < end else { break }
       advance(to: t)
       now = t
       if launchTime == t {
         launch(sim.launches[nextLaunch])
         nextLaunch += 1
-      } else {
+      } else if decisionTime == t {
         decide(at: t)
       }
     }
@@ -347,6 +359,7 @@ private struct RunState {
         events.append(FetchEvent(
           time: e.time, kind: .fetchCompleted,
           facts: .completed(outcome, seconds: e.time - start, newItems: items, score: score(at: e.time))))
+        if strategy == .system { submitRefresh(at: e.time) }
       case .terminated:
         inFlight = nil
         scheduler.fetchEnded(startedAt: start, at: e.time, outcome: .terminated)
@@ -374,6 +387,23 @@ private struct RunState {
       facts: .launch(staleness: waiting.oldest.map { l.time - $0 } ?? 0, waiting: waiting.count, snapshotAge: shot.map { l.time - $0 })))
     fetchedThrough = max(fetchedThrough, l.time)
     scheduler.observeLaunch(at: l.time, utcOffset: l.utcOffset)
+    if strategy == .system { submitRefresh(at: l.time) }
+    needsPlan = true
+  }
+
+  /// With BGAppRefreshTask, the app submits its request (when opened, and after each refresh).
+  mutating func submitRefresh(at t: Double) {
+    guard let use = sim.configuration.appRefresh else { return }
+    let request = TaskRequest(identifier: use.identifier, kind: .appRefresh, earliestBeginDate: t + use.earliestBeginAfter)
+    let refreshOff = sim.conditions.intervals.contains { $0.condition == .backgroundRefreshOff && $0.start <= t && t < $0.end }
+    do throws(TaskSchedulerError) {
+      try scheduler.submit(request, backgroundRefreshEnabled: !refreshOff)
+      lastRefusal = nil
+      events.append(FetchEvent(time: t, kind: .taskSubmitted, facts: .submitted(request)))
+    } catch {
+      if error != lastRefusal { events.append(FetchEvent(time: t, kind: .fetchUnavailable, facts: .diagnostic(error.description))) }
+      lastRefusal = error
+    }
     needsPlan = true
   }
 

@@ -14,12 +14,14 @@ public import BackgroundRuntime
 ///   "forceQuits": ["2024-05-01T12:00:00Z"],
 ///   "backgroundModes": ["location", "fetch", "remote-notification"],
 ///   "fetchInterval": "minimum",
-///   "permittedTaskIdentifiers": ["com.example.refresh"] }
+///   "permittedTaskIdentifiers": ["com.example.refresh"],
+///   "appRefresh": {"identifier": "com.example.refresh", "earliestBeginAfter": 3600} }
 /// ```
 ///
 /// `backgroundModes` mirrors Info.plist `UIBackgroundModes` (`location`, `fetch`,
 /// `remote-notification`, `processing`); `fetchInterval` is `"never"` (the default, as on iOS),
-/// `"minimum"` or seconds > 0; handlers may give a `failureRate` (0…1) of completions that report
+/// `"minimum"` or seconds > 0; `appRefresh` makes the app use BGAppRefreshTask requests instead
+/// (the identifier must be permitted); handlers may give a `failureRate` (0…1) of completions that report
 /// `failed`.
 ///
 /// `usage` is a pattern of foreground sessions: every day from `from` (UTC) for `days` days (1…366),
@@ -77,6 +79,7 @@ public enum ScenarioReader {
       var usageNode: JSONNode?
       for (key, value) in try members(root, "$", allowed: [
           "profile", "seed", "handlers", "sessions", "usage", "forceQuits", "backgroundModes", "fetchInterval", "permittedTaskIdentifiers",
+          "appRefresh",
         ]) {
         let path = "$.\(key)"
         switch key {
@@ -133,6 +136,19 @@ public enum ScenarioReader {
             guard case .string(let id) = item.value, !id.isEmpty else { throw fail("\(path)[\(k)]", item, "expected a non-empty string") }
             scenario.configuration.permittedTaskIdentifiers.insert(id)
           }
+        case "appRefresh":
+          var identifier: String?
+          var after: Double?
+          for (field, node) in try members(value, path, allowed: ["identifier", "earliestBeginAfter"]) {
+            if field == "identifier" {
+              guard case .string(let id) = node.value, !id.isEmpty else { throw fail("\(path).identifier", node, "expected a non-empty string") }
+              identifier = id
+            } else {
+              after = try number(node, "\(path).earliestBeginAfter", 0...604_800, "seconds in 0...604800")
+            }
+          }
+          guard let identifier, let after else { throw fail(path, value, "expected both \"identifier\" and \"earliestBeginAfter\"") }
+          scenario.configuration.appRefresh = AppRefreshUse(identifier: identifier, earliestBeginAfter: after)
         case "forceQuits":
           guard case .array(let items) = value.value else { throw fail(path, value, "found \(value.kind): expected an array of times") }
           for (k, item) in items.enumerated() { scenario.forceQuits.append(try time(item, "\(path)[\(k)]")) }
