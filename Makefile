@@ -1,5 +1,6 @@
 # GeoWake — two commands on a fresh machine:
 #   make demo   installs what is missing, builds, runs geowake analyze on a bundled real track
+#               and geowake fetch on the bundled morning checker
 #   make test   installs what is missing, runs every test
 SWIFT ?= swift
 DEMO_BIN := .build/release/geowake
@@ -15,6 +16,7 @@ build: deps
 demo: deps
 	$(SWIFT) build -c release --product geowake
 	$(DEMO_BIN) analyze --regions Fixtures/demo/tokyo-regions.csv Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx
+	$(DEMO_BIN) fetch --usage Fixtures/fetch/morning-checker.csv --feed Fixtures/fetch/news-feed.csv
 
 test: deps
 	$(SWIFT) test

@@ -119,7 +119,7 @@ public struct FetchScheduler: Sendable {
   /// The decisions from `time` on: opportunities passed over, up to and including the next fetch
   /// (if any within the day of `time` and the next), and when to plan again if there is none.
   /// Empty with `review` nil when the app gets no fetch at all.
-  public func plan(after time: Double, conditions: DeviceConditions) -> (decisions: [FetchDecision], review: Double?) {
+  public mutating func plan(after time: Double, conditions: DeviceConditions) -> (decisions: [FetchDecision], review: Double?) {
     guard configuration.fetchDiagnostic == nil else { return ([], nil) }
     var notBefore = (lastFetch ?? -.infinity) + interval
     var dueDate: Double?

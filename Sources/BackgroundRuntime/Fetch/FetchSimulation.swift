@@ -246,8 +246,6 @@ private struct RunState {
   var needsPlan = true
   var nextFixed: Double
   var random: SplitMix64
-  /// Where each user session ends (snapshot on leaving).
-  var sessionEnds: [Double] = []
   /// The last refusal of a BGTaskScheduler submission, reported once until it changes.
   var lastRefusal: TaskSchedulerError?
 
@@ -267,10 +265,6 @@ private struct RunState {
       }
     }
     nextLaunch = first
-    for l in sim.launches[first...] where l.time < sim.window.upperBound {
-      runtime.schedule(SystemEvent(time: l.time, kind: .userSession(duration: l.duration), label: "launch"))
-      sessionEnds.append(l.time + l.duration)
-    }
     for t in sim.forceQuits where sim.window.contains(t) { runtime.schedule(SystemEvent(time: t, kind: .forceQuit)) }
     fetchedThrough = last ?? sim.window.lowerBound
     nextFixed = first < sim.launches.count ? sim.launches[first].time : sim.window.lowerBound
@@ -364,6 +358,9 @@ private struct RunState {
         inFlight = nil
         scheduler.fetchEnded(startedAt: start, at: e.time, outcome: .terminated)
         events.append(FetchEvent(time: e.time, kind: .fetchTerminated, facts: .terminated(seconds: e.time - start, score: score(at: e.time))))
+      case .deliveredInForeground where e.reason == .fetch:
+        inFlight = nil
+        events.append(FetchEvent(time: e.time, kind: .fetchSkipped, facts: .skippedBaseline("no fetch: the app is on screen and refreshes itself")))
       case .lost where e.reason == .fetch:
         inFlight = nil
         events.append(FetchEvent(time: e.time, kind: .fetchLost, facts: .lost))
@@ -380,12 +377,15 @@ private struct RunState {
   mutating func launch(_ l: UserLaunch) {
     let waiting = sim.feed.unfetched(after: fetchedThrough, through: l.time)
     // The snapshot is taken when the user leaves the app, and by NewData fetches.
-    let left = sessionEnds.lastIndex { $0 <= l.time }.map { sessionEnds[$0] }
+    let left = nextLaunch > 0 ? sim.launches[nextLaunch - 1].time + sim.launches[nextLaunch - 1].duration : nil
     let shot = [snapshot, left].compactMap { $0 }.max()
     events.append(FetchEvent(
       time: l.time, kind: .launch,
       facts: .launch(staleness: waiting.oldest.map { l.time - $0 } ?? 0, waiting: waiting.count, snapshotAge: shot.map { l.time - $0 })))
     fetchedThrough = max(fetchedThrough, l.time)
+    // Scheduled as the loop reaches it, so the runtime's outside events arrive in time order.
+    runtime.schedule(SystemEvent(time: l.time, kind: .userSession(duration: l.duration), label: "launch"))
+    advance(to: l.time)
     scheduler.observeLaunch(at: l.time, utcOffset: l.utcOffset)
     if strategy == .system { submitRefresh(at: l.time) }
     needsPlan = true

@@ -36,6 +36,9 @@ public struct LaunchHistory: Sendable {
   /// The first observed local day, and the clock offset of the latest launch.
   public private(set) var firstDay: Int?
   public private(set) var utcOffset = 0
+  /// Habits already worked out, by day: a day's habits depend only on launches before it, so an
+  /// entry stays valid until a launch on an earlier day is observed.
+  private var cache: [(day: Int, habits: [LaunchHabit])] = []
 
   public init(profile: FetchProfile) { self.profile = profile }
 
@@ -49,6 +52,7 @@ public struct LaunchHistory: Sendable {
     self.utcOffset = utcOffset
     if firstDay == nil { firstDay = local.day }
     launches.append((time, local.day, local.secondOfDay))
+    cache.removeAll { $0.day > local.day }
     let oldest = local.day - profile.historyDays
     if let first = launches.first, first.day < oldest {
       launches.removeFirst(launches.firstIndex { $0.day >= oldest } ?? launches.count)
@@ -63,7 +67,15 @@ public struct LaunchHistory: Sendable {
 
   /// The habits for local day `day`, in time-of-day order; empty while fewer than
   /// ``FetchProfile/minimumHistoryDays`` days are observed.
-  public func habits(forDay day: Int) -> [LaunchHabit] {
+  public mutating func habits(forDay day: Int) -> [LaunchHabit] {
+    if let hit = cache.first(where: { $0.day == day }) { return hit.habits }
+    let habits = learnHabits(forDay: day)
+    if cache.count >= 4 { cache.removeFirst() }
+    cache.append((day, habits))
+    return habits
+  }
+
+  private func learnHabits(forDay day: Int) -> [LaunchHabit] {
     let observed = observedDays(before: day)
     guard observed >= profile.minimumHistoryDays else { return [] }
     let weekend = LocalTime.isWeekend(day: day)
