@@ -1,0 +1,329 @@
+/// A problem in a JSON payload: where (byte offset from the payload's start, and the key path
+/// to the value concerned, `$.aps.alert.title`), and what was expected.
+public struct PayloadError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// 0-based byte offset in the payload.
+  public var offset: Int
+  public var keyPath: String
+  public var message: String
+
+  public init(offset: Int, keyPath: String, message: String) {
+    self.offset = offset
+    self.keyPath = keyPath
+    self.message = message
+  }
+
+  public var description: String { "byte \(offset), \(keyPath): \(message)" }
+}
+
+/// A strict RFC 8259 scanner over bytes: validates as it goes (structure, numbers, escapes,
+/// UTF-8), decodes strings and numbers on request, and skips whole values without building
+/// them. No Foundation, no allocation except for decoded strings.
+struct JSONScanner {
+  let bytes: UnsafeBufferPointer<UInt8>
+  var i = 0
+  /// Nesting deeper than this is refused rather than risking the stack.
+  static let maximumDepth = 64
+
+  init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+  var atEnd: Bool { i >= bytes.count }
+
+  func fail(_ path: String, _ message: String, at offset: Int? = nil) -> PayloadError {
+    PayloadError(offset: offset ?? i, keyPath: path, message: message)
+  }
+
+  /// What is at the cursor, for messages.
+  func found() -> String {
+    guard i < bytes.count else { return "the end of the payload" }
+    let b = bytes[i]
+    switch b {
+    case UInt8(ascii: "\""): return "a string"
+    case UInt8(ascii: "{"): return "an object"
+    case UInt8(ascii: "["): return "an array"
+    case UInt8(ascii: "t"), UInt8(ascii: "f"): return "a boolean"
+    case UInt8(ascii: "n"): return "null"
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return "a number"
+    default: return b >= 0x20 && b < 0x7F ? "'\(Character(Unicode.Scalar(b)))'" : "byte 0x\(String(b, radix: 16))"
+    }
+  }
+
+  @inline(__always) mutating func skipSpace() {
+    while i < bytes.count {
+      let b = bytes[i]
+      guard b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else { return }
+      i += 1
+    }
+  }
+
+  /// Consumes `byte` (after whitespace) or fails.
+  mutating func expect(_ byte: UInt8, _ path: String, _ what: String) throws(PayloadError) {
+    skipSpace()
+    guard i < bytes.count, bytes[i] == byte else { throw fail(path, "found \(found()): expected \(what)") }
+    i += 1
+  }
+
+  /// Peeks the next significant byte.
+  mutating func peek() -> UInt8? {
+    skipSpace()
+    return i < bytes.count ? bytes[i] : nil
+  }
+
+  // MARK: Strings
+
+  /// The raw bytes of a string (between the quotes) and whether it has escapes; validates it.
+  mutating func scanString(_ path: String) throws(PayloadError) -> (range: Range<Int>, escaped: Bool) {
+    skipSpace()
+    guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail(path, "found \(found()): expected a string") }
+    let start = i + 1
+    i = start
+    var escaped = false
+    while i < bytes.count {
+      let b = bytes[i]
+      if b == UInt8(ascii: "\"") {
+        i += 1
+        return (start..<(i - 1), escaped)
+      }
+      if b == UInt8(ascii: "\\") {
+        escaped = true
+        guard i + 1 < bytes.count else { break }
+        switch bytes[i + 1] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"),
+          UInt8(ascii: "r"), UInt8(ascii: "t"):
+          i += 2
+        case UInt8(ascii: "u"):
+          guard i + 6 <= bytes.count, (2..<6).allSatisfy({ Self.hex(bytes[i + $0]) != nil }) else {
+            throw fail(path, "bad \\u escape: expected four hexadecimal digits")
+          }
+          i += 6
+        default: throw fail(path, "bad escape \\\(Character(Unicode.Scalar(bytes[i + 1]))): expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")
+        }
+        continue
+      }
+      if b < 0x20 { throw fail(path, "control character 0x\(String(b, radix: 16)) in a string: expected it escaped") }
+      if b >= 0x80 {
+        guard let next = Self.skipUTF8(bytes, at: i) else { throw fail(path, "invalid UTF-8 in a string") }
+        i = next
+        continue
+      }
+      i += 1
+    }
+    throw fail(path, "unterminated string: expected a closing quote", at: start - 1)
+  }
+
+  /// The index after the UTF-8 sequence starting at `k` (a byte ≥ 0x80), or nil when invalid
+  /// (overlong forms, surrogates and values past U+10FFFF included).
+  static func skipUTF8(_ b: UnsafeBufferPointer<UInt8>, at k: Int) -> Int? {
+    let lead = b[k]
+    var length: Int
+    var lo: UInt8 = 0x80
+    var hi: UInt8 = 0xBF
+    switch lead {
+    case 0xC2...0xDF: length = 2
+    case 0xE0: length = 3; lo = 0xA0
+    case 0xE1...0xEC, 0xEE...0xEF: length = 3
+    case 0xED: length = 3; hi = 0x9F
+    case 0xF0: length = 4; lo = 0x90
+    case 0xF1...0xF3: length = 4
+    case 0xF4: length = 4; hi = 0x8F
+    default: return nil
+    }
+    guard k + length <= b.count else { return nil }
+    guard b[k + 1] >= lo, b[k + 1] <= hi else { return nil }
+    for j in 2..<length where b[k + j] & 0xC0 != 0x80 { return nil }
+    return k + length
+  }
+
+  static func hex(_ b: UInt8) -> UInt32? {
+    switch b {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(b - 48)
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(b - 87)
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt32(b - 55)
+    default: return nil
+    }
+  }
+
+  /// A string, decoded.
+  mutating func string(_ path: String) throws(PayloadError) -> String {
+    let (range, escaped) = try scanString(path)
+    let raw = UnsafeBufferPointer(rebasing: bytes[range])
+    guard escaped else { return String(decoding: raw, as: UTF8.self) }
+    var scalars = String.UnicodeScalarView()
+    var k = range.lowerBound
+    var pendingHigh: UInt32?
+    func flushHigh() { if pendingHigh != nil { scalars.append("\u{FFFD}"); pendingHigh = nil } }
+    while k < range.upperBound {
+      let b = bytes[k]
+      if b == UInt8(ascii: "\\") {
+        let e = bytes[k + 1]
+        if e == UInt8(ascii: "u") {
+          var v: UInt32 = 0
+          for j in 2..<6 { v = v << 4 | Self.hex(bytes[k + j])! }
+          k += 6
+          if (0xD800...0xDBFF).contains(v) {
+            flushHigh()
+            pendingHigh = v
+          } else if (0xDC00...0xDFFF).contains(v), let high = pendingHigh {
+            scalars.append(Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (v - 0xDC00))!)
+            pendingHigh = nil
+          } else {
+            flushHigh()
+            scalars.append(Unicode.Scalar(v) ?? "\u{FFFD}")
+          }
+          continue
+        }
+        flushHigh()
+        switch e {
+        case UInt8(ascii: "b"): scalars.append("\u{08}")
+        case UInt8(ascii: "f"): scalars.append("\u{0C}")
+        case UInt8(ascii: "n"): scalars.append("\n")
+        case UInt8(ascii: "r"): scalars.append("\r")
+        case UInt8(ascii: "t"): scalars.append("\t")
+        default: scalars.append(Unicode.Scalar(e))
+        }
+        k += 2
+        continue
+      }
+      flushHigh()
+      // A run of plain bytes, decoded at once.
+      var end = k
+      while end < range.upperBound, bytes[end] != UInt8(ascii: "\\") { end += 1 }
+      scalars.append(contentsOf: String(decoding: UnsafeBufferPointer(rebasing: bytes[k..<end]), as: UTF8.self).unicodeScalars)
+      k = end
+    }
+    flushHigh()
+    return String(scalars)
+  }
+
+  /// Whether the string at the cursor equals `key` (compared on raw bytes; an escaped key is
+  /// decoded first). Consumes it.
+  mutating func key(_ path: String) throws(PayloadError) -> (raw: Range<Int>, decoded: String?) {
+    let start = i
+    let (range, escaped) = try scanString(path)
+    guard escaped else { return (range, nil) }
+    i = start
+    let decoded = try string(path)
+    return (range, decoded)
+  }
+
+  // MARK: Numbers
+
+  /// A number: its value, whether it is written as an integer, and its text.
+  mutating func number(_ path: String) throws(PayloadError) -> (value: Double, integer: Bool, range: Range<Int>) {
+    skipSpace()
+    let start = i
+    if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
+    guard i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) else {
+      i = start
+      throw fail(path, "found \(found()): expected a number")
+    }
+    var integer = true
+    var mantissa: UInt64 = 0
+    var digits = 0
+    if bytes[i] == UInt8(ascii: "0") {
+      i += 1
+      if i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { throw fail(path, "leading zero in a number") }
+    } else {
+      while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) {
+        if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(bytes[i] - 48) }
+        digits += 1
+        i += 1
+      }
+    }
+    if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+      integer = false
+      i += 1
+      let first = i
+      while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { i += 1 }
+      guard i > first else { throw fail(path, "no digit after the decimal point") }
+    }
+    if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+      integer = false
+      i += 1
+      if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+      let first = i
+      while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { i += 1 }
+      guard i > first else { throw fail(path, "no digit in the exponent") }
+    }
+    let negative = bytes[start] == UInt8(ascii: "-")
+    if integer, digits <= 15 {
+      let v = Double(mantissa)
+      return (negative ? -v : v, true, start..<i)
+    }
+    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+    guard let v = Double(text), v.isFinite else { throw fail(path, "number \(text) is out of range", at: start) }
+    return (v, integer, start..<i)
+  }
+
+  // MARK: Any value
+
+  /// Validates and skips one value; returns its byte range.
+  mutating func skipValue(_ path: String, depth: Int = 0) throws(PayloadError) -> Range<Int> {
+    skipSpace()
+    let start = i
+    guard i < bytes.count else { throw fail(path, "found the end of the payload: expected a value") }
+    switch bytes[i] {
+    case UInt8(ascii: "\""): _ = try scanString(path)
+    case UInt8(ascii: "{"):
+      guard depth < Self.maximumDepth else { throw fail(path, "nested deeper than \(Self.maximumDepth) levels") }
+      i += 1
+      if peek() == UInt8(ascii: "}") {
+        i += 1
+        return start..<i
+      }
+      while true {
+        let (raw, decoded) = try key(path)
+        let name = decoded ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[raw]), as: UTF8.self)
+        try expect(UInt8(ascii: ":"), "\(path).\(name)", "':' after the key")
+        _ = try skipValue("\(path).\(name)", depth: depth + 1)
+        guard let next = peek() else { throw fail(path, "found the end of the payload: expected ',' or '}'") }
+        i += 1
+        if next == UInt8(ascii: "}") { break }
+        guard next == UInt8(ascii: ",") else {
+          i -= 1
+          throw fail(path, "found \(found()): expected ',' or '}'")
+        }
+      }
+    case UInt8(ascii: "["):
+      guard depth < Self.maximumDepth else { throw fail(path, "nested deeper than \(Self.maximumDepth) levels") }
+      i += 1
+      if peek() == UInt8(ascii: "]") {
+        i += 1
+        return start..<i
+      }
+      var k = 0
+      while true {
+        _ = try skipValue("\(path)[\(k)]", depth: depth + 1)
+        k += 1
+        guard let next = peek() else { throw fail(path, "found the end of the payload: expected ',' or ']'") }
+        i += 1
+        if next == UInt8(ascii: "]") { break }
+        guard next == UInt8(ascii: ",") else {
+          i -= 1
+          throw fail(path, "found \(found()): expected ',' or ']'")
+        }
+      }
+    case UInt8(ascii: "t"): try literal("true", path)
+    case UInt8(ascii: "f"): try literal("false", path)
+    case UInt8(ascii: "n"): try literal("null", path)
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try number(path)
+    default: throw fail(path, "found \(found()): expected a value")
+    }
+    return start..<i
+  }
+
+  mutating func literal(_ word: StaticString, _ path: String) throws(PayloadError) {
+    let n = word.utf8CodeUnitCount
+    let w = UnsafeBufferPointer(start: word.utf8Start, count: n)
+    guard i + n <= bytes.count, (0..<n).allSatisfy({ bytes[i + $0] == w[$0] }) else { throw fail(path, "found \(found()): expected a value") }
+    i += n
+  }
+
+  /// Whether the raw bytes in `range` spell `key`.
+  func equals(_ range: Range<Int>, _ key: StaticString) -> Bool {
+    let n = key.utf8CodeUnitCount
+    guard range.count == n else { return false }
+    let k = key.utf8Start
+    for j in 0..<n where bytes[range.lowerBound + j] != k[j] { return false }
+    return true
+  }
+}

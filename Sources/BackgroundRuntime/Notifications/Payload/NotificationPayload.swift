@@ -1,0 +1,383 @@
+/// A JSON value kept as its exact text (custom keys, `content-state`, unknown `aps` keys).
+public struct RawJSON: Hashable, Sendable, CustomStringConvertible {
+  public var text: String
+  public init(_ text: String) { self.text = text }
+  public var description: String { text }
+}
+
+/// The `aps` dictionary, typed (Apple: *Generating a remote notification*): each member in
+/// document order with its typed value, so that a canonical payload re-encodes byte for byte.
+public struct APS: Hashable, Sendable {
+  /// `interruption-level`.
+  public enum InterruptionLevel: String, Hashable, Sendable, CaseIterable {
+    case passive, active
+    case timeSensitive = "time-sensitive"
+    case critical
+  }
+
+  /// `alert`: a string, or a dictionary of its keys.
+  public enum Alert: Hashable, Sendable {
+    case text(String)
+    case fields([AlertField])
+  }
+
+  public struct AlertField: Hashable, Sendable {
+    public var key: String
+    public var value: AlertValue
+    public init(key: String, value: AlertValue) {
+      self.key = key
+      self.value = value
+    }
+  }
+
+  public enum AlertValue: Hashable, Sendable {
+    case string(String)
+    case strings([String])
+    case integer(Int)
+    case raw(RawJSON)
+  }
+
+  /// `sound`: a file name, or the critical-alert dictionary.
+  public enum Sound: Hashable, Sendable {
+    case name(String)
+    case fields([SoundField])
+  }
+
+  public enum SoundField: Hashable, Sendable {
+    case critical(Int)
+    case name(String)
+    case volume(Double)
+    case other(key: String, RawJSON)
+  }
+
+  public enum Member: Hashable, Sendable {
+    case alert(Alert)
+    case badge(Int)
+    case sound(Sound)
+    case contentAvailable(Int)
+    case mutableContent(Int)
+    case category(String)
+    case threadID(String)
+    case targetContentID(String)
+    case interruptionLevel(InterruptionLevel)
+    case relevanceScore(Double)
+    case filterCriteria(String)
+    case staleDate(Int)
+    case timestamp(Int)
+    case dismissalDate(Int)
+    case event(String)
+    case contentState(RawJSON)
+    case attributesType(String)
+    case attributes(RawJSON)
+    case urlArgs([String])
+    /// A key APNs passes through unchanged.
+    case other(key: String, RawJSON)
+  }
+
+  public var members: [Member]
+
+  public init(_ members: [Member] = []) { self.members = members }
+
+  public var alert: Alert? {
+    for case .alert(let a) in members { return a }
+    return nil
+  }
+  public var badge: Int? {
+    for case .badge(let b) in members { return b }
+    return nil
+  }
+  public var sound: Sound? {
+    for case .sound(let s) in members { return s }
+    return nil
+  }
+  public var interruptionLevel: InterruptionLevel? {
+    for case .interruptionLevel(let l) in members { return l }
+    return nil
+  }
+  public var relevanceScore: Double? {
+    for case .relevanceScore(let r) in members { return r }
+    return nil
+  }
+  /// `content-available` is 1: the app is woken in the background.
+  public var isContentAvailable: Bool { members.contains { $0 == .contentAvailable(1) } }
+  public var isMutableContent: Bool { members.contains { $0 == .mutableContent(1) } }
+  /// Shows something to the user: an alert, a sound or a badge.
+  public var isUserVisible: Bool {
+    members.contains {
+      switch $0 {
+      case .alert, .sound, .badge: return true
+      default: return false
+      }
+    }
+  }
+  /// A silent (background) notification: content-available and nothing shown.
+  public var isSilent: Bool { isContentAvailable && !isUserVisible }
+}
+
+/// A notification payload as sent to APNs: the typed `aps` dictionary and the app's own keys.
+///
+/// Parsing is strict RFC 8259 JSON (UTF-8 validated, no trailing data, depth ≤ 64); a problem is a
+/// ``PayloadError`` with the byte offset and the key path (`$.aps.content-available: found a
+/// string: expected the number 0 or 1`). ``json`` re-encodes it canonically — minified, members
+/// in their original order, strings escaped only where JSON requires (`"`, `\`, control
+/// characters), numbers in their shortest form — so a canonical payload round-trips byte for byte.
+public struct NotificationPayload: Hashable, Sendable {
+  public var aps: APS
+  /// Top-level members other than `aps`, in document order, with their exact JSON text.
+  public var custom: [(key: String, value: RawJSON)]
+  /// Where `aps` sits among the top-level members (nil: the payload has none).
+  public var apsIndex: Int?
+
+  public init(aps: APS, custom: [(key: String, value: RawJSON)] = [], apsIndex: Int? = 0) {
+    self.aps = aps
+    self.custom = custom
+    self.apsIndex = apsIndex
+  }
+
+  public static func == (a: NotificationPayload, b: NotificationPayload) -> Bool {
+    a.aps == b.aps && a.apsIndex == b.apsIndex && a.custom.map(\.key) == b.custom.map(\.key) && a.custom.map(\.value) == b.custom.map(\.value)
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(aps)
+    hasher.combine(apsIndex)
+    for c in custom {
+      hasher.combine(c.key)
+      hasher.combine(c.value)
+    }
+  }
+
+  /// Parses `bytes` (the whole HTTP body).
+  public init(parsing bytes: UnsafeBufferPointer<UInt8>) throws(PayloadError) {
+    var s = JSONScanner(bytes)
+    var aps: APS?
+    var custom: [(key: String, value: RawJSON)] = []
+    var apsIndex: Int?
+    try s.expect(UInt8(ascii: "{"), "$", "a JSON object")
+    if s.peek() == UInt8(ascii: "}") {
+      s.i += 1
+    } else {
+      var index = 0
+      while true {
+        let keyStart = s.i
+        let (raw, decoded) = try s.key("$")
+        let name = decoded ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[raw]), as: UTF8.self)
+        try s.expect(UInt8(ascii: ":"), "$.\(name)", "':' after the key")
+        if name == "aps" {
+          guard aps == nil else { throw s.fail("$.aps", "appears twice: expected one aps dictionary", at: keyStart) }
+          aps = try Self.parseAPS(&s)
+          apsIndex = index
+        } else {
+          if custom.contains(where: { $0.key == name }) { throw s.fail("$.\(name)", "appears twice: expected unique keys", at: keyStart) }
+          let range = try s.skipValue("$.\(name)", depth: 1)
+          custom.append((name, RawJSON(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))))
+        }
+        index += 1
+        guard let next = s.peek() else { throw s.fail("$", "found the end of the payload: expected ',' or '}'") }
+        s.i += 1
+        if next == UInt8(ascii: "}") { break }
+        guard next == UInt8(ascii: ",") else {
+          s.i -= 1
+          throw s.fail("$", "found \(s.found()): expected ',' or '}'")
+        }
+      }
+    }
+    s.skipSpace()
+    guard s.atEnd else { throw s.fail("$", "found \(s.found()) after the object: expected the end of the payload") }
+    self.aps = aps ?? APS()
+    self.custom = custom
+    self.apsIndex = apsIndex
+  }
+
+  /// Parses UTF-8 text.
+  public init(parsing text: String) throws(PayloadError) {
+    var text = text
+    let result = text.withUTF8 { bytes -> Result<NotificationPayload, PayloadError> in
+      do throws(PayloadError) { return .success(try NotificationPayload(parsing: bytes)) } catch { return .failure(error) }
+    }
+    self = try result.get()
+  }
+
+  // MARK: - aps
+
+  static func parseAPS(_ s: inout JSONScanner) throws(PayloadError) -> APS {
+    var members: [APS.Member] = []
+    try s.expect(UInt8(ascii: "{"), "$.aps", "a dictionary")
+    if s.peek() == UInt8(ascii: "}") {
+      s.i += 1
+      return APS(members)
+    }
+    var seen: [String] = []
+    while true {
+      let keyStart = s.i
+      let (raw, decoded) = try s.key("$.aps")
+      let name = decoded ?? String(decoding: UnsafeBufferPointer(rebasing: s.bytes[raw]), as: UTF8.self)
+      if seen.contains(name) { throw s.fail("$.aps.\(name)", "appears twice: expected unique keys", at: keyStart) }
+      seen.append(name)
+      let path = "$.aps.\(name)"
+      try s.expect(UInt8(ascii: ":"), path, "':' after the key")
+      members.append(try member(name, &s, path))
+      guard let next = s.peek() else { throw s.fail("$.aps", "found the end of the payload: expected ',' or '}'") }
+      s.i += 1
+      if next == UInt8(ascii: "}") { break }
+      guard next == UInt8(ascii: ",") else {
+        s.i -= 1
+        throw s.fail("$.aps", "found \(s.found()): expected ',' or '}'")
+      }
+    }
+    return APS(members)
+  }
+
+  static func member(_ name: String, _ s: inout JSONScanner, _ path: String) throws(PayloadError) -> APS.Member {
+    switch name {
+    case "alert":
+      if s.peek() == UInt8(ascii: "\"") { return .alert(.text(try s.string(path))) }
+      guard s.peek() == UInt8(ascii: "{") else { throw s.fail(path, "found \(s.found()): expected a string or a dictionary") }
+      return .alert(.fields(try alertFields(&s, path)))
+    case "badge": return .badge(try integer(&s, path, 0...Int(Int32.max), "a whole number ≥ 0"))
+    case "sound":
+      if s.peek() == UInt8(ascii: "\"") { return .sound(.name(try s.string(path))) }
+      guard s.peek() == UInt8(ascii: "{") else { throw s.fail(path, "found \(s.found()): expected a string or a dictionary") }
+      return .sound(.fields(try soundFields(&s, path)))
+    case "content-available": return .contentAvailable(try integer(&s, path, 0...1, "the number 0 or 1"))
+    case "mutable-content": return .mutableContent(try integer(&s, path, 0...1, "the number 0 or 1"))
+    case "category": return .category(try s.string(path))
+    case "thread-id": return .threadID(try s.string(path))
+    case "target-content-id": return .targetContentID(try s.string(path))
+    case "filter-criteria": return .filterCriteria(try s.string(path))
+    case "event": return .event(try s.string(path))
+    case "attributes-type": return .attributesType(try s.string(path))
+    case "interruption-level":
+      let at = s.i
+      let text = try s.string(path)
+      guard let level = APS.InterruptionLevel(rawValue: text) else {
+        throw s.fail(path, "\"\(text)\": expected passive, active, time-sensitive or critical", at: at)
+      }
+      return .interruptionLevel(level)
+    case "relevance-score":
+      s.skipSpace()
+      let at = s.i
+      let v = try s.number(path).value
+      guard (0...1).contains(v) else { throw s.fail(path, "\(v) is out of range: expected a number in 0...1", at: at) }
+      return .relevanceScore(v)
+    case "stale-date": return .staleDate(try integer(&s, path, 0...Int.max, "a Unix time in seconds"))
+    case "timestamp": return .timestamp(try integer(&s, path, 0...Int.max, "a Unix time in seconds"))
+    case "dismissal-date": return .dismissalDate(try integer(&s, path, 0...Int.max, "a Unix time in seconds"))
+    case "content-state", "attributes":
+      guard s.peek() == UInt8(ascii: "{") else { throw s.fail(path, "found \(s.found()): expected a dictionary") }
+      let range = try s.skipValue(path, depth: 2)
+      let raw = RawJSON(String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self))
+      return name == "content-state" ? .contentState(raw) : .attributes(raw)
+    case "url-args": return .urlArgs(try strings(&s, path))
+    default:
+      let range = try s.skipValue(path, depth: 2)
+      return .other(key: name, RawJSON(String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self)))
+    }
+  }
+
+  static func integer(_ s: inout JSONScanner, _ path: String, _ range: ClosedRange<Int>, _ expected: String) throws(PayloadError) -> Int {
+    s.skipSpace()
+    let at = s.i
+    guard let b = s.peek(), b == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) else {
+      throw s.fail(path, "found \(s.found()): expected \(expected)")
+    }
+    let n = try s.number(path)
+    guard n.integer, n.value >= Double(range.lowerBound), n.value <= Double(range.upperBound) else {
+      let text = String(decoding: UnsafeBufferPointer(rebasing: s.bytes[n.range]), as: UTF8.self)
+      throw s.fail(path, "\(text): expected \(expected)", at: at)
+    }
+    return Int(n.value)
+  }
+
+  static func strings(_ s: inout JSONScanner, _ path: String) throws(PayloadError) -> [String] {
+    try s.expect(UInt8(ascii: "["), path, "an array of strings")
+    var out: [String] = []
+    if s.peek() == UInt8(ascii: "]") {
+      s.i += 1
+      return out
+    }
+    while true {
+      out.append(try s.string("\(path)[\(out.count)]"))
+      guard let next = s.peek() else { throw s.fail(path, "found the end of the payload: expected ',' or ']'") }
+      s.i += 1
+      if next == UInt8(ascii: "]") { return out }
+      guard next == UInt8(ascii: ",") else {
+        s.i -= 1
+        throw s.fail(path, "found \(s.found()): expected ',' or ']'")
+      }
+    }
+  }
+
+  static let alertStrings: Set<String> = [
+    "title", "subtitle", "body", "launch-image", "title-loc-key", "subtitle-loc-key", "loc-key", "action-loc-key", "action",
+    "summary-arg",
+  ]
+  static let alertArrays: Set<String> = ["title-loc-args", "subtitle-loc-args", "loc-args"]
+
+  static func alertFields(_ s: inout JSONScanner, _ path: String) throws(PayloadError) -> [APS.AlertField] {
+    var fields: [APS.AlertField] = []
+    try dictionary(&s, path) { (name: String, s: inout JSONScanner, field: String) throws(PayloadError) in
+      let value: APS.AlertValue
+      if alertStrings.contains(name) {
+        value = .string(try s.string(field))
+      } else if alertArrays.contains(name) {
+        value = .strings(try strings(&s, field))
+      } else if name == "summary-arg-count" {
+        value = .integer(try integer(&s, field, 0...Int(Int32.max), "a whole number ≥ 0"))
+      } else {
+        let range = try s.skipValue(field, depth: 3)
+        value = .raw(RawJSON(String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self)))
+      }
+      fields.append(APS.AlertField(key: name, value: value))
+    }
+    return fields
+  }
+
+  static func soundFields(_ s: inout JSONScanner, _ path: String) throws(PayloadError) -> [APS.SoundField] {
+    var fields: [APS.SoundField] = []
+    try dictionary(&s, path) { (name: String, s: inout JSONScanner, field: String) throws(PayloadError) in
+      switch name {
+      case "critical": fields.append(.critical(try integer(&s, field, 0...1, "the number 0 or 1")))
+      case "name": fields.append(.name(try s.string(field)))
+      case "volume":
+        s.skipSpace()
+        let at = s.i
+        let v = try s.number(field).value
+        guard (0...1).contains(v) else { throw s.fail(field, "\(v) is out of range: expected a number in 0...1", at: at) }
+        fields.append(.volume(v))
+      default:
+        let range = try s.skipValue(field, depth: 3)
+        fields.append(.other(key: name, RawJSON(String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self))))
+      }
+    }
+    return fields
+  }
+
+  /// Walks a dictionary's members, refusing duplicate keys.
+  static func dictionary(
+    _ s: inout JSONScanner, _ path: String, _ body: (String, inout JSONScanner, String) throws(PayloadError) -> Void
+  ) throws(PayloadError) {
+    try s.expect(UInt8(ascii: "{"), path, "a dictionary")
+    if s.peek() == UInt8(ascii: "}") {
+      s.i += 1
+      return
+    }
+    var seen: [String] = []
+    while true {
+      let keyStart = s.i
+      let (raw, decoded) = try s.key(path)
+      let name = decoded ?? String(decoding: UnsafeBufferPointer(rebasing: s.bytes[raw]), as: UTF8.self)
+      if seen.contains(name) { throw s.fail("\(path).\(name)", "appears twice: expected unique keys", at: keyStart) }
+      seen.append(name)
+      try s.expect(UInt8(ascii: ":"), "\(path).\(name)", "':' after the key")
+      try body(name, &s, "\(path).\(name)")
+      guard let next = s.peek() else { throw s.fail(path, "found the end of the payload: expected ',' or '}'") }
+      s.i += 1
+      if next == UInt8(ascii: "}") { return }
+      guard next == UInt8(ascii: ",") else {
+        s.i -= 1
+        throw s.fail(path, "found \(s.found()): expected ',' or '}'")
+      }
+    }
+  }
+}

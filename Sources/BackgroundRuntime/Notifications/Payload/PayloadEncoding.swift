@@ -1,0 +1,119 @@
+extension NotificationPayload {
+  /// The payload as canonical JSON: minified, members in their order, minimal string escapes,
+  /// shortest numbers (see the type's documentation).
+  public var json: String {
+    var out = "{"
+    var members: [String] = custom.map { JSONText.quoted($0.key) + ":" + $0.value.text }
+    if let apsIndex { members.insert("\"aps\":" + aps.json, at: min(apsIndex, members.count)) }
+    out += members.joined(separator: ",")
+    return out + "}"
+  }
+
+  /// Bytes of ``json``.
+  public var byteCount: Int { json.utf8.count }
+}
+
+extension APS {
+  /// The dictionary as canonical JSON.
+  public var json: String {
+    "{" + members.map { JSONText.quoted($0.key) + ":" + $0.valueJSON }.joined(separator: ",") + "}"
+  }
+}
+
+extension APS.Member {
+  /// The member's key in the payload.
+  public var key: String {
+    switch self {
+    case .alert: return "alert"
+    case .badge: return "badge"
+    case .sound: return "sound"
+    case .contentAvailable: return "content-available"
+    case .mutableContent: return "mutable-content"
+    case .category: return "category"
+    case .threadID: return "thread-id"
+    case .targetContentID: return "target-content-id"
+    case .interruptionLevel: return "interruption-level"
+    case .relevanceScore: return "relevance-score"
+    case .filterCriteria: return "filter-criteria"
+    case .staleDate: return "stale-date"
+    case .timestamp: return "timestamp"
+    case .dismissalDate: return "dismissal-date"
+    case .event: return "event"
+    case .contentState: return "content-state"
+    case .attributesType: return "attributes-type"
+    case .attributes: return "attributes"
+    case .urlArgs: return "url-args"
+    case .other(let key, _): return key
+    }
+  }
+
+  var valueJSON: String {
+    switch self {
+    case .alert(.text(let t)): return JSONText.quoted(t)
+    case .alert(.fields(let fields)):
+      return "{" + fields.map { f in
+        let v: String
+        switch f.value {
+        case .string(let s): v = JSONText.quoted(s)
+        case .strings(let a): v = JSONText.array(a)
+        case .integer(let n): v = "\(n)"
+        case .raw(let r): v = r.text
+        }
+        return JSONText.quoted(f.key) + ":" + v
+      }.joined(separator: ",") + "}"
+    case .sound(.name(let n)): return JSONText.quoted(n)
+    case .sound(.fields(let fields)):
+      return "{" + fields.map { f in
+        switch f {
+        case .critical(let c): return "\"critical\":\(c)"
+        case .name(let n): return "\"name\":" + JSONText.quoted(n)
+        case .volume(let v): return "\"volume\":" + JSONText.number(v)
+        case .other(let k, let r): return JSONText.quoted(k) + ":" + r.text
+        }
+      }.joined(separator: ",") + "}"
+    case .badge(let n), .contentAvailable(let n), .mutableContent(let n), .staleDate(let n), .timestamp(let n), .dismissalDate(let n):
+      return "\(n)"
+    case .category(let s), .threadID(let s), .targetContentID(let s), .filterCriteria(let s), .event(let s), .attributesType(let s):
+      return JSONText.quoted(s)
+    case .interruptionLevel(let l): return JSONText.quoted(l.rawValue)
+    case .relevanceScore(let r): return JSONText.number(r)
+    case .contentState(let r), .attributes(let r), .other(_, let r): return r.text
+    case .urlArgs(let a): return JSONText.array(a)
+    }
+  }
+}
+
+/// Canonical JSON text for strings and numbers.
+enum JSONText {
+  /// A string literal with the escapes JSON requires and no others.
+  static func quoted(_ s: String) -> String {
+    var out = "\""
+    for u in s.unicodeScalars {
+      switch u {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      case "\u{08}": out += "\\b"
+      case "\u{0C}": out += "\\f"
+      default:
+        if u.value < 0x20 {
+          let hex = String(u.value, radix: 16)
+          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        } else {
+          out.unicodeScalars.append(u)
+        }
+      }
+    }
+    return out + "\""
+  }
+
+  static func array(_ items: [String]) -> String { "[" + items.map(quoted).joined(separator: ",") + "]" }
+
+  /// The shortest text that reads back as `v`; whole numbers without a fraction.
+  static func number(_ v: Double) -> String {
+    if v == v.rounded(), abs(v) < 1e15 { return "\(Int(v))" }
+    return "\(v)"
+  }
+}
