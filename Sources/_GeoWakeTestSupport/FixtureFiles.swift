@@ -16,9 +16,9 @@ public enum FixtureFiles {
     try String(contentsOf: url(relativePath), encoding: .utf8)
   }
 
-  /// Non-empty, non-comment (`#`) lines of a fixture, split on whitespace.
+  /// Non-empty, non-comment (`#`) lines of a fixture (LF or CRLF), split on whitespace and commas.
   public static func records(_ relativePath: String) throws -> [[Substring]] {
-    try text(relativePath).split(separator: "\n").compactMap { line in
+    try text(relativePath).split(whereSeparator: \.isNewline).compactMap { line in
       line.hasPrefix("#") ? nil : line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," })
     }.filter { !$0.isEmpty }
   }

@@ -51,7 +51,7 @@ public struct AppRuntime {
   private var budgetEnd = 0.0
   private var budgetVersion = 0
   /// Work in progress: handlers and tasks by id, with the reason of their event.
-  private var handlers: [Int: LaunchReason] = [:]
+  private var handlers: [Int: (reason: LaunchReason, label: String)] = [:]
   private var tasks: [Int: (reason: LaunchReason, endsOnExpiration: Bool)] = [:]
   private var nextWorkID = 0
 
@@ -235,7 +235,7 @@ public struct AppRuntime {
     let behaviour = behaviours[reason] ?? .instant
     let id = nextWorkID
     nextWorkID += 1
-    handlers[id] = reason
+    handlers[id] = (reason, label)
     if drivesHandlersExternally {
       record(.handlerStarted, reason, from: state, .none, into: &events)
       handlerRequests.append(.start(id: id, reason: reason, label: label, time: now))
@@ -287,7 +287,7 @@ public struct AppRuntime {
 
   /// Handler `id` begins a background task; returns its id (nil when the handler is not running).
   mutating func beginTask(for handler: Int, endsOnExpiration: Bool, into events: inout [RuntimeEvent]) -> Int? {
-    guard let reason = handlers[handler] else { return nil }
+    guard let reason = handlers[handler]?.reason else { return nil }
     let id = nextWorkID
     nextWorkID += 1
     tasks[id] = (reason, endsOnExpiration)
@@ -302,8 +302,9 @@ public struct AppRuntime {
   }
 
   private mutating func finishHandler(_ id: Int, into events: inout [RuntimeEvent]) {
-    guard let reason = handlers.removeValue(forKey: id) else { return }
-    record(.handlerFinished, reason, from: state, .none, into: &events)
+    guard let (reason, label) = handlers.removeValue(forKey: id) else { return }
+    // The label says which event's handler finished (the sentence does not show it).
+    record(.handlerFinished, reason, from: state, .label(label), into: &events)
     suspendIfIdle(into: &events)
   }
 

@@ -1,0 +1,458 @@
+/// What became of one provider request.
+public struct PushOutcome: Hashable, Sendable {
+  public enum Kind: String, Hashable, Sendable, CaseIterable {
+    /// Reached the device as soon as it was sent.
+    case delivered
+    /// Reached the device later: stored while offline, rate limited, deferred by power.
+    case delayed
+    /// A held silent push that rode along with a regular notification.
+    case piggybacked
+    /// Still waiting at the end: held on the device or stored by APNs.
+    case held
+    /// Never delivered: expired, replaced, discarded.
+    case dropped
+    /// Replaced by a newer notification with the same collapse ID before it was delivered.
+    case coalesced
+    /// Refused by APNs.
+    case rejected
+  }
+
+  /// The request's position in the schedule (0-based).
+  public var request: Int
+  /// When it was sent (seconds since the Unix epoch).
+  public var time: Double
+  public var apnsID: String?
+  /// APNs' HTTP answer: 200, or the rejection's status.
+  public var status: Int
+  public var reason: APNsReason?
+  /// For `Unregistered`: when the token stopped being valid.
+  public var timestamp: Double?
+  public var kind: Kind
+  public var deliveredAt: Double?
+  /// What it rode along with: an apns-id, or `keep-alive`.
+  public var carrier: String?
+  /// Whether it is a content-available push (it wakes the app when delivered).
+  public var wakesApp: Bool
+  public var detail: String
+}
+
+/// The device, its app and its user, for a push simulation.
+public struct PushDevice: Hashable, Sendable {
+  /// `offline` and `lowPowerMode` intervals matter here.
+  public var conditions: DeviceConditions
+  public var configuration: AppConfiguration
+  /// The app's remote-notification handler.
+  public var handler: HandlerBehaviour
+  public var runtimeProfile: RuntimeProfile
+  public var seed: UInt64
+  /// Foreground sessions (opening the app ends a force-quit) and force-quits.
+  public var sessions: [(start: Double, duration: Double)]
+  public var forceQuits: [Double]
+  /// The device's token and the app's bundle ID (nil: taken from the first well-formed request),
+  /// and when the app was removed (requests after it: 410 Unregistered).
+  public var deviceToken: String?
+  public var topic: String?
+  public var uninstalledAt: Double?
+
+  public init(
+    conditions: DeviceConditions = DeviceConditions(),
+    configuration: AppConfiguration = AppConfiguration(backgroundModes: [.remoteNotification]),
+    handler: HandlerBehaviour = HandlerBehaviour(work: 2), runtimeProfile: RuntimeProfile = .ios, seed: UInt64 = 0,
+    sessions: [(start: Double, duration: Double)] = [], forceQuits: [Double] = [], deviceToken: String? = nil, topic: String? = nil,
+    uninstalledAt: Double? = nil
+  ) {
+    self.conditions = conditions
+    self.configuration = configuration
+    self.handler = handler
+    self.runtimeProfile = runtimeProfile
+    self.seed = seed
+    self.sessions = sessions
+    self.forceQuits = forceQuits
+    self.deviceToken = deviceToken
+    self.topic = topic
+    self.uninstalledAt = uninstalledAt
+  }
+
+  public static func == (a: PushDevice, b: PushDevice) -> Bool {
+    a.conditions == b.conditions && a.configuration == b.configuration && a.handler == b.handler && a.runtimeProfile == b.runtimeProfile
+      && a.seed == b.seed && a.sessions.map(\.start) == b.sessions.map(\.start) && a.sessions.map(\.duration) == b.sessions.map(\.duration)
+      && a.forceQuits == b.forceQuits && a.deviceToken == b.deviceToken && a.topic == b.topic && a.uninstalledAt == b.uninstalledAt
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(conditions)
+    hasher.combine(seed)
+    hasher.combine(forceQuits)
+  }
+}
+
+/// APNs and one device on a virtual clock (SEMANTICS.md §5): every provider request validated,
+/// then delivered, stored, coalesced, rate limited, held, piggybacked or dropped; delivered
+/// content-available pushes wake the app through an ``AppRuntime`` (30 s handler deadline).
+///
+/// **APNs.** While the device is offline, APNs keeps only the newest notification for the app
+/// (an older one with the same collapse ID is `coalesced`, any other `dropped`) until its
+/// expiration (`apns-expiration` 0: one attempt, never stored; absent:
+/// ``PushProfile/defaultStorage``), and delivers it when the device is back.
+///
+/// **Device.** Priority 10 is delivered at once and wakes the radio: the held silent push rides
+/// along (`piggybacked`), and deferred notifications go with it. Priority 5 waits while Low Power
+/// Mode is on (until it ends or a priority-10 notification comes); priority 1 waits for a wake (a
+/// priority-10 notification or a keep-alive). Silent pushes spend the budget (a token bucket:
+/// ``PushProfile/silentPushBurst``, one more every ``PushProfile/silentPushInterval`` divided by the
+/// app's track-record score); past it the device holds only the newest one (an older held one is
+/// `dropped`) and releases it at a keep-alive when the budget allows, or with a priority-10
+/// notification. A force-quit discards the held push, and the app is not launched in the
+/// background until the user opens it again. Without the `remote-notification` background mode,
+/// content-available pushes do not wake the app.
+///
+/// **App.** The handler's result feeds a ``FetchTrackRecord`` (the same as fetch): failing,
+/// slow and terminated handlers stretch the silent budget.
+///
+/// The run ends ``runsPast`` seconds after the last request; what is still waiting is `held`.
+public struct PushSimulation: Sendable {
+  public var profile: PushProfile
+  public var fetchProfile: FetchProfile
+  public var device: PushDevice
+  public var requests: [ProviderRequest]
+
+  /// Seconds simulated after the last request.
+  public static let runsPast = 3_600.0
+
+  public init(requests: [ProviderRequest], device: PushDevice = PushDevice(), profile: PushProfile = .ios, fetchProfile: FetchProfile = .ios) {
+    self.requests = requests
+    self.device = device
+    self.profile = profile
+    self.fetchProfile = fetchProfile
+  }
+
+  public struct Run: Sendable {
+    /// One per request, in schedule order.
+    public var outcomes: [PushOutcome]
+    /// The app's steps (wakes, handlers, terminations).
+    public var runtimeEvents: [RuntimeEvent]
+    public var trackRecord: FetchTrackRecord
+    public var runtimeSummary: RuntimeSummary
+  }
+
+  public func run() -> Run {
+    var state = PushRunState(simulation: self)
+    state.run()
+    return Run(outcomes: state.outcomes, runtimeEvents: state.runtimeEvents, trackRecord: state.trackRecord, runtimeSummary: state.runtime.summary)
+  }
+}
+
+/// The moving parts of one push run.
+private struct PushRunState {
+  let sim: PushSimulation
+  var validator: APNsValidator
+  var runtime: AppRuntime
+  var runtimeEvents: [RuntimeEvent] = []
+  var scanned = 0
+  var trackRecord: FetchTrackRecord
+  var outcomes: [PushOutcome]
+  var accepted: [AcceptedPush?]
+  var random: SplitMix64
+
+  // APNs and device state.
+  var online = true
+  var lowPower = false
+  /// APNs' stored notification for the offline device, and until when.
+  var stored: (index: Int, until: Double)?
+  /// The device's held silent push.
+  var held: Int?
+  /// Deferred notifications (priority 5 in Low Power Mode, priority 1), in arrival order.
+  var deferred: [Int] = []
+  var tokens: Double
+  var refilledAt = -Double.infinity
+  /// The wake being handled for each push index (start time), to read its handler's outcome.
+  var waking: [(index: Int, start: Double)] = []
+
+  init(simulation sim: PushSimulation) {
+    self.sim = sim
+    validator = APNsValidator(profile: sim.profile, deviceToken: sim.device.deviceToken, topic: sim.device.topic, uninstalledAt: sim.device.uninstalledAt)
+    runtime = AppRuntime(profile: sim.device.runtimeProfile, behaviours: [.remoteNotification: sim.device.handler], seed: sim.device.seed)
+    trackRecord = FetchTrackRecord(profile: sim.fetchProfile)
+    outcomes = []
+    outcomes.reserveCapacity(sim.requests.count)
+    accepted = []
+    accepted.reserveCapacity(sim.requests.count)
+    tokens = Double(sim.profile.silentPushBurst)
+    random = SplitMix64(seed: sim.device.seed ^ 0x9A55_0000_0000_0001)
+  }
+
+  /// Things that happen, besides requests, in time order; at one instant in this order.
+  enum Change: Int {
+    case forceQuit = 0, online, offline, lowPowerOn, lowPowerOff, keepAlive
+  }
+
+  mutating func run() {
+    let requests = sim.requests.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
+    guard let first = requests.first?.element.time, let last = requests.last?.element.time else { return }
+    let end = last + PushSimulation.runsPast
+    var changes: [(time: Double, change: Change)] = []
+    for i in sim.device.conditions.intervals {
+      switch i.condition {
+      case .offline: changes += [(i.start, .offline), (i.end, .online)]
+      case .lowPowerMode: changes += [(i.start, .lowPowerOn), (i.end, .lowPowerOff)]
+      case .backgroundRefreshOff: break
+      }
+    }
+    for t in sim.device.forceQuits {
+      changes.append((t, .forceQuit))
+      runtime.schedule(SystemEvent(time: t, kind: .forceQuit))
+    }
+    for s in sim.device.sessions {
+      runtime.schedule(SystemEvent(time: s.start, kind: .userSession(duration: s.duration), label: "user session"))
+    }
+    var t = first
+    while t <= end {
+      changes.append((t, .keepAlive))
+      t += sim.profile.keepAliveInterval
+    }
+    changes.sort { ($0.time, $0.change.rawValue) < ($1.time, $1.change.rawValue) }
+    // Conditions in force before the first request.
+    online = !sim.device.conditions.intervals.contains { $0.condition == .offline && $0.start <= first && first < $0.end }
+    lowPower = sim.device.conditions.intervals.contains { $0.condition == .lowPowerMode && $0.start <= first && first < $0.end }
+    for k in 0..<sim.requests.count {
+      outcomes.append(PushOutcome(
+        request: k, time: sim.requests[k].time, apnsID: nil, status: 0, reason: nil, timestamp: nil, kind: .held, deliveredAt: nil,
+        carrier: nil, wakesApp: false, detail: ""))
+      accepted.append(nil)
+    }
+    var c = changes.firstIndex { $0.time >= first } ?? changes.count
+    for (index, request) in requests {
+      while c < changes.count, changes[c].time <= request.time {
+        apply(changes[c].change, at: changes[c].time)
+        c += 1
+      }
+      receive(index, request)
+    }
+    while c < changes.count, changes[c].time <= end {
+      apply(changes[c].change, at: changes[c].time)
+      c += 1
+    }
+    advance(to: end)
+    finish(at: end)
+  }
+
+  // MARK: APNs
+
+  mutating func receive(_ index: Int, _ request: ProviderRequest) {
+    advance(to: request.time)
+    switch validator.validate(request) {
+    case .failure(let rejection):
+      outcomes[index].status = rejection.status
+      outcomes[index].reason = rejection.reason
+      outcomes[index].timestamp = rejection.timestamp
+      outcomes[index].kind = .rejected
+      outcomes[index].detail = rejection.detail
+    case .success(let push):
+      accepted[index] = push
+      outcomes[index].status = 200
+      outcomes[index].apnsID = push.apnsID
+      outcomes[index].wakesApp = push.wakesApp
+      outcomes[index].detail = push.notes.joined(separator: "; ")
+      let t = request.time
+      if online {
+        arrive(index, at: t, via: nil)
+        return
+      }
+      if push.expiration == 0 {
+        settle(index, .dropped, "apns-expiration 0: one attempt, and the device was offline")
+        return
+      }
+      let until = min(push.expiration ?? t + sim.profile.defaultStorage, t + sim.profile.maximumStorage)
+      guard until > t else {
+        settle(index, .dropped, "already expired when sent, and the device was offline")
+        return
+      }
+      if let old = stored {
+        let same = accepted[old.index]?.collapseID != nil && accepted[old.index]?.collapseID == push.collapseID
+        settle(
+          old.index, same ? .coalesced : .dropped,
+          same ? "replaced while the device was offline by \(push.apnsID) with the same collapse ID"
+            : "APNs keeps only the newest notification for an offline device: replaced by \(push.apnsID)")
+      }
+      stored = (index, until)
+    }
+  }
+
+  // MARK: Device
+
+  /// `index` reaches the device at `t` (`via`: what brought it, for a late arrival).
+  mutating func arrive(_ index: Int, at t: Double, via: String?) {
+    guard let push = accepted[index] else { return }
+    if push.isSilent {
+      refill(at: t)
+      if tokens >= 1 {
+        tokens -= 1
+        deliver(index, at: t, carrier: nil, why: via)
+      } else {
+        if let old = held {
+          settle(old, .dropped, "the device holds only the newest delayed silent push: replaced by \(push.apnsID)")
+        }
+        held = index
+      }
+      return
+    }
+    switch push.priority {
+    case 10:
+      deliver(index, at: t, carrier: nil, why: via)
+      wakeRadio(at: t, carrier: push.apnsID, releaseHeld: true)
+    case 5 where lowPower:
+      deferred.append(index)
+    case 1:
+      deferred.append(index)
+    default:
+      deliver(index, at: t, carrier: nil, why: via)
+    }
+  }
+
+  /// The radio is awake (a priority-10 notification or a keep-alive): deferred notifications go
+  /// now; the held silent push goes with a notification, or at a keep-alive within the budget.
+  mutating func wakeRadio(at t: Double, carrier: String, releaseHeld: Bool) {
+    var waiting: [Int] = []
+    for k in deferred {
+      let push = accepted[k]
+      if push?.priority == 5 && lowPower && carrier == "keep-alive" {
+        waiting.append(k)
+      } else {
+        deliver(k, at: t, carrier: carrier, why: nil)
+      }
+    }
+    deferred = waiting
+    guard let h = held else { return }
+    if releaseHeld {
+      held = nil
+      deliver(h, at: t, carrier: carrier, why: nil)
+    } else {
+      refill(at: t)
+      if tokens >= 1 {
+        tokens -= 1
+        held = nil
+        deliver(h, at: t, carrier: carrier, why: nil)
+      }
+    }
+  }
+
+  mutating func apply(_ change: Change, at t: Double) {
+    advance(to: t)
+    switch change {
+    case .forceQuit:
+      if let h = held {
+        held = nil
+        settle(h, .dropped, "discarded: the user force-quit the app")
+      }
+    case .offline: online = false
+    case .online:
+      online = true
+      if let s = stored {
+        stored = nil
+        if s.until > t {
+          arrive(s.index, at: t, via: "stored by APNs while the device was offline")
+        } else {
+          settle(s.index, .dropped, "expired while the device was offline (at \(Int(s.until)))")
+        }
+      }
+    case .lowPowerOn: lowPower = true
+    case .lowPowerOff:
+      lowPower = false
+      let waiting = deferred.filter { accepted[$0]?.priority == 5 }
+      deferred.removeAll { accepted[$0]?.priority == 5 }
+      for k in waiting { deliver(k, at: t, carrier: nil, why: "deferred while Low Power Mode was on") }
+    case .keepAlive:
+      if online { wakeRadio(at: t, carrier: "keep-alive", releaseHeld: false) }
+    }
+  }
+
+  /// Refills the silent budget up to `t`; the interval stretches as the track record falls.
+  mutating func refill(at t: Double) {
+    let burst = Double(sim.profile.silentPushBurst)
+    if refilledAt == -.infinity {
+      refilledAt = t
+      return
+    }
+    guard t > refilledAt else { return }
+    let interval = sim.profile.silentPushInterval / max(trackRecord.score(at: t), 0.05)
+    tokens = min(burst, tokens + (t - refilledAt) / interval)
+    refilledAt = t
+  }
+
+  mutating func deliver(_ index: Int, at t: Double, carrier: String?, why: String?) {
+    guard let push = accepted[index] else { return }
+    let late = t > push.time
+    var kind: PushOutcome.Kind = late ? .delayed : .delivered
+    var detail: [String] = outcomes[index].detail.isEmpty ? [] : [outcomes[index].detail]
+    if let carrier {
+      if carrier == "keep-alive" {
+        detail.append(push.isSilent ? "held past the silent-push budget, released at a keep-alive" : "delivered at a keep-alive (priority \(push.priority))")
+      } else if push.isSilent {
+        kind = .piggybacked
+        detail.append("held past the silent-push budget, delivered with \(carrier)")
+      } else {
+        detail.append("deferred (priority \(push.priority)), delivered with \(carrier)")
+      }
+      outcomes[index].carrier = carrier
+    } else if let why {
+      detail.append(why)
+    }
+    outcomes[index].kind = kind
+    outcomes[index].deliveredAt = t
+    if push.wakesApp {
+      if !sim.device.configuration.backgroundModes.contains(.remoteNotification) {
+        detail.append("not woken: UIBackgroundModes does not declare remote-notification")
+      } else {
+        runtime.schedule(SystemEvent(time: t, kind: .remoteNotification, label: push.apnsID))
+        waking.append((index, t))
+      }
+    } else {
+      detail.append("shown to the user, the app not woken")
+    }
+    outcomes[index].detail = detail.joined(separator: "; ")
+  }
+
+  mutating func settle(_ index: Int, _ kind: PushOutcome.Kind, _ why: String) {
+    outcomes[index].kind = kind
+    outcomes[index].detail = outcomes[index].detail.isEmpty ? why : outcomes[index].detail + "; " + why
+  }
+
+  /// Runs the app up to `t` and feeds each handler's outcome to the track record.
+  mutating func advance(to t: Double) {
+    runtime.run(until: t, into: &runtimeEvents)
+    while scanned < runtimeEvents.count {
+      let e = runtimeEvents[scanned]
+      scanned += 1
+      guard !waking.isEmpty else { continue }
+      switch e.kind {
+      case .handlerFinished where e.reason == .remoteNotification:
+        guard case .label(let label) = e.facts, let k = waking.firstIndex(where: { accepted[$0.index]?.apnsID == label }) else { break }
+        let w = waking.remove(at: k)
+        let failed = sim.device.handler.failureRate > 0 && random.unit() < sim.device.handler.failureRate
+        let result: FetchOutcome = failed ? .failed : .newData
+        trackRecord.record(result, seconds: e.time - w.start, at: e.time)
+        outcomes[w.index].detail += "; handler completed (.\(result.rawValue)) after \(FetchEvent.duration(e.time - w.start))"
+      case .terminated:
+        // Every handler still running was killed with the app.
+        for w in waking {
+          trackRecord.record(.terminated, seconds: e.time - w.start, at: e.time)
+          outcomes[w.index].detail += "; the app was terminated: no completion within the deadline"
+        }
+        waking.removeAll()
+      case .deliveredInForeground where e.reason == .remoteNotification, .lost where e.reason == .remoteNotification:
+        guard case .label(let label) = e.facts, let k = waking.firstIndex(where: { accepted[$0.index]?.apnsID == label }) else { break }
+        let w = waking.remove(at: k)
+        outcomes[w.index].detail += e.kind == .lost ? "; not launched: the app was force-quit" : "; the app was on screen: handled without a wake"
+      default: break
+      }
+    }
+  }
+
+  mutating func finish(at end: Double) {
+    if let s = stored {
+      settle(s.index, .held, "still stored by APNs: the device was offline at the end")
+    }
+    if let h = held { settle(h, .held, "still held on the device past the silent-push budget at the end") }
+    for k in deferred { settle(k, .held, "still deferred on the device at the end") }
+  }
+}
