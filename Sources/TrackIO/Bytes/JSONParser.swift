@@ -15,6 +15,13 @@ struct JSONNode {
 
   var value: Value
   var offset: Int
+  /// The byte offset just past the value.
+  var end = 0
+
+  init(value: Value, offset: Int) {
+    self.value = value
+    self.offset = offset
+  }
 
   subscript(key: String) -> JSONNode? {
     guard case .object(let members) = value else { return nil }
@@ -106,6 +113,12 @@ struct JSONParser {
   }
 
   private mutating func parseValue(depth: Int) throws(TrackIOError) -> JSONNode {
+    var node = try parseValueBody(depth: depth)
+    node.end = i
+    return node
+  }
+
+  private mutating func parseValueBody(depth: Int) throws(TrackIOError) -> JSONNode {
     guard depth < Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth) levels", at: i) }
     let start = i
     guard i < bytes.count else { throw error("file ends where a value was expected", at: i) }

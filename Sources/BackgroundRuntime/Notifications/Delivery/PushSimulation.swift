@@ -33,7 +33,26 @@ public struct PushOutcome: Hashable, Sendable {
   public var carrier: String?
   /// Whether it is a content-available push (it wakes the app when delivered).
   public var wakesApp: Bool
+  /// What the delivered notification did to the app.
+  public var app: AppEffect?
   public var detail: String
+
+  public enum AppEffect: String, Hashable, Sendable {
+    /// Shown to the user (alert, sound, badge); the app not woken.
+    case shown
+    /// Content-available, but the app does not declare the remote-notification background mode.
+    case notWoken
+    /// The handler called completion (.newData).
+    case completed
+    /// The handler called completion with .failed.
+    case failed
+    /// The handler did not finish in time: the app was terminated.
+    case terminated
+    /// The app was force-quit: not launched.
+    case notLaunched
+    /// The app was on screen: handled without a background wake.
+    case onScreen
+  }
 }
 
 /// The device, its app and its user, for a push simulation.
@@ -217,7 +236,7 @@ private struct PushRunState {
     for k in 0..<sim.requests.count {
       outcomes.append(PushOutcome(
         request: k, time: sim.requests[k].time, apnsID: nil, status: 0, reason: nil, timestamp: nil, kind: .held, deliveredAt: nil,
-        carrier: nil, wakesApp: false, detail: ""))
+        carrier: nil, wakesApp: false, app: nil, detail: ""))
       accepted.append(nil)
     }
     var c = changes.firstIndex { $0.time >= first } ?? changes.count
@@ -401,12 +420,15 @@ private struct PushRunState {
     outcomes[index].deliveredAt = t
     if push.wakesApp {
       if !sim.device.configuration.backgroundModes.contains(.remoteNotification) {
+        outcomes[index].app = .notWoken
         detail.append("not woken: UIBackgroundModes does not declare remote-notification")
       } else {
+        if push.payload.aps.isUserVisible { detail.append("shown to the user, and the app woken") }
         runtime.schedule(SystemEvent(time: t, kind: .remoteNotification, label: push.apnsID))
         waking.append((index, t))
       }
     } else {
+      outcomes[index].app = .shown
       detail.append("shown to the user, the app not woken")
     }
     outcomes[index].detail = detail.joined(separator: "; ")
@@ -414,7 +436,12 @@ private struct PushRunState {
 
   mutating func settle(_ index: Int, _ kind: PushOutcome.Kind, _ why: String) {
     outcomes[index].kind = kind
-    outcomes[index].detail = outcomes[index].detail.isEmpty ? why : outcomes[index].detail + "; " + why
+    note(index, why)
+  }
+
+  /// Adds a clause to the outcome's explanation.
+  mutating func note(_ index: Int, _ text: String) {
+    outcomes[index].detail = outcomes[index].detail.isEmpty ? text : outcomes[index].detail + "; " + text
   }
 
   /// Runs the app up to `t` and feeds each handler's outcome to the track record.
@@ -431,18 +458,21 @@ private struct PushRunState {
         let failed = sim.device.handler.failureRate > 0 && random.unit() < sim.device.handler.failureRate
         let result: FetchOutcome = failed ? .failed : .newData
         trackRecord.record(result, seconds: e.time - w.start, at: e.time)
-        outcomes[w.index].detail += "; handler completed (.\(result.rawValue)) after \(FetchEvent.duration(e.time - w.start))"
+        outcomes[w.index].app = failed ? .failed : .completed
+        note(w.index, "handler completed (.\(result.rawValue)) after \(FetchEvent.duration(e.time - w.start))")
       case .terminated:
         // Every handler still running was killed with the app.
         for w in waking {
           trackRecord.record(.terminated, seconds: e.time - w.start, at: e.time)
-          outcomes[w.index].detail += "; the app was terminated: no completion within the deadline"
+          outcomes[w.index].app = .terminated
+          note(w.index, "the app was terminated: no completion within the deadline")
         }
         waking.removeAll()
       case .deliveredInForeground where e.reason == .remoteNotification, .lost where e.reason == .remoteNotification:
         guard case .label(let label) = e.facts, let k = waking.firstIndex(where: { accepted[$0.index]?.apnsID == label }) else { break }
         let w = waking.remove(at: k)
-        outcomes[w.index].detail += e.kind == .lost ? "; not launched: the app was force-quit" : "; the app was on screen: handled without a wake"
+        outcomes[w.index].app = e.kind == .lost ? .notLaunched : .onScreen
+        note(w.index, e.kind == .lost ? "not launched: the app was force-quit" : "the app was on screen: handled without a wake")
       default: break
       }
     }

@@ -1,0 +1,99 @@
+import ArgumentParser
+import BackgroundRuntime
+import TrackIO
+
+/// `geowake push`: what APNs and the device would do with each request of a provider's schedule.
+struct PushCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "push",
+    abstract: "Replay a provider's push schedule through an APNs-faithful model: accepted or rejected, delivered when, and the app's wake.",
+    discussion: """
+      --schedule is JSON Lines, one request per line: {"at": ISO 8601, "token": hex device token, \
+      "headers": {"apns-push-type", "apns-priority", "apns-expiration", "apns-collapse-id", \
+      "apns-topic", "apns-id"}, "payload": the JSON body as sent} ("payloadText": a string of \
+      bytes may replace "payload"). Each request is validated as APNs does (BadDeviceToken, \
+      BadPriority for a background push at priority 10, InvalidPushType, MissingTopic, \
+      PayloadEmpty, PayloadTooLarge over 4096 bytes, BadCollapseId over 64 bytes, \
+      BadExpirationDate, DuplicateHeaders, …; InvalidPayload, GeoWake's own, for a body that is \
+      not JSON or a mistyped aps key, with the byte offset and key path).
+
+      Accepted pushes are delivered, stored while the device is offline (only the newest, until \
+      its expiration; apns-expiration 0: one attempt), coalesced, deferred by priority (5 waits in \
+      Low Power Mode, 1 for a wake) or rate limited (silent pushes: 2 back to back, then one per \
+      30 min; past that only the newest is held, and it rides along with the next priority-10 \
+      notification or leaves at a keep-alive every 30 min when the budget allows). A delivered \
+      content-available push wakes the app (30 s to call completion, else it is terminated); a \
+      force-quit discards the held push and stops background launches until the user opens the app.
+
+      --connectivity is a CSV start,end,condition with offline and lowPowerMode intervals. The app: \
+      without --app, one that declares remote-notification and whose handler takes 2 s; with --app \
+      SCENARIO.json its profile, seed, "handlers": {"remoteNotification": {…}}, "backgroundModes", \
+      sessions, usage and forceQuits. The device token and topic are the first well-formed ones in \
+      the schedule unless --token and --topic say otherwise.
+
+      --format jsonl writes one object per request: request, at, apnsId, status, reason (or null), \
+      timestamp (milliseconds, for Unregistered), outcome (delivered, delayed, piggybacked, held, \
+      dropped, coalesced, rejected), deliveredAt (or null), delay, carrier (the apns-id or \
+      keep-alive it rode along with), wakesApp, app (shown, completed, failed, terminated, \
+      notLaunched, onScreen, notWoken) and detail.
+      """
+  )
+
+  @Option(help: "Provider requests (JSON Lines).")
+  var schedule: String
+
+  @Option(help: "Device conditions (CSV start,end,condition: offline, lowPowerMode).")
+  var connectivity: String?
+
+  @Option(help: "App scenario (JSON): remote-notification handler, profile, seed, background modes, sessions, force-quits.")
+  var app: String?
+
+  @Option(help: "The device's token (hex); default: the first well-formed one in the schedule.")
+  var token: String?
+
+  @Option(help: "The app's bundle ID; default: the first topic in the schedule.")
+  var topic: String?
+
+  @Option(help: "Output format: table, jsonl or html.")
+  var format: String = "table"
+
+  @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
+  var output: String = "-"
+
+  @Flag(help: "Replace the output file if it exists.")
+  var force = false
+
+  func validate() throws {
+    guard PushReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl or html, got \(format)") }
+  }
+
+  func run() throws {
+    let requests: [ProviderRequest]
+    do { requests = try PushScheduleReader.read(path: schedule) } catch { throw Diagnostics.fail(error) }
+    guard !requests.isEmpty else {
+      Diagnostics.error("\(schedule): no requests: expected one JSON object per line")
+      throw SysExit.dataError
+    }
+    var device = PushDevice(deviceToken: token, topic: topic)
+    if let app {
+      let scenario: AppScenario
+      do { scenario = try ScenarioReader.read(path: app) } catch { throw Diagnostics.fail(error) }
+      device.configuration = scenario.configuration
+      device.handler = scenario.behaviours[.remoteNotification] ?? .instant
+      device.runtimeProfile = scenario.profile
+      device.seed = scenario.seed
+      device.sessions = scenario.sessions
+      device.forceQuits = scenario.forceQuits
+    }
+    if let connectivity {
+      do { device.conditions = try DeviceConditionsCSVReader.read(path: connectivity) } catch { throw Diagnostics.fail(error) }
+    }
+    let run = PushSimulation(requests: requests, device: device).run()
+    let out: ByteSink
+    do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }
+    do {
+      try PushReport(run, scheduleSource: schedule).write(PushReport.Format(rawValue: format) ?? .table, to: out)
+      try out.commit()
+    } catch { throw Diagnostics.fail(error) }
+  }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import _GeoWakeTestSupport
+
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
+@Suite("geowake push")
+struct PushCommandTests {
+  static let bundled = ["push", "--schedule", "Fixtures/push/news-app.jsonl", "--connectivity", "Fixtures/push/news-app-connectivity.csv"]
+
+  static func objects(_ text: String) throws -> [[String: Any]] {
+    try text.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+  }
+
+  @Test func oneJSONLinePerRequestWithTheRequiredKeys() throws {
+    let result = try CommandRunner.run(Self.bundled + ["--format", "jsonl"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = try Self.objects(result.stdout)
+    #expect(lines.count == 21)
+    for line in lines {
+      for key in ["apnsId", "status", "reason", "deliveredAt", "outcome"] { #expect(line[key] != nil, "\(key)") }
+    }
+    let outcomes = lines.map { $0["outcome"] as? String ?? "" }
+    #expect(outcomes.filter { $0 == "rejected" }.count == 3)
+    #expect(lines[13]["reason"] as? String == "BadPriority" && lines[13]["status"] as? Int == 400)
+    #expect(lines[14]["reason"] as? String == "InvalidPayload")
+    #expect((lines[14]["detail"] as? String)?.contains("byte 28, $.aps.content-available") == true)
+    #expect(lines[11]["outcome"] as? String == "piggybacked" && lines[11]["carrier"] as? String == lines[12]["apnsId"] as? String)
+    #expect(outcomes[16...18] == ["coalesced", "coalesced", "delayed"])
+    #expect(lines[19]["outcome"] as? String == "dropped")
+    #expect(lines[20]["app"] as? String == "completed")
+  }
+
+  @Test func tableAndHTML() throws {
+    let table = try CommandRunner.run(Self.bundled)
+    #expect(table.status == 0)
+    #expect(table.stdout.contains("21 requests, 18 accepted, 3 rejected (400 BadCollapseId: 1, 400 BadPriority: 1, 400 InvalidPayload: 1)"))
+    #expect(table.stdout.contains("outcomes: 5 delivered, 1 delayed, 1 piggybacked, 0 held, 9 dropped, 2 coalesced"))
+    let html = try CommandRunner.run(Self.bundled + ["--format", "html"])
+    #expect(html.status == 0)
+    let parser = XMLParser(data: Data(html.stdout.utf8))
+    #expect(parser.parse(), "not well-formed: \(String(describing: parser.parserError))")
+    #expect(html.stdout.components(separatedBy: "<tr><td>").count - 1 == 21)
+  }
+
+  @Test func withoutTheBackgroundModeNothingWakes() throws {
+    let folder = try TemporaryFolder()
+    let app = try folder.file("app.json", containing: #"{"backgroundModes": ["fetch"]}"#)
+    let lines = try Self.objects(try CommandRunner.run(Self.bundled + ["--app", app, "--format", "jsonl"]).stdout)
+    #expect(lines[0]["app"] as? String == "notWoken")
+  }
+
+  @Test(arguments: [
+    (#"{"at": "2024-05-01T08:00:00Z", "token": "ab", "headers": {"apns-priority": true}, "payload": {}}"#,
+     "s.jsonl:1:76: error: $.headers.apns-priority: found a boolean: expected a string (or a number)"),
+    (#"{"at": "8 o'clock", "token": "ab"}"#, "s.jsonl:1:8: error: $.at: \"8 o'clock\" is not an ISO 8601 time such as 2024-05-01T08:00:00Z"),
+    (#"{"token": "ab"}"#, "s.jsonl:1:1: error: $: no \"at\": expected the time the provider sends the request"),
+    (#"{"at": "2024-05-01T08:00:00Z", "token": "ab", "body": {}}"#,
+     "s.jsonl:1:55: error: $.body: unknown key: expected at, token, headers, payload, payloadText, method or path"),
+    (#"{"at": "2024-05-01T08:00:00Z", "token": "ab", "payload": {"aps": }"#, "s.jsonl:1:66: error:"),
+  ])
+  func badScheduleLinesAreLocated(_ line: String, _ expected: String) throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.file("s.jsonl", containing: line + "\n")
+    let result = try CommandRunner.run(["push", "--schedule", path])
+    #expect(result.status == 65)
+    #expect(result.stderr.hasPrefix(expected.replacingOccurrences(of: "s.jsonl", with: path)), "\(result.stderr)")
+  }
+
+  @Test func payloadTextCarriesBytesThatAreNotJSON() throws {
+    let folder = try TemporaryFolder()
+    let token = String(repeating: "ab", count: 32)
+    let path = try folder.file("s.jsonl", containing: """
+      {"at": "2024-05-01T08:00:00Z", "token": "\(token)", "headers": {"apns-topic": "com.x"}, "payloadText": "{\\"aps\\": {\\"alert\\": \\"hi\\"}"}
+      {"at": "2024-05-01T08:01:00Z", "token": "\(token)", "headers": {"apns-topic": "com.x", "apns-topic": "com.x"}, "payload": {"aps": {}}}
+      {"at": "2024-05-01T08:02:00Z", "token": "\(token)", "headers": {"apns-topic": "com.x"}, "payload": {"aps": {"alert": "\(String(repeating: "z", count: 4_100))"}}}
+      {"at": "2024-05-01T08:03:00Z", "token": "zz\(token)", "headers": {"apns-topic": "com.x"}, "payload": {"aps": {}}}
+
+      """)
+    let lines = try Self.objects(try CommandRunner.run(["push", "--schedule", path, "--format", "jsonl"]).stdout)
+    #expect(lines.map { $0["reason"] as? String } == ["InvalidPayload", "DuplicateHeaders", "PayloadTooLarge", "BadDeviceToken"])
+    #expect(lines.map { $0["status"] as? Int } == [400, 400, 413, 400])
+    #expect((lines[0]["detail"] as? String)?.hasPrefix("byte 23, $: found the end of the payload") == true)
+  }
+}
