@@ -58,5 +58,11 @@ let package = Package(
       dependencies: [.product(name: "BackgroundRuntime", package: geowake), .product(name: "SyntheticData", package: geowake)],
       path: "Sources/RuntimeBench"
     ),
+    // The APNs model's bars: payload parsing MB/s, requests validated and scheduled per second.
+    .executableTarget(
+      name: "geowake-push-bench",
+      dependencies: [.product(name: "BackgroundRuntime", package: geowake), .product(name: "SyntheticData", package: geowake)],
+      path: "Sources/PushBench"
+    ),
   ]
 )
