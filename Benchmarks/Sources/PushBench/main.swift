@@ -9,6 +9,16 @@
 //   simulate: requests validated and scheduled per second (PushSimulation.run, app wakes included).
 import BackgroundRuntime
 import Dispatch
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+enum ProcessInfoLite {
+  static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+}
 import SyntheticData
 
 var random = SeededGenerator(seed: 20_240_501)
@@ -86,7 +96,9 @@ func simulate() -> (Double, Int) {
   return (seconds, run.outcomes.lazy.filter { $0.deliveredAt != nil }.count)
 }
 
-for (name, task) in [("parse", parseAll), ("validate", validateAll), ("simulate", simulate)] {
+// GEOWAKE_TASK=parse|validate|simulate runs one task only (for profiling).
+let only = ProcessInfoLite.environment("GEOWAKE_TASK")
+for (name, task) in [("parse", parseAll), ("validate", validateAll), ("simulate", simulate)] where only == nil || only == name {
   var best = (Double.infinity, 0)
   for _ in 0..<repeats {
     let r = task()

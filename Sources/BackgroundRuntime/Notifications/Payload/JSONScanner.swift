@@ -1,4 +1,4 @@
-/// A problem in a JSON payload: where (byte offset from the payload's start, and the key path
+/// A problem in a JSON payload: where (byte offset from the payload's start, and the key path()
 /// to the value concerned, `$.aps.alert.title`), and what was expected.
 public struct PayloadError: Error, Hashable, Sendable, CustomStringConvertible {
   /// 0-based byte offset in the payload.
@@ -28,8 +28,8 @@ struct JSONScanner {
 
   var atEnd: Bool { i >= bytes.count }
 
-  func fail(_ path: String, _ message: String, at offset: Int? = nil) -> PayloadError {
-    PayloadError(offset: offset ?? i, keyPath: path, message: message)
+  func fail(_ path: @autoclosure () -> String, _ message: String, at offset: Int? = nil) -> PayloadError {
+    PayloadError(offset: offset ?? i, keyPath: path(), message: message)
   }
 
   /// What is at the cursor, for messages.
@@ -56,9 +56,9 @@ struct JSONScanner {
   }
 
   /// Consumes `byte` (after whitespace) or fails.
-  mutating func expect(_ byte: UInt8, _ path: String, _ what: String) throws(PayloadError) {
+  mutating func expect(_ byte: UInt8, _ path: @autoclosure () -> String, _ what: String) throws(PayloadError) {
     skipSpace()
-    guard i < bytes.count, bytes[i] == byte else { throw fail(path, "found \(found()): expected \(what)") }
+    guard i < bytes.count, bytes[i] == byte else { throw fail(path(), "found \(found()): expected \(what)") }
     i += 1
   }
 
@@ -71,12 +71,13 @@ struct JSONScanner {
   // MARK: Strings
 
   /// The raw bytes of a string (between the quotes) and whether it has escapes; validates it.
-  mutating func scanString(_ path: String) throws(PayloadError) -> (range: Range<Int>, escaped: Bool) {
+  mutating func scanString(_ path: @autoclosure () -> String) throws(PayloadError) -> (range: Range<Int>, escaped: Bool) {
     skipSpace()
-    guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail(path, "found \(found()): expected a string") }
+    guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail(path(), "found \(found()): expected a string") }
     let start = i + 1
     i = start
     var escaped = false
+    let base = UnsafeRawPointer(bytes.baseAddress!)
     while i < bytes.count {
       let b = bytes[i]
       if b == UInt8(ascii: "\"") {
@@ -92,22 +93,22 @@ struct JSONScanner {
           i += 2
         case UInt8(ascii: "u"):
           guard i + 6 <= bytes.count, (2..<6).allSatisfy({ Self.hex(bytes[i + $0]) != nil }) else {
-            throw fail(path, "bad \\u escape: expected four hexadecimal digits")
+            throw fail(path(), "bad \\u escape: expected four hexadecimal digits")
           }
           i += 6
-        default: throw fail(path, "bad escape \\\(Character(Unicode.Scalar(bytes[i + 1]))): expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")
+        default: throw fail(path(), "bad escape \\\(Character(Unicode.Scalar(bytes[i + 1]))): expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")
         }
         continue
       }
-      if b < 0x20 { throw fail(path, "control character 0x\(String(b, radix: 16)) in a string: expected it escaped") }
+      if b < 0x20 { throw fail(path(), "control character 0x\(String(b, radix: 16)) in a string: expected it escaped") }
       if b >= 0x80 {
-        guard let next = Self.skipUTF8(bytes, at: i) else { throw fail(path, "invalid UTF-8 in a string") }
+        guard let next = Self.skipUTF8(bytes, at: i) else { throw fail(path(), "invalid UTF-8 in a string") }
         i = next
         continue
       }
       i += 1
     }
-    throw fail(path, "unterminated string: expected a closing quote", at: start - 1)
+    throw fail(path(), "unterminated string: expected a closing quote", at: start - 1)
   }
 
   /// The index after the UTF-8 sequence starting at `k` (a byte ≥ 0x80), or nil when invalid
@@ -143,8 +144,8 @@ struct JSONScanner {
   }
 
   /// A string, decoded.
-  mutating func string(_ path: String) throws(PayloadError) -> String {
-    let (range, escaped) = try scanString(path)
+  mutating func string(_ path: @autoclosure () -> String) throws(PayloadError) -> String {
+    let (range, escaped) = try scanString(path())
     let raw = UnsafeBufferPointer(rebasing: bytes[range])
     guard escaped else { return String(decoding: raw, as: UTF8.self) }
     var scalars = String.UnicodeScalarView()
@@ -196,32 +197,32 @@ struct JSONScanner {
 
   /// Whether the string at the cursor equals `key` (compared on raw bytes; an escaped key is
   /// decoded first). Consumes it.
-  mutating func key(_ path: String) throws(PayloadError) -> (raw: Range<Int>, decoded: String?) {
+  mutating func key(_ path: @autoclosure () -> String) throws(PayloadError) -> (raw: Range<Int>, decoded: String?) {
     let start = i
-    let (range, escaped) = try scanString(path)
+    let (range, escaped) = try scanString(path())
     guard escaped else { return (range, nil) }
     i = start
-    let decoded = try string(path)
+    let decoded = try string(path())
     return (range, decoded)
   }
 
   // MARK: Numbers
 
   /// A number: its value, whether it is written as an integer, and its text.
-  mutating func number(_ path: String) throws(PayloadError) -> (value: Double, integer: Bool, range: Range<Int>) {
+  mutating func number(_ path: @autoclosure () -> String) throws(PayloadError) -> (value: Double, integer: Bool, range: Range<Int>) {
     skipSpace()
     let start = i
     if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
     guard i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) else {
       i = start
-      throw fail(path, "found \(found()): expected a number")
+      throw fail(path(), "found \(found()): expected a number")
     }
     var integer = true
     var mantissa: UInt64 = 0
     var digits = 0
     if bytes[i] == UInt8(ascii: "0") {
       i += 1
-      if i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { throw fail(path, "leading zero in a number") }
+      if i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { throw fail(path(), "leading zero in a number") }
     } else {
       while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) {
         if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(bytes[i] - 48) }
@@ -234,7 +235,7 @@ struct JSONScanner {
       i += 1
       let first = i
       while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { i += 1 }
-      guard i > first else { throw fail(path, "no digit after the decimal point") }
+      guard i > first else { throw fail(path(), "no digit after the decimal point") }
     }
     if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
       integer = false
@@ -242,7 +243,7 @@ struct JSONScanner {
       if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
       let first = i
       while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { i += 1 }
-      guard i > first else { throw fail(path, "no digit in the exponent") }
+      guard i > first else { throw fail(path(), "no digit in the exponent") }
     }
     let negative = bytes[start] == UInt8(ascii: "-")
     if integer, digits <= 15 {
@@ -250,41 +251,42 @@ struct JSONScanner {
       return (negative ? -v : v, true, start..<i)
     }
     let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
-    guard let v = Double(text), v.isFinite else { throw fail(path, "number \(text) is out of range", at: start) }
+    guard let v = Double(text), v.isFinite else { throw fail(path(), "number \(text) is out of range", at: start) }
     return (v, integer, start..<i)
   }
 
   // MARK: Any value
 
   /// Validates and skips one value; returns its byte range.
-  mutating func skipValue(_ path: String, depth: Int = 0) throws(PayloadError) -> Range<Int> {
+  mutating func skipValue(_ path: @autoclosure () -> String, depth: Int = 0) throws(PayloadError) -> Range<Int> {
     skipSpace()
     let start = i
-    guard i < bytes.count else { throw fail(path, "found the end of the payload: expected a value") }
+    guard i < bytes.count else { throw fail(path(), "found the end of the payload: expected a value") }
     switch bytes[i] {
-    case UInt8(ascii: "\""): _ = try scanString(path)
+    case UInt8(ascii: "\""): _ = try scanString(path())
     case UInt8(ascii: "{"):
-      guard depth < Self.maximumDepth else { throw fail(path, "nested deeper than \(Self.maximumDepth) levels") }
+      guard depth < Self.maximumDepth else { throw fail(path(), "nested deeper than \(Self.maximumDepth) levels") }
       i += 1
       if peek() == UInt8(ascii: "}") {
         i += 1
         return start..<i
       }
       while true {
-        let (raw, decoded) = try key(path)
-        let name = decoded ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[raw]), as: UTF8.self)
-        try expect(UInt8(ascii: ":"), "\(path).\(name)", "':' after the key")
-        _ = try skipValue("\(path).\(name)", depth: depth + 1)
-        guard let next = peek() else { throw fail(path, "found the end of the payload: expected ',' or '}'") }
+        let (raw, decoded) = try key(path())
+        let all = bytes
+        func name() -> String { decoded ?? String(decoding: UnsafeBufferPointer(rebasing: all[raw]), as: UTF8.self) }
+        try expect(UInt8(ascii: ":"), "\(path()).\(name())", "':' after the key")
+        _ = try skipValue("\(path()).\(name())", depth: depth + 1)
+        guard let next = peek() else { throw fail(path(), "found the end of the payload: expected ',' or '}'") }
         i += 1
         if next == UInt8(ascii: "}") { break }
         guard next == UInt8(ascii: ",") else {
           i -= 1
-          throw fail(path, "found \(found()): expected ',' or '}'")
+          throw fail(path(), "found \(found()): expected ',' or '}'")
         }
       }
     case UInt8(ascii: "["):
-      guard depth < Self.maximumDepth else { throw fail(path, "nested deeper than \(Self.maximumDepth) levels") }
+      guard depth < Self.maximumDepth else { throw fail(path(), "nested deeper than \(Self.maximumDepth) levels") }
       i += 1
       if peek() == UInt8(ascii: "]") {
         i += 1
@@ -292,38 +294,48 @@ struct JSONScanner {
       }
       var k = 0
       while true {
-        _ = try skipValue("\(path)[\(k)]", depth: depth + 1)
+        _ = try skipValue("\(path())[\(k)]", depth: depth + 1)
         k += 1
-        guard let next = peek() else { throw fail(path, "found the end of the payload: expected ',' or ']'") }
+        guard let next = peek() else { throw fail(path(), "found the end of the payload: expected ',' or ']'") }
         i += 1
         if next == UInt8(ascii: "]") { break }
         guard next == UInt8(ascii: ",") else {
           i -= 1
-          throw fail(path, "found \(found()): expected ',' or ']'")
+          throw fail(path(), "found \(found()): expected ',' or ']'")
         }
       }
-    case UInt8(ascii: "t"): try literal("true", path)
-    case UInt8(ascii: "f"): try literal("false", path)
-    case UInt8(ascii: "n"): try literal("null", path)
-    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try number(path)
-    default: throw fail(path, "found \(found()): expected a value")
+    case UInt8(ascii: "t"): try literal("true", path())
+    case UInt8(ascii: "f"): try literal("false", path())
+    case UInt8(ascii: "n"): try literal("null", path())
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try number(path())
+    default: throw fail(path(), "found \(found()): expected a value")
     }
     return start..<i
   }
 
-  mutating func literal(_ word: StaticString, _ path: String) throws(PayloadError) {
+  mutating func literal(_ word: StaticString, _ path: @autoclosure () -> String) throws(PayloadError) {
     let n = word.utf8CodeUnitCount
     let w = UnsafeBufferPointer(start: word.utf8Start, count: n)
-    guard i + n <= bytes.count, (0..<n).allSatisfy({ bytes[i + $0] == w[$0] }) else { throw fail(path, "found \(found()): expected a value") }
+    guard i + n <= bytes.count, (0..<n).allSatisfy({ bytes[i + $0] == w[$0] }) else { throw fail(path(), "found \(found()): expected a value") }
     i += n
   }
 
-  /// Whether the raw bytes in `range` spell `key`.
+  /// Whether the raw bytes in `range` spell `key` (eight bytes at a time).
+  @inline(__always)
   func equals(_ range: Range<Int>, _ key: StaticString) -> Bool {
     let n = key.utf8CodeUnitCount
     guard range.count == n else { return false }
-    let k = key.utf8Start
-    for j in 0..<n where bytes[range.lowerBound + j] != k[j] { return false }
+    let a = UnsafeRawPointer(bytes.baseAddress! + range.lowerBound)
+    let b = UnsafeRawPointer(key.utf8Start)
+    var k = 0
+    while k + 8 <= n {
+      guard a.loadUnaligned(fromByteOffset: k, as: UInt64.self) == b.loadUnaligned(fromByteOffset: k, as: UInt64.self) else { return false }
+      k += 8
+    }
+    while k < n {
+      guard a.load(fromByteOffset: k, as: UInt8.self) == b.load(fromByteOffset: k, as: UInt8.self) else { return false }
+      k += 1
+    }
     return true
   }
 }

@@ -48,6 +48,16 @@ public struct APS: Hashable, Sendable {
     case name(String)
     case volume(Double)
     case other(key: String, RawJSON)
+
+    /// Its key in the sound dictionary.
+    public var key: String {
+      switch self {
+      case .critical: return "critical"
+      case .name: return "name"
+      case .volume: return "volume"
+      case .other(let key, _): return key
+      }
+    }
   }
 
   public enum Member: Hashable, Sendable {
@@ -117,7 +127,7 @@ public struct APS: Hashable, Sendable {
 /// A notification payload as sent to APNs: the typed `aps` dictionary and the app's own keys.
 ///
 /// Parsing is strict RFC 8259 JSON (UTF-8 validated, no trailing data, depth ≤ 64); a problem is a
-/// ``PayloadError`` with the byte offset and the key path (`$.aps.content-available: found a
+/// ``PayloadError`` with the byte offset and the key path() (`$.aps.content-available: found a
 /// string: expected the number 0 or 1`). ``json`` re-encodes it canonically — minified, members
 /// in their original order, strings escaped only where JSON requires (`"`, `\`, control
 /// characters), numbers in their shortest form — so a canonical payload round-trips byte for byte.
@@ -161,9 +171,10 @@ public struct NotificationPayload: Hashable, Sendable {
       while true {
         let keyStart = s.i
         let (raw, decoded) = try s.key("$")
-        let name = decoded ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[raw]), as: UTF8.self)
+        let isAPS = decoded.map { $0 == "aps" } ?? s.equals(raw, "aps")
+        let name = isAPS ? "aps" : decoded ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[raw]), as: UTF8.self)
         try s.expect(UInt8(ascii: ":"), "$.\(name)", "':' after the key")
-        if name == "aps" {
+        if isAPS {
           guard aps == nil else { throw s.fail("$.aps", "appears twice: expected one aps dictionary", at: keyStart) }
           aps = try Self.parseAPS(&s)
           apsIndex = index
@@ -200,6 +211,84 @@ public struct NotificationPayload: Hashable, Sendable {
 
   // MARK: - aps
 
+  /// The `aps` keys GeoWake types, matched on raw bytes.
+  enum APSKey: Int, CaseIterable {
+    case alert, badge, sound, contentAvailable, mutableContent, category, threadID, targetContentID, filterCriteria, event
+    case attributesType, interruptionLevel, relevanceScore, staleDate, timestamp, dismissalDate, contentState, attributes, urlArgs
+
+    var text: StaticString {
+      switch self {
+      case .alert: return "alert"
+      case .badge: return "badge"
+      case .sound: return "sound"
+      case .contentAvailable: return "content-available"
+      case .mutableContent: return "mutable-content"
+      case .category: return "category"
+      case .threadID: return "thread-id"
+      case .targetContentID: return "target-content-id"
+      case .filterCriteria: return "filter-criteria"
+      case .event: return "event"
+      case .attributesType: return "attributes-type"
+      case .interruptionLevel: return "interruption-level"
+      case .relevanceScore: return "relevance-score"
+      case .staleDate: return "stale-date"
+      case .timestamp: return "timestamp"
+      case .dismissalDate: return "dismissal-date"
+      case .contentState: return "content-state"
+      case .attributes: return "attributes"
+      case .urlArgs: return "url-args"
+      }
+    }
+
+    /// Matches on the length first, so that a key is compared with at most four candidates.
+    static func match(_ s: JSONScanner, _ raw: Range<Int>) -> APSKey? {
+      switch raw.count {
+      case 5:
+        if s.equals(raw, "alert") { return .alert }
+        if s.equals(raw, "badge") { return .badge }
+        if s.equals(raw, "sound") { return .sound }
+        if s.equals(raw, "event") { return .event }
+        return nil
+      case 8:
+        if s.equals(raw, "category") { return .category }
+        if s.equals(raw, "url-args") { return .urlArgs }
+        return nil
+      case 9:
+        if s.equals(raw, "thread-id") { return .threadID }
+        if s.equals(raw, "timestamp") { return .timestamp }
+        return nil
+      case 10:
+        if s.equals(raw, "stale-date") { return .staleDate }
+        if s.equals(raw, "attributes") { return .attributes }
+        return nil
+      case 13:
+        if s.equals(raw, "content-state") { return .contentState }
+        return nil
+      case 14:
+        if s.equals(raw, "dismissal-date") { return .dismissalDate }
+        return nil
+      case 15:
+        if s.equals(raw, "mutable-content") { return .mutableContent }
+        if s.equals(raw, "relevance-score") { return .relevanceScore }
+        if s.equals(raw, "filter-criteria") { return .filterCriteria }
+        if s.equals(raw, "attributes-type") { return .attributesType }
+        return nil
+      case 17:
+        if s.equals(raw, "content-available") { return .contentAvailable }
+        if s.equals(raw, "target-content-id") { return .targetContentID }
+        return nil
+      case 18:
+        if s.equals(raw, "interruption-level") { return .interruptionLevel }
+        return nil
+      default: return nil
+      }
+    }
+
+    static func match(_ name: String) -> APSKey? {
+      allCases.first { String(describing: $0.text) == name }
+    }
+  }
+
   static func parseAPS(_ s: inout JSONScanner) throws(PayloadError) -> APS {
     var members: [APS.Member] = []
     try s.expect(UInt8(ascii: "{"), "$.aps", "a dictionary")
@@ -207,16 +296,31 @@ public struct NotificationPayload: Hashable, Sendable {
       s.i += 1
       return APS(members)
     }
-    var seen: [String] = []
+    members.reserveCapacity(6)  // one allocation for the usual handful of keys
+    var seenKnown: UInt32 = 0
+    var seenOther: [String] = []
     while true {
       let keyStart = s.i
       let (raw, decoded) = try s.key("$.aps")
-      let name = decoded ?? String(decoding: UnsafeBufferPointer(rebasing: s.bytes[raw]), as: UTF8.self)
-      if seen.contains(name) { throw s.fail("$.aps.\(name)", "appears twice: expected unique keys", at: keyStart) }
-      seen.append(name)
-      let path = "$.aps.\(name)"
-      try s.expect(UInt8(ascii: ":"), path, "':' after the key")
-      members.append(try member(name, &s, path))
+      let bytes = s.bytes
+      func name() -> String { decoded ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[raw]), as: UTF8.self) }
+      let key = decoded.map { APSKey.match($0) } ?? APSKey.match(s, raw)
+      if let key {
+        let bit: UInt32 = 1 << UInt32(key.rawValue)
+        if seenKnown & bit != 0 { throw s.fail("$.aps.\(name())", "appears twice: expected unique keys", at: keyStart) }
+        seenKnown |= bit
+      } else {
+        let n = name()
+        if seenOther.contains(n) { throw s.fail("$.aps.\(n)", "appears twice: expected unique keys", at: keyStart) }
+        seenOther.append(n)
+      }
+      try s.expect(UInt8(ascii: ":"), "$.aps.\(name())", "':' after the key")
+      if let key {
+        members.append(try member(key, &s, "$.aps.\(name())"))
+      } else {
+        let range = try s.skipValue("$.aps.\(name())", depth: 2)
+        members.append(.other(key: name(), RawJSON(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))))
+      }
       guard let next = s.peek() else { throw s.fail("$.aps", "found the end of the payload: expected ',' or '}'") }
       s.i += 1
       if next == UInt8(ascii: "}") { break }
@@ -228,82 +332,80 @@ public struct NotificationPayload: Hashable, Sendable {
     return APS(members)
   }
 
-  static func member(_ name: String, _ s: inout JSONScanner, _ path: String) throws(PayloadError) -> APS.Member {
-    switch name {
-    case "alert":
-      if s.peek() == UInt8(ascii: "\"") { return .alert(.text(try s.string(path))) }
-      guard s.peek() == UInt8(ascii: "{") else { throw s.fail(path, "found \(s.found()): expected a string or a dictionary") }
-      return .alert(.fields(try alertFields(&s, path)))
-    case "badge": return .badge(try integer(&s, path, 0...Int(Int32.max), "a whole number ≥ 0"))
-    case "sound":
-      if s.peek() == UInt8(ascii: "\"") { return .sound(.name(try s.string(path))) }
-      guard s.peek() == UInt8(ascii: "{") else { throw s.fail(path, "found \(s.found()): expected a string or a dictionary") }
-      return .sound(.fields(try soundFields(&s, path)))
-    case "content-available": return .contentAvailable(try integer(&s, path, 0...1, "the number 0 or 1"))
-    case "mutable-content": return .mutableContent(try integer(&s, path, 0...1, "the number 0 or 1"))
-    case "category": return .category(try s.string(path))
-    case "thread-id": return .threadID(try s.string(path))
-    case "target-content-id": return .targetContentID(try s.string(path))
-    case "filter-criteria": return .filterCriteria(try s.string(path))
-    case "event": return .event(try s.string(path))
-    case "attributes-type": return .attributesType(try s.string(path))
-    case "interruption-level":
-      let at = s.i
-      let text = try s.string(path)
-      guard let level = APS.InterruptionLevel(rawValue: text) else {
-        throw s.fail(path, "\"\(text)\": expected passive, active, time-sensitive or critical", at: at)
-      }
-      return .interruptionLevel(level)
-    case "relevance-score":
+  static func member(_ key: APSKey, _ s: inout JSONScanner, _ path: @autoclosure () -> String) throws(PayloadError) -> APS.Member {
+    switch key {
+    case .alert:
+      if s.peek() == UInt8(ascii: "\"") { return .alert(.text(try s.string(path()))) }
+      guard s.peek() == UInt8(ascii: "{") else { throw s.fail(path(), "found \(s.found()): expected a string or a dictionary") }
+      return .alert(.fields(try alertFields(&s, path())))
+    case .badge: return .badge(try integer(&s, path(), 0...Int(Int32.max), "a whole number ≥ 0"))
+    case .sound:
+      if s.peek() == UInt8(ascii: "\"") { return .sound(.name(try s.string(path()))) }
+      guard s.peek() == UInt8(ascii: "{") else { throw s.fail(path(), "found \(s.found()): expected a string or a dictionary") }
+      return .sound(.fields(try soundFields(&s, path())))
+    case .contentAvailable: return .contentAvailable(try integer(&s, path(), 0...1, "the number 0 or 1"))
+    case .mutableContent: return .mutableContent(try integer(&s, path(), 0...1, "the number 0 or 1"))
+    case .category: return .category(try s.string(path()))
+    case .threadID: return .threadID(try s.string(path()))
+    case .targetContentID: return .targetContentID(try s.string(path()))
+    case .filterCriteria: return .filterCriteria(try s.string(path()))
+    case .event: return .event(try s.string(path()))
+    case .attributesType: return .attributesType(try s.string(path()))
+    case .interruptionLevel:
       s.skipSpace()
       let at = s.i
-      let v = try s.number(path).value
-      guard (0...1).contains(v) else { throw s.fail(path, "\(v) is out of range: expected a number in 0...1", at: at) }
+      let text = try s.string(path())
+      guard let level = APS.InterruptionLevel(rawValue: text) else {
+        throw s.fail(path(), "\"\(text)\": expected passive, active, time-sensitive or critical", at: at)
+      }
+      return .interruptionLevel(level)
+    case .relevanceScore:
+      s.skipSpace()
+      let at = s.i
+      let v = try s.number(path()).value
+      guard (0...1).contains(v) else { throw s.fail(path(), "\(v) is out of range: expected a number in 0...1", at: at) }
       return .relevanceScore(v)
-    case "stale-date": return .staleDate(try integer(&s, path, 0...Int.max, "a Unix time in seconds"))
-    case "timestamp": return .timestamp(try integer(&s, path, 0...Int.max, "a Unix time in seconds"))
-    case "dismissal-date": return .dismissalDate(try integer(&s, path, 0...Int.max, "a Unix time in seconds"))
-    case "content-state", "attributes":
-      guard s.peek() == UInt8(ascii: "{") else { throw s.fail(path, "found \(s.found()): expected a dictionary") }
-      let range = try s.skipValue(path, depth: 2)
+    case .staleDate: return .staleDate(try integer(&s, path(), 0...Int.max, "a Unix time in seconds"))
+    case .timestamp: return .timestamp(try integer(&s, path(), 0...Int.max, "a Unix time in seconds"))
+    case .dismissalDate: return .dismissalDate(try integer(&s, path(), 0...Int.max, "a Unix time in seconds"))
+    case .contentState, .attributes:
+      guard s.peek() == UInt8(ascii: "{") else { throw s.fail(path(), "found \(s.found()): expected a dictionary") }
+      let range = try s.skipValue(path(), depth: 2)
       let raw = RawJSON(String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self))
-      return name == "content-state" ? .contentState(raw) : .attributes(raw)
-    case "url-args": return .urlArgs(try strings(&s, path))
-    default:
-      let range = try s.skipValue(path, depth: 2)
-      return .other(key: name, RawJSON(String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self)))
+      return key == .contentState ? .contentState(raw) : .attributes(raw)
+    case .urlArgs: return .urlArgs(try strings(&s, path()))
     }
   }
 
-  static func integer(_ s: inout JSONScanner, _ path: String, _ range: ClosedRange<Int>, _ expected: String) throws(PayloadError) -> Int {
+  static func integer(_ s: inout JSONScanner, _ path: @autoclosure () -> String, _ range: ClosedRange<Int>, _ expected: String) throws(PayloadError) -> Int {
     s.skipSpace()
     let at = s.i
     guard let b = s.peek(), b == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) else {
-      throw s.fail(path, "found \(s.found()): expected \(expected)")
+      throw s.fail(path(), "found \(s.found()): expected \(expected)")
     }
-    let n = try s.number(path)
+    let n = try s.number(path())
     guard n.integer, n.value >= Double(range.lowerBound), n.value <= Double(range.upperBound) else {
       let text = String(decoding: UnsafeBufferPointer(rebasing: s.bytes[n.range]), as: UTF8.self)
-      throw s.fail(path, "\(text): expected \(expected)", at: at)
+      throw s.fail(path(), "\(text): expected \(expected)", at: at)
     }
     return Int(n.value)
   }
 
-  static func strings(_ s: inout JSONScanner, _ path: String) throws(PayloadError) -> [String] {
-    try s.expect(UInt8(ascii: "["), path, "an array of strings")
+  static func strings(_ s: inout JSONScanner, _ path: @autoclosure () -> String) throws(PayloadError) -> [String] {
+    try s.expect(UInt8(ascii: "["), path(), "an array of strings")
     var out: [String] = []
     if s.peek() == UInt8(ascii: "]") {
       s.i += 1
       return out
     }
     while true {
-      out.append(try s.string("\(path)[\(out.count)]"))
-      guard let next = s.peek() else { throw s.fail(path, "found the end of the payload: expected ',' or ']'") }
+      out.append(try s.string("\(path())[\(out.count)]"))
+      guard let next = s.peek() else { throw s.fail(path(), "found the end of the payload: expected ',' or ']'") }
       s.i += 1
       if next == UInt8(ascii: "]") { return out }
       guard next == UInt8(ascii: ",") else {
         s.i -= 1
-        throw s.fail(path, "found \(s.found()): expected ',' or ']'")
+        throw s.fail(path(), "found \(s.found()): expected ',' or ']'")
       }
     }
   }
@@ -314,9 +416,10 @@ public struct NotificationPayload: Hashable, Sendable {
   ]
   static let alertArrays: Set<String> = ["title-loc-args", "subtitle-loc-args", "loc-args"]
 
-  static func alertFields(_ s: inout JSONScanner, _ path: String) throws(PayloadError) -> [APS.AlertField] {
+  static func alertFields(_ s: inout JSONScanner, _ path: @autoclosure () -> String) throws(PayloadError) -> [APS.AlertField] {
     var fields: [APS.AlertField] = []
-    try dictionary(&s, path) { (name: String, s: inout JSONScanner, field: String) throws(PayloadError) in
+    fields.reserveCapacity(4)
+    try dictionary(&s, path(), seen: { name in fields.contains { $0.key == name } }) { (name: String, s: inout JSONScanner, field: String) throws(PayloadError) in
       let value: APS.AlertValue
       if alertStrings.contains(name) {
         value = .string(try s.string(field))
@@ -333,9 +436,9 @@ public struct NotificationPayload: Hashable, Sendable {
     return fields
   }
 
-  static func soundFields(_ s: inout JSONScanner, _ path: String) throws(PayloadError) -> [APS.SoundField] {
+  static func soundFields(_ s: inout JSONScanner, _ path: @autoclosure () -> String) throws(PayloadError) -> [APS.SoundField] {
     var fields: [APS.SoundField] = []
-    try dictionary(&s, path) { (name: String, s: inout JSONScanner, field: String) throws(PayloadError) in
+    try dictionary(&s, path(), seen: { name in fields.contains { $0.key == name } }) { (name: String, s: inout JSONScanner, field: String) throws(PayloadError) in
       switch name {
       case "critical": fields.append(.critical(try integer(&s, field, 0...1, "the number 0 or 1")))
       case "name": fields.append(.name(try s.string(field)))
@@ -353,30 +456,29 @@ public struct NotificationPayload: Hashable, Sendable {
     return fields
   }
 
-  /// Walks a dictionary's members, refusing duplicate keys.
+  /// Walks a dictionary's members, refusing a key `seen` says was already read.
   static func dictionary(
-    _ s: inout JSONScanner, _ path: String, _ body: (String, inout JSONScanner, String) throws(PayloadError) -> Void
+    _ s: inout JSONScanner, _ path: @autoclosure () -> String, seen: (String) -> Bool,
+    _ body: (String, inout JSONScanner, String) throws(PayloadError) -> Void
   ) throws(PayloadError) {
-    try s.expect(UInt8(ascii: "{"), path, "a dictionary")
+    try s.expect(UInt8(ascii: "{"), path(), "a dictionary")
     if s.peek() == UInt8(ascii: "}") {
       s.i += 1
       return
     }
-    var seen: [String] = []
     while true {
       let keyStart = s.i
-      let (raw, decoded) = try s.key(path)
+      let (raw, decoded) = try s.key(path())
       let name = decoded ?? String(decoding: UnsafeBufferPointer(rebasing: s.bytes[raw]), as: UTF8.self)
-      if seen.contains(name) { throw s.fail("\(path).\(name)", "appears twice: expected unique keys", at: keyStart) }
-      seen.append(name)
-      try s.expect(UInt8(ascii: ":"), "\(path).\(name)", "':' after the key")
-      try body(name, &s, "\(path).\(name)")
-      guard let next = s.peek() else { throw s.fail(path, "found the end of the payload: expected ',' or '}'") }
+      if seen(name) { throw s.fail("\(path()).\(name)", "appears twice: expected unique keys", at: keyStart) }
+      try s.expect(UInt8(ascii: ":"), "\(path()).\(name)", "':' after the key")
+      try body(name, &s, "\(path()).\(name)")
+      guard let next = s.peek() else { throw s.fail(path(), "found the end of the payload: expected ',' or '}'") }
       s.i += 1
       if next == UInt8(ascii: "}") { return }
       guard next == UInt8(ascii: ",") else {
         s.i -= 1
-        throw s.fail(path, "found \(s.found()): expected ',' or '}'")
+        throw s.fail(path(), "found \(s.found()): expected ',' or '}'")
       }
     }
   }

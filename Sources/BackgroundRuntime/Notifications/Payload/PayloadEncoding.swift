@@ -68,7 +68,7 @@ extension APS.Member {
         case .critical(let c): return "\"critical\":\(c)"
         case .name(let n): return "\"name\":" + JSONText.quoted(n)
         case .volume(let v): return "\"volume\":" + JSONText.number(v)
-        case .other(let k, let r): return JSONText.quoted(k) + ":" + r.text
+        case .other(_, let r): return JSONText.quoted(f.key) + ":" + r.text
         }
       }.joined(separator: ",") + "}"
     case .badge(let n), .contentAvailable(let n), .mutableContent(let n), .staleDate(let n), .timestamp(let n), .dismissalDate(let n):
