@@ -28,6 +28,7 @@ public struct PushRejection: Error, Hashable, Sendable, CustomStringConvertible 
 /// shown, else background) with a note; a missing priority is 10, or 5 for background pushes.
 public struct APNsValidator: Sendable {
   public let profile: PushProfile
+  /// The device's token (lowercase hex) and the app's bundle ID.
   public private(set) var deviceToken: String?
   public private(set) var topic: String?
   public var uninstalledAt: Double?
@@ -46,38 +47,82 @@ public struct APNsValidator: Sendable {
     do throws(PushRejection) { return .success(try check(request)) } catch { return .failure(error) }
   }
 
+  /// The `apns-*` headers APNs reads, found by a case-insensitive match on bytes.
+  enum KnownHeader: Int, CaseIterable {
+    case pushType, priority, expiration, id, collapseID, topic
+
+    var name: StaticString {
+      switch self {
+      case .pushType: return "apns-push-type"
+      case .priority: return "apns-priority"
+      case .expiration: return "apns-expiration"
+      case .id: return "apns-id"
+      case .collapseID: return "apns-collapse-id"
+      case .topic: return "apns-topic"
+      }
+    }
+
+    /// Their names all differ in length: one comparison per header.
+    static func match(_ name: String) -> KnownHeader? {
+      Bytes.with(name) { b in
+        let candidate: KnownHeader
+        switch b.count {
+        case 14: candidate = .pushType
+        case 13: candidate = .priority
+        case 15: candidate = .expiration
+        case 7: candidate = .id
+        case 16: candidate = .collapseID
+        case 10: candidate = .topic
+        default: return nil
+        }
+        return Bytes.equalsIgnoringCase(b, candidate.name) ? candidate : nil
+      }
+    }
+  }
+
   private mutating func check(_ r: ProviderRequest) throws(PushRejection) -> AcceptedPush {
     guard r.method == "POST" else { throw PushRejection(.methodNotAllowed, ":method is \(r.method): expected POST") }
     if let path = r.path, path != "/3/device/" + r.token {
       throw PushRejection(.badPath, ":path is \(path): expected /3/device/<device token>")
     }
     guard !r.token.isEmpty else { throw PushRejection(.missingDeviceToken, "no device token in :path") }
-    guard Self.isHexToken(r.token) else {
+    // The usual case first: exactly the device's token (already known to be well formed).
+    let sameToken = deviceToken.map { d in Bytes.with(r.token) { t in Bytes.with(d) { Bytes.equal(t, $0) } } } ?? false
+    guard sameToken || Bytes.with(r.token, Self.isHexToken) else {
       throw PushRejection(.badDeviceToken, "\"\(Self.clipped(r.token))\" is not a device token: expected an even number (64 or more) of hexadecimal digits")
     }
-    let token = r.token.lowercased()
-    if deviceToken == nil { deviceToken = token }
-    guard token == deviceToken else { throw PushRejection(.badDeviceToken, "\(Self.clipped(token)) is not this device's token") }
+    if let deviceToken {
+      guard sameToken || Bytes.with(r.token, { t in Bytes.with(deviceToken) { d in Bytes.equalsIgnoringCase(t, d) } }) else {
+        throw PushRejection(.badDeviceToken, "\(Self.clipped(r.token.lowercased())) is not this device's token")
+      }
+    } else {
+      deviceToken = r.token.lowercased()
+    }
     if let uninstalledAt, r.time >= uninstalledAt {
       throw PushRejection(.unregistered, "the app was removed from the device", timestamp: uninstalledAt)
     }
-    var names: [String] = []
+    // Headers: the known ones located once; any name sent twice (case-insensitively) refused.
+    var known = [String?](repeating: nil, count: KnownHeader.allCases.count)
+    var others: [String] = []
     for h in r.headers {
-      let name = h.name.lowercased()
-      if names.contains(name) { throw PushRejection(.duplicateHeaders, "\(name) is sent twice") }
-      names.append(name)
+      if let k = KnownHeader.match(h.name) {
+        guard known[k.rawValue] == nil else { throw PushRejection(.duplicateHeaders, "\(String(describing: k.name)) is sent twice") }
+        known[k.rawValue] = h.value
+      } else {
+        let name = h.name.lowercased()
+        if others.contains(name) { throw PushRejection(.duplicateHeaders, "\(name) is sent twice") }
+        others.append(name)
+      }
     }
-    // The payload is parsed early: the push type may be inferred from it.
+    func header(_ k: KnownHeader) -> String? { known[k.rawValue] }
     guard let body = r.payload, !body.isEmpty else { throw PushRejection(.payloadEmpty, "the request has no payload") }
     var notes: [String] = []
-    var pushType: PushType
-    if let text = r.header("apns-push-type") {
+    var pushType: PushType = .alert  // refined below when the header is absent
+    if let text = header(.pushType) {
       guard let t = PushType(rawValue: text) else {
         throw PushRejection(.invalidPushType, "apns-push-type \"\(text)\": expected one of \(PushType.allCases.map(\.rawValue).joined(separator: ", "))")
       }
       pushType = t
-    } else {
-      pushType = .alert  // refined below once the payload is read
     }
     let limit = pushType == .voip ? profile.voipPayloadLimit : profile.payloadLimit
     guard body.count <= limit else {
@@ -89,49 +134,57 @@ public struct APNsValidator: Sendable {
     } catch {
       throw PushRejection(.invalidPayload, error.description)
     }
-    if r.header("apns-push-type") == nil {
+    if header(.pushType) == nil {
       pushType = payload.aps.isUserVisible || !payload.aps.isContentAvailable ? .alert : .background
       notes.append("apns-push-type missing: taken as \(pushType.rawValue) (required for iOS 13 and later)")
     }
     var priority = pushType == .background ? 5 : 10
-    if let text = r.header("apns-priority") {
-      guard let p = Int(text), [10, 5, 1].contains(p) else { throw PushRejection(.badPriority, "apns-priority \"\(text)\": expected 10, 5 or 1") }
+    if let text = header(.priority) {
+      guard let p = Int(text), p == 10 || p == 5 || p == 1 else { throw PushRejection(.badPriority, "apns-priority \"\(text)\": expected 10, 5 or 1") }
       if pushType == .background && p == 10 {
         throw PushRejection(.badPriority, "apns-priority 10 with apns-push-type background: expected 5 (or 1) for background pushes")
       }
       priority = p
     }
     var expiration: Double?
-    if let text = r.header("apns-expiration") {
-      guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let v = Double(text) else {
+    if let text = header(.expiration) {
+      guard !text.isEmpty, Bytes.with(text, { $0.allSatisfy { $0 >= 48 && $0 <= 57 } }), let v = Double(text) else {
         throw PushRejection(.badExpirationDate, "apns-expiration \"\(text)\": expected a Unix time in seconds, or 0")
       }
       expiration = v
     }
     let apnsID: String
-    if let text = r.header("apns-id") {
-      guard Self.isUUID(text) else { throw PushRejection(.badMessageId, "apns-id \"\(Self.clipped(text))\": expected a UUID such as 123e4567-e89b-12d3-a456-4266554400a0") }
-      apnsID = text.uppercased()
+    if let text = header(.id) {
+      guard Bytes.with(text, Self.isUUID) else {
+        throw PushRejection(.badMessageId, "apns-id \"\(Self.clipped(text))\": expected a UUID such as 123e4567-e89b-12d3-a456-4266554400a0")
+      }
+      apnsID = text
     } else {
       apnsID = Self.uuid(sequence)
     }
-    let collapseID = r.header("apns-collapse-id")
+    let collapseID = header(.collapseID)
     if let collapseID, collapseID.utf8.count > profile.collapseIDLimit {
       throw PushRejection(.badCollapseId, "apns-collapse-id is \(collapseID.utf8.count) bytes: expected at most \(profile.collapseIDLimit)")
     }
-    guard let topicText = r.header("apns-topic") else {
+    guard let topicText = header(.topic) else {
       throw PushRejection(.missingTopic, "no apns-topic: expected the app's bundle ID (required with token-based authentication)")
     }
-    guard Self.isTopic(topicText) else { throw PushRejection(.badTopic, "apns-topic \"\(Self.clipped(topicText))\" is not a bundle ID") }
-    var base = topicText
-    if let suffix = pushType.topicSuffix {
-      guard topicText.hasSuffix(suffix) else {
-        throw PushRejection(.deviceTokenNotForTopic, "apns-push-type \(pushType.rawValue) needs the topic <bundle ID>\(suffix), got \(topicText)")
-      }
-      base = String(topicText.dropLast(suffix.count))
+    let knownTopic = topic.map { a in Bytes.with(topicText) { t in Bytes.with(a) { Bytes.equal(t, $0) } } } ?? false
+    guard knownTopic || Bytes.with(topicText, Self.isTopic) else { throw PushRejection(.badTopic, "apns-topic \"\(Self.clipped(topicText))\" is not a bundle ID") }
+    // The topic without the push type's suffix must be the app's bundle ID.
+    let suffix = pushType.topicSuffix
+    let baseLength = topicText.utf8.count - (suffix?.utf8.count ?? 0)
+    if let suffix, !topicText.hasSuffix(suffix) {
+      throw PushRejection(.deviceTokenNotForTopic, "apns-push-type \(pushType.rawValue) needs the topic <bundle ID>\(suffix), got \(topicText)")
     }
-    if topic == nil { topic = base }
-    guard base == topic else { throw PushRejection(.deviceTokenNotForTopic, "the device token is registered for \(topic ?? ""), not \(base)") }
+    if let topic {
+      let matches = Bytes.with(topicText) { t in Bytes.with(topic) { a in a.count == baseLength && a.elementsEqual(t.prefix(baseLength)) } }
+      guard matches else {
+        throw PushRejection(.deviceTokenNotForTopic, "the device token is registered for \(topic), not \(String(topicText.utf8.prefix(baseLength)) ?? topicText)")
+      }
+    } else {
+      topic = String(topicText.utf8.prefix(baseLength)) ?? topicText
+    }
     if pushType == .background && !payload.aps.isContentAvailable {
       notes.append("a background push without content-available 1 wakes nothing")
     }
@@ -143,36 +196,91 @@ public struct APNsValidator: Sendable {
       topic: topicText, payload: payload, payloadBytes: body.count, notes: notes)
   }
 
-  static func isHexToken(_ t: String) -> Bool {
-    let u = t.utf8
-    return u.count >= 64 && u.count % 2 == 0 && u.count <= 400 && u.allSatisfy { JSONScanner.hex($0) != nil }
+  static func isHexToken(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
+    u.count >= 64 && u.count % 2 == 0 && u.count <= 400 && u.allSatisfy { JSONScanner.hex($0) != nil }
   }
 
-  static func isUUID(_ t: String) -> Bool {
-    let u = Array(t.utf8)
+  static func isUUID(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
     guard u.count == 36 else { return false }
-    for (k, b) in u.enumerated() {
-      if [8, 13, 18, 23].contains(k) {
-        guard b == UInt8(ascii: "-") else { return false }
-      } else if JSONScanner.hex(b) == nil {
+    for k in 0..<36 {
+      if k == 8 || k == 13 || k == 18 || k == 23 {
+        guard u[k] == UInt8(ascii: "-") else { return false }
+      } else if JSONScanner.hex(u[k]) == nil {
         return false
       }
     }
     return true
   }
 
-  /// A bundle ID: letters, digits, `-` and `.`, not empty, no empty component.
-  static func isTopic(_ t: String) -> Bool {
-    !t.isEmpty && t.utf8.count <= 255 && !t.hasPrefix(".") && !t.hasSuffix(".") && !t.contains("..")
-      && t.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 45 || $0 == 46 || $0 == 95 }
+  /// A bundle ID: letters, digits, `-`, `_` and `.`, not empty, no empty component.
+  static func isTopic(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard !u.isEmpty, u.count <= 255, u[0] != UInt8(ascii: "."), u[u.count - 1] != UInt8(ascii: ".") else { return false }
+    var previousDot = false
+    for b in u {
+      let dot = b == UInt8(ascii: ".")
+      guard (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 45 || dot || b == 95, !(dot && previousDot) else {
+        return false
+      }
+      previousDot = dot
+    }
+    return true
   }
 
   /// A deterministic apns-id for the n-th request: a version-4-shaped UUID from n.
   static func uuid(_ n: UInt64) -> String {
-    let hex = String(n, radix: 16, uppercase: true)
-    let tail = String(repeating: "0", count: max(0, 12 - hex.count)) + hex
-    return "00000000-0000-4000-8000-" + String(tail.suffix(12))
+    let digits: StaticString = "0123456789ABCDEF"
+    return String(unsafeUninitializedCapacity: 36) { out in
+      let prefix: StaticString = "00000000-0000-4000-8000-"
+      for k in 0..<24 { out[k] = prefix.utf8Start[k] }
+      for k in 0..<12 { out[35 - k] = digits.utf8Start[Int((n >> (4 * UInt64(k))) & 0xF)] }
+      return 36
+    }
   }
 
   static func clipped(_ s: String) -> String { s.count > 80 ? String(s.prefix(77)) + "…" : s }
+}
+
+/// Byte-level helpers for header values and tokens (no Foundation, no allocation for native
+/// strings).
+enum Bytes {
+  /// Calls `body` with the UTF-8 bytes of `s`.
+  @inline(__always)
+  static func with<R>(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    if let r = s.utf8.withContiguousStorageIfAvailable(body) { return r }
+    var copy = s
+    return copy.withUTF8(body)
+  }
+
+  /// Byte equality, eight bytes at a time.
+  static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    let n = a.count
+    guard n > 0 else { return true }
+    let p = UnsafeRawPointer(a.baseAddress!)
+    let q = UnsafeRawPointer(b.baseAddress!)
+    var k = 0
+    while k + 8 <= n {
+      guard p.loadUnaligned(fromByteOffset: k, as: UInt64.self) == q.loadUnaligned(fromByteOffset: k, as: UInt64.self) else { return false }
+      k += 8
+    }
+    while k < n {
+      guard a[k] == b[k] else { return false }
+      k += 1
+    }
+    return true
+  }
+
+  /// ASCII case-insensitive equality.
+  static func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    if equal(a, b) { return true }
+    for k in 0..<a.count where a[k] | 0x20 != b[k] | 0x20 || (a[k] != b[k] && !Self.isLetter(a[k])) { return false }
+    return true
+  }
+
+  static func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: StaticString) -> Bool {
+    equalsIgnoringCase(a, UnsafeBufferPointer(start: b.utf8Start, count: b.utf8CodeUnitCount))
+  }
+
+  static func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= 97 && (b | 0x20) <= 122 }
 }
