@@ -81,6 +81,25 @@ struct NotificationPayloadTests {
     } catch {
       #expect(error.description == expected)
     }
+    // The allocation-free check used by APNs validation finds the same problem.
+    var copy = text
+    let checked = copy.withUTF8 { b -> String in
+      do throws(PayloadError) {
+        _ = try NotificationPayload.check(b)
+        return "accepted"
+      } catch { return error.description }
+    }
+    #expect(checked == expected)
+  }
+
+  @Test func checkAgreesWithParseOnTraits() throws {
+    for c in try Self.builderCases() + [Case(test: "escaped key", expected_raw: #"{"aps":{"content\u002davailable":1},"\u0061":1}"#)] {
+      let parsed = try NotificationPayload(parsing: c.expected_raw)
+      var copy = c.expected_raw
+      let traits = try copy.withUTF8 { b throws(PayloadError) in try NotificationPayload.check(b) }
+      #expect(traits.isContentAvailable == parsed.aps.isContentAvailable, "\(c.test)")
+      #expect(traits.isUserVisible == parsed.aps.isUserVisible, "\(c.test)")
+    }
   }
 
   @Test func invalidUTF8AndDeepNesting() {

@@ -35,7 +35,69 @@ public struct PushOutcome: Hashable, Sendable {
   public var wakesApp: Bool
   /// What the delivered notification did to the app.
   public var app: AppEffect?
-  public var detail: String
+  /// The facts behind ``detail``, in order (kept as values: the sentence is made when asked for).
+  public var notes: [Note]
+
+  /// Why, in a sentence.
+  public var detail: String { notes.map(\.text).joined(separator: "; ") }
+
+  /// One fact about a request's fate.
+  public enum Note: Hashable, Sendable {
+    case rejected(String)
+    case accepted(String)
+    case replacedHeld(by: String)
+    case replacedOffline(by: String, sameCollapseID: Bool)
+    case expirationZeroOffline
+    case expiredWhenSent
+    case expiredOffline(at: Double)
+    case storedOffline
+    case deferredLowPower
+    case keepAlive(silent: Bool, priority: Int)
+    case piggybacked(on: String)
+    case deferredWith(priority: Int, carrier: String)
+    case discardedByForceQuit
+    case shown
+    case shownAndWoken
+    case notWoken
+    case completed(FetchOutcome, seconds: Double)
+    case terminated
+    case notLaunched
+    case onScreen
+    case stillStored
+    case stillHeld
+    case stillDeferred
+
+    public var text: String {
+      switch self {
+      case .rejected(let why), .accepted(let why): return why
+      case .replacedHeld(let by): return "the device holds only the newest delayed silent push: replaced by \(by)"
+      case .replacedOffline(let by, let same):
+        return same
+          ? "replaced while the device was offline by \(by) with the same collapse ID"
+          : "APNs keeps only the newest notification for an offline device: replaced by \(by)"
+      case .expirationZeroOffline: return "apns-expiration 0: one attempt, and the device was offline"
+      case .expiredWhenSent: return "already expired when sent, and the device was offline"
+      case .expiredOffline(let at): return "expired while the device was offline (at \(Int(at)))"
+      case .storedOffline: return "stored by APNs while the device was offline"
+      case .deferredLowPower: return "deferred while Low Power Mode was on"
+      case .keepAlive(let silent, let priority):
+        return silent ? "held past the silent-push budget, released at a keep-alive" : "delivered at a keep-alive (priority \(priority))"
+      case .piggybacked(let on): return "held past the silent-push budget, delivered with \(on)"
+      case .deferredWith(let priority, let carrier): return "deferred (priority \(priority)), delivered with \(carrier)"
+      case .discardedByForceQuit: return "discarded: the user force-quit the app"
+      case .shown: return "shown to the user, the app not woken"
+      case .shownAndWoken: return "shown to the user, and the app woken"
+      case .notWoken: return "not woken: UIBackgroundModes does not declare remote-notification"
+      case .completed(let result, let seconds): return "handler completed (.\(result.rawValue)) after \(FetchEvent.duration(seconds))"
+      case .terminated: return "the app was terminated: no completion within the deadline"
+      case .notLaunched: return "not launched: the app was force-quit"
+      case .onScreen: return "the app was on screen: handled without a wake"
+      case .stillStored: return "still stored by APNs: the device was offline at the end"
+      case .stillHeld: return "still held on the device past the silent-push budget at the end"
+      case .stillDeferred: return "still deferred on the device at the end"
+      }
+    }
+  }
 
   public enum AppEffect: String, Hashable, Sendable {
     /// Shown to the user (alert, sound, badge); the app not woken.
@@ -170,7 +232,18 @@ private struct PushRunState {
   var scanned = 0
   var trackRecord: FetchTrackRecord
   var outcomes: [PushOutcome]
-  var accepted: [AcceptedPush?]
+  /// What delivery needs of each accepted push (its payload is not kept).
+  var accepted: [Accepted?]
+
+  struct Accepted {
+    var time: Double
+    var apnsID: String
+    var collapseID: String?
+    var priority: Int
+    var isSilent: Bool
+    var wakesApp: Bool
+    var userVisible: Bool
+  }
   var random: SplitMix64
 
   // APNs and device state.
@@ -206,8 +279,15 @@ private struct PushRunState {
   }
 
   mutating func run() {
-    let requests = sim.requests.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
-    guard let first = requests.first?.element.time, let last = requests.last?.element.time else { return }
+    // Requests in time order (stable); usually they already are.
+    let times = sim.requests.map(\.time)
+    var order = Array(times.indices)
+    if times.indices.dropFirst().contains(where: { times[$0 - 1] > times[$0] }) {
+      order.sort { (times[$0], $0) < (times[$1], $1) }
+    }
+    guard let firstIndex = order.first, let lastIndex = order.last else { return }
+    let first = times[firstIndex]
+    let last = times[lastIndex]
     let end = last + PushSimulation.runsPast
     var changes: [(time: Double, change: Change)] = []
     for i in sim.device.conditions.intervals {
@@ -236,16 +316,17 @@ private struct PushRunState {
     for k in 0..<sim.requests.count {
       outcomes.append(PushOutcome(
         request: k, time: sim.requests[k].time, apnsID: nil, status: 0, reason: nil, timestamp: nil, kind: .held, deliveredAt: nil,
-        carrier: nil, wakesApp: false, app: nil, detail: ""))
+        carrier: nil, wakesApp: false, app: nil, notes: []))
       accepted.append(nil)
     }
     var c = changes.firstIndex { $0.time >= first } ?? changes.count
-    for (index, request) in requests {
-      while c < changes.count, changes[c].time <= request.time {
+    for index in order {
+      let time = times[index]
+      while c < changes.count, changes[c].time <= time {
         apply(changes[c].change, at: changes[c].time)
         c += 1
       }
-      receive(index, request)
+      receive(index)
     }
     while c < changes.count, changes[c].time <= end {
       apply(changes[c].change, at: changes[c].time)
@@ -257,41 +338,40 @@ private struct PushRunState {
 
   // MARK: APNs
 
-  mutating func receive(_ index: Int, _ request: ProviderRequest) {
-    advance(to: request.time)
-    switch validator.validate(request) {
+  mutating func receive(_ index: Int) {
+    let t = sim.requests[index].time
+    advance(to: t)
+    switch validator.validate(sim.requests[index]) {
     case .failure(let rejection):
       outcomes[index].status = rejection.status
       outcomes[index].reason = rejection.reason
       outcomes[index].timestamp = rejection.timestamp
       outcomes[index].kind = .rejected
-      outcomes[index].detail = rejection.detail
+      outcomes[index].notes = [.rejected(rejection.detail)]
     case .success(let push):
-      accepted[index] = push
+      accepted[index] = Accepted(
+        time: push.time, apnsID: push.apnsID, collapseID: push.collapseID, priority: push.priority, isSilent: push.isSilent,
+        wakesApp: push.wakesApp, userVisible: push.traits.isUserVisible)
       outcomes[index].status = 200
       outcomes[index].apnsID = push.apnsID
       outcomes[index].wakesApp = push.wakesApp
-      outcomes[index].detail = push.notes.joined(separator: "; ")
-      let t = request.time
+      if !push.notes.isEmpty { outcomes[index].notes = push.notes.map { .accepted($0) } }
       if online {
         arrive(index, at: t, via: nil)
         return
       }
       if push.expiration == 0 {
-        settle(index, .dropped, "apns-expiration 0: one attempt, and the device was offline")
+        settle(index, .dropped, .expirationZeroOffline)
         return
       }
       let until = min(push.expiration ?? t + sim.profile.defaultStorage, t + sim.profile.maximumStorage)
       guard until > t else {
-        settle(index, .dropped, "already expired when sent, and the device was offline")
+        settle(index, .dropped, .expiredWhenSent)
         return
       }
       if let old = stored {
         let same = accepted[old.index]?.collapseID != nil && accepted[old.index]?.collapseID == push.collapseID
-        settle(
-          old.index, same ? .coalesced : .dropped,
-          same ? "replaced while the device was offline by \(push.apnsID) with the same collapse ID"
-            : "APNs keeps only the newest notification for an offline device: replaced by \(push.apnsID)")
+        settle(old.index, same ? .coalesced : .dropped, .replacedOffline(by: push.apnsID, sameCollapseID: same))
       }
       stored = (index, until)
     }
@@ -300,7 +380,7 @@ private struct PushRunState {
   // MARK: Device
 
   /// `index` reaches the device at `t` (`via`: what brought it, for a late arrival).
-  mutating func arrive(_ index: Int, at t: Double, via: String?) {
+  mutating func arrive(_ index: Int, at t: Double, via: PushOutcome.Note?) {
     guard let push = accepted[index] else { return }
     if push.isSilent {
       refill(at: t)
@@ -309,7 +389,7 @@ private struct PushRunState {
         deliver(index, at: t, carrier: nil, why: via)
       } else {
         if let old = held {
-          settle(old, .dropped, "the device holds only the newest delayed silent push: replaced by \(push.apnsID)")
+          settle(old, .dropped, .replacedHeld(by: push.apnsID))
         }
         held = index
       }
@@ -361,7 +441,7 @@ private struct PushRunState {
     case .forceQuit:
       if let h = held {
         held = nil
-        settle(h, .dropped, "discarded: the user force-quit the app")
+        settle(h, .dropped, .discardedByForceQuit)
       }
     case .offline: online = false
     case .online:
@@ -369,9 +449,9 @@ private struct PushRunState {
       if let s = stored {
         stored = nil
         if s.until > t {
-          arrive(s.index, at: t, via: "stored by APNs while the device was offline")
+          arrive(s.index, at: t, via: .storedOffline)
         } else {
-          settle(s.index, .dropped, "expired while the device was offline (at \(Int(s.until)))")
+          settle(s.index, .dropped, .expiredOffline(at: s.until))
         }
       }
     case .lowPowerOn: lowPower = true
@@ -379,7 +459,7 @@ private struct PushRunState {
       lowPower = false
       let waiting = deferred.filter { accepted[$0]?.priority == 5 }
       deferred.removeAll { accepted[$0]?.priority == 5 }
-      for k in waiting { deliver(k, at: t, carrier: nil, why: "deferred while Low Power Mode was on") }
+      for k in waiting { deliver(k, at: t, carrier: nil, why: .deferredLowPower) }
     case .keepAlive:
       if online { wakeRadio(at: t, carrier: "keep-alive", releaseHeld: false) }
     }
@@ -398,50 +478,48 @@ private struct PushRunState {
     refilledAt = t
   }
 
-  mutating func deliver(_ index: Int, at t: Double, carrier: String?, why: String?) {
+  mutating func deliver(_ index: Int, at t: Double, carrier: String?, why: PushOutcome.Note?) {
     guard let push = accepted[index] else { return }
-    let late = t > push.time
-    var kind: PushOutcome.Kind = late ? .delayed : .delivered
-    var detail: [String] = outcomes[index].detail.isEmpty ? [] : [outcomes[index].detail]
+    var kind: PushOutcome.Kind = t > push.time ? .delayed : .delivered
     if let carrier {
       if carrier == "keep-alive" {
-        detail.append(push.isSilent ? "held past the silent-push budget, released at a keep-alive" : "delivered at a keep-alive (priority \(push.priority))")
+        note(index, .keepAlive(silent: push.isSilent, priority: push.priority))
       } else if push.isSilent {
         kind = .piggybacked
-        detail.append("held past the silent-push budget, delivered with \(carrier)")
+        note(index, .piggybacked(on: carrier))
       } else {
-        detail.append("deferred (priority \(push.priority)), delivered with \(carrier)")
+        note(index, .deferredWith(priority: push.priority, carrier: carrier))
       }
       outcomes[index].carrier = carrier
     } else if let why {
-      detail.append(why)
+      note(index, why)
     }
     outcomes[index].kind = kind
     outcomes[index].deliveredAt = t
     if push.wakesApp {
       if !sim.device.configuration.backgroundModes.contains(.remoteNotification) {
         outcomes[index].app = .notWoken
-        detail.append("not woken: UIBackgroundModes does not declare remote-notification")
+        note(index, .notWoken)
       } else {
-        if push.payload.aps.isUserVisible { detail.append("shown to the user, and the app woken") }
+        if push.userVisible { note(index, .shownAndWoken) }
         runtime.schedule(SystemEvent(time: t, kind: .remoteNotification, label: push.apnsID))
         waking.append((index, t))
       }
     } else {
       outcomes[index].app = .shown
-      detail.append("shown to the user, the app not woken")
+      note(index, .shown)
     }
-    outcomes[index].detail = detail.joined(separator: "; ")
   }
 
-  mutating func settle(_ index: Int, _ kind: PushOutcome.Kind, _ why: String) {
+  mutating func settle(_ index: Int, _ kind: PushOutcome.Kind, _ why: PushOutcome.Note) {
     outcomes[index].kind = kind
     note(index, why)
   }
 
-  /// Adds a clause to the outcome's explanation.
-  mutating func note(_ index: Int, _ text: String) {
-    outcomes[index].detail = outcomes[index].detail.isEmpty ? text : outcomes[index].detail + "; " + text
+  /// Adds a fact to the outcome's explanation.
+  mutating func note(_ index: Int, _ note: PushOutcome.Note) {
+    if outcomes[index].notes.isEmpty { outcomes[index].notes.reserveCapacity(3) }
+    outcomes[index].notes.append(note)
   }
 
   /// Runs the app up to `t` and feeds each handler's outcome to the track record.
@@ -459,20 +537,20 @@ private struct PushRunState {
         let result: FetchOutcome = failed ? .failed : .newData
         trackRecord.record(result, seconds: e.time - w.start, at: e.time)
         outcomes[w.index].app = failed ? .failed : .completed
-        note(w.index, "handler completed (.\(result.rawValue)) after \(FetchEvent.duration(e.time - w.start))")
+        note(w.index, .completed(result, seconds: e.time - w.start))
       case .terminated:
         // Every handler still running was killed with the app.
         for w in waking {
           trackRecord.record(.terminated, seconds: e.time - w.start, at: e.time)
           outcomes[w.index].app = .terminated
-          note(w.index, "the app was terminated: no completion within the deadline")
+          note(w.index, .terminated)
         }
         waking.removeAll()
       case .deliveredInForeground where e.reason == .remoteNotification, .lost where e.reason == .remoteNotification:
         guard case .label(let label) = e.facts, let k = waking.firstIndex(where: { accepted[$0.index]?.apnsID == label }) else { break }
         let w = waking.remove(at: k)
         outcomes[w.index].app = e.kind == .lost ? .notLaunched : .onScreen
-        note(w.index, e.kind == .lost ? "not launched: the app was force-quit" : "the app was on screen: handled without a wake")
+        note(w.index, e.kind == .lost ? .notLaunched : .onScreen)
       default: break
       }
     }
@@ -480,9 +558,9 @@ private struct PushRunState {
 
   mutating func finish(at end: Double) {
     if let s = stored {
-      settle(s.index, .held, "still stored by APNs: the device was offline at the end")
+      settle(s.index, .held, .stillStored)
     }
-    if let h = held { settle(h, .held, "still held on the device past the silent-push budget at the end") }
-    for k in deferred { settle(k, .held, "still deferred on the device at the end") }
+    if let h = held { settle(h, .held, .stillHeld) }
+    for k in deferred { settle(k, .held, .stillDeferred) }
   }
 }

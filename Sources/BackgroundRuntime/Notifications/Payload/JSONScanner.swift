@@ -21,6 +21,9 @@ public struct PayloadError: Error, Hashable, Sendable, CustomStringConvertible {
 struct JSONScanner {
   let bytes: UnsafeBufferPointer<UInt8>
   var i = 0
+  /// When false, strings and raw values are validated but not built (``string(_:)`` returns "",
+  /// ``raw(_:)`` an empty text): a check that allocates next to nothing.
+  var materialize = true
   /// Nesting deeper than this is refused rather than risking the stack.
   static let maximumDepth = 64
 
@@ -143,9 +146,15 @@ struct JSONScanner {
     }
   }
 
+  /// The exact text of `range` (empty when not materializing).
+  func raw(_ range: Range<Int>) -> RawJSON {
+    materialize ? RawJSON(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)) : RawJSON("")
+  }
+
   /// A string, decoded.
   mutating func string(_ path: @autoclosure () -> String) throws(PayloadError) -> String {
     let (range, escaped) = try scanString(path())
+    guard materialize else { return "" }
     let raw = UnsafeBufferPointer(rebasing: bytes[range])
     guard escaped else { return String(decoding: raw, as: UTF8.self) }
     var scalars = String.UnicodeScalarView()
@@ -202,6 +211,9 @@ struct JSONScanner {
     let (range, escaped) = try scanString(path())
     guard escaped else { return (range, nil) }
     i = start
+    let saved = materialize
+    materialize = true  // keys are always decoded: they are matched and checked for duplicates
+    defer { materialize = saved }
     let decoded = try string(path())
     return (range, decoded)
   }
@@ -336,6 +348,13 @@ struct JSONScanner {
       guard a.load(fromByteOffset: k, as: UInt8.self) == b.load(fromByteOffset: k, as: UInt8.self) else { return false }
       k += 1
     }
+    return true
+  }
+
+  /// Whether two ranges of the payload hold the same bytes.
+  func equal(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+    guard a.count == b.count else { return false }
+    for k in 0..<a.count where bytes[a.lowerBound + k] != bytes[b.lowerBound + k] { return false }
     return true
   }
 }

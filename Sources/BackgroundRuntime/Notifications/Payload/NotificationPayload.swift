@@ -138,10 +138,14 @@ public struct NotificationPayload: Hashable, Sendable {
   /// Where `aps` sits among the top-level members (nil: the payload has none).
   public var apsIndex: Int?
 
+  /// Found while parsing (also when not materializing).
+  var traits: Traits
+
   public init(aps: APS, custom: [(key: String, value: RawJSON)] = [], apsIndex: Int? = 0) {
     self.aps = aps
     self.custom = custom
     self.apsIndex = apsIndex
+    traits = Traits(isContentAvailable: aps.isContentAvailable, isUserVisible: aps.isUserVisible)
   }
 
   public static func == (a: NotificationPayload, b: NotificationPayload) -> Bool {
@@ -159,10 +163,32 @@ public struct NotificationPayload: Hashable, Sendable {
 
   /// Parses `bytes` (the whole HTTP body).
   public init(parsing bytes: UnsafeBufferPointer<UInt8>) throws(PayloadError) {
+    try self.init(bytes, materialize: true)
+  }
+
+  /// What delivery needs to know of a payload, found without building it.
+  public struct Traits: Hashable, Sendable {
+    /// `content-available` is 1.
+    public var isContentAvailable: Bool
+    /// Carries an alert, a sound or a badge.
+    public var isUserVisible: Bool
+    public var isSilent: Bool { isContentAvailable && !isUserVisible }
+  }
+
+  /// Checks `bytes` exactly as ``init(parsing:)`` does (the same errors) without building the
+  /// strings and raw values, and returns its traits.
+  public static func check(_ bytes: UnsafeBufferPointer<UInt8>) throws(PayloadError) -> Traits {
+    try NotificationPayload(bytes, materialize: false).traits
+  }
+
+  init(_ bytes: UnsafeBufferPointer<UInt8>, materialize: Bool) throws(PayloadError) {
     var s = JSONScanner(bytes)
+    s.materialize = materialize
     var aps: APS?
     var custom: [(key: String, value: RawJSON)] = []
     var apsIndex: Int?
+    var traits = Traits(isContentAvailable: false, isUserVisible: false)
+    var seen = SeenKeys()
     try s.expect(UInt8(ascii: "{"), "$", "a JSON object")
     if s.peek() == UInt8(ascii: "}") {
       s.i += 1
@@ -172,16 +198,16 @@ public struct NotificationPayload: Hashable, Sendable {
         let keyStart = s.i
         let (raw, decoded) = try s.key("$")
         let isAPS = decoded.map { $0 == "aps" } ?? s.equals(raw, "aps")
-        let name = isAPS ? "aps" : decoded ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[raw]), as: UTF8.self)
-        try s.expect(UInt8(ascii: ":"), "$.\(name)", "':' after the key")
+        func name() -> String { isAPS ? "aps" : decoded ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[raw]), as: UTF8.self) }
+        try s.expect(UInt8(ascii: ":"), "$.\(name())", "':' after the key")
         if isAPS {
           guard aps == nil else { throw s.fail("$.aps", "appears twice: expected one aps dictionary", at: keyStart) }
-          aps = try Self.parseAPS(&s)
+          aps = try Self.parseAPS(&s, &traits)
           apsIndex = index
         } else {
-          if custom.contains(where: { $0.key == name }) { throw s.fail("$.\(name)", "appears twice: expected unique keys", at: keyStart) }
-          let range = try s.skipValue("$.\(name)", depth: 1)
-          custom.append((name, RawJSON(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))))
+          if seen.insert(raw, decoded, in: s) { throw s.fail("$.\(name())", "appears twice: expected unique keys", at: keyStart) }
+          let range = try s.skipValue("$.\(name())", depth: 1)
+          if materialize { custom.append((name(), s.raw(range))) }
         }
         index += 1
         guard let next = s.peek() else { throw s.fail("$", "found the end of the payload: expected ',' or '}'") }
@@ -198,6 +224,7 @@ public struct NotificationPayload: Hashable, Sendable {
     self.aps = aps ?? APS()
     self.custom = custom
     self.apsIndex = apsIndex
+    self.traits = traits
   }
 
   /// Parses UTF-8 text.
@@ -289,16 +316,16 @@ public struct NotificationPayload: Hashable, Sendable {
     }
   }
 
-  static func parseAPS(_ s: inout JSONScanner) throws(PayloadError) -> APS {
+  static func parseAPS(_ s: inout JSONScanner, _ traits: inout Traits) throws(PayloadError) -> APS {
     var members: [APS.Member] = []
     try s.expect(UInt8(ascii: "{"), "$.aps", "a dictionary")
     if s.peek() == UInt8(ascii: "}") {
       s.i += 1
       return APS(members)
     }
-    members.reserveCapacity(6)  // one allocation for the usual handful of keys
+    if s.materialize { members.reserveCapacity(6) }  // one allocation for the usual handful of keys
     var seenKnown: UInt32 = 0
-    var seenOther: [String] = []
+    var seenOther = SeenKeys()
     while true {
       let keyStart = s.i
       let (raw, decoded) = try s.key("$.aps")
@@ -309,18 +336,23 @@ public struct NotificationPayload: Hashable, Sendable {
         let bit: UInt32 = 1 << UInt32(key.rawValue)
         if seenKnown & bit != 0 { throw s.fail("$.aps.\(name())", "appears twice: expected unique keys", at: keyStart) }
         seenKnown |= bit
-      } else {
-        let n = name()
-        if seenOther.contains(n) { throw s.fail("$.aps.\(n)", "appears twice: expected unique keys", at: keyStart) }
-        seenOther.append(n)
+      } else if seenOther.insert(raw, decoded, in: s) {
+        throw s.fail("$.aps.\(name())", "appears twice: expected unique keys", at: keyStart)
       }
       try s.expect(UInt8(ascii: ":"), "$.aps.\(name())", "':' after the key")
+      let m: APS.Member
       if let key {
-        members.append(try member(key, &s, "$.aps.\(name())"))
+        m = try member(key, &s, "$.aps.\(name())")
+        switch m {
+        case .contentAvailable(let v): traits.isContentAvailable = v == 1
+        case .alert, .sound, .badge: traits.isUserVisible = true
+        default: break
+        }
       } else {
         let range = try s.skipValue("$.aps.\(name())", depth: 2)
-        members.append(.other(key: name(), RawJSON(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))))
+        m = .other(key: s.materialize ? name() : "", s.raw(range))
       }
+      if s.materialize { members.append(m) }
       guard let next = s.peek() else { throw s.fail("$.aps", "found the end of the payload: expected ',' or '}'") }
       s.i += 1
       if next == UInt8(ascii: "}") { break }
@@ -337,12 +369,12 @@ public struct NotificationPayload: Hashable, Sendable {
     case .alert:
       if s.peek() == UInt8(ascii: "\"") { return .alert(.text(try s.string(path()))) }
       guard s.peek() == UInt8(ascii: "{") else { throw s.fail(path(), "found \(s.found()): expected a string or a dictionary") }
-      return .alert(.fields(try alertFields(&s, path())))
+      return .alert(.fields(try alertFields(&s, "$.aps.alert")))
     case .badge: return .badge(try integer(&s, path(), 0...Int(Int32.max), "a whole number ≥ 0"))
     case .sound:
       if s.peek() == UInt8(ascii: "\"") { return .sound(.name(try s.string(path()))) }
       guard s.peek() == UInt8(ascii: "{") else { throw s.fail(path(), "found \(s.found()): expected a string or a dictionary") }
-      return .sound(.fields(try soundFields(&s, path())))
+      return .sound(.fields(try soundFields(&s, "$.aps.sound")))
     case .contentAvailable: return .contentAvailable(try integer(&s, path(), 0...1, "the number 0 or 1"))
     case .mutableContent: return .mutableContent(try integer(&s, path(), 0...1, "the number 0 or 1"))
     case .category: return .category(try s.string(path()))
@@ -354,7 +386,10 @@ public struct NotificationPayload: Hashable, Sendable {
     case .interruptionLevel:
       s.skipSpace()
       let at = s.i
+      let saved = s.materialize
+      s.materialize = true  // the value is checked against the levels either way
       let text = try s.string(path())
+      s.materialize = saved
       guard let level = APS.InterruptionLevel(rawValue: text) else {
         throw s.fail(path(), "\"\(text)\": expected passive, active, time-sensitive or critical", at: at)
       }
@@ -371,8 +406,8 @@ public struct NotificationPayload: Hashable, Sendable {
     case .contentState, .attributes:
       guard s.peek() == UInt8(ascii: "{") else { throw s.fail(path(), "found \(s.found()): expected a dictionary") }
       let range = try s.skipValue(path(), depth: 2)
-      let raw = RawJSON(String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self))
-      return key == .contentState ? .contentState(raw) : .attributes(raw)
+      let text = s.raw(range)
+      return key == .contentState ? .contentState(text) : .attributes(text)
     case .urlArgs: return .urlArgs(try strings(&s, path()))
     }
   }
@@ -410,76 +445,133 @@ public struct NotificationPayload: Hashable, Sendable {
     }
   }
 
-  static let alertStrings: Set<String> = [
-    "title", "subtitle", "body", "launch-image", "title-loc-key", "subtitle-loc-key", "loc-key", "action-loc-key", "action",
-    "summary-arg",
-  ]
-  static let alertArrays: Set<String> = ["title-loc-args", "subtitle-loc-args", "loc-args"]
+  /// The alert keys with string values, those with string-array values, and the counter.
+  enum AlertKeyKind { case string, strings, integer }
 
-  static func alertFields(_ s: inout JSONScanner, _ path: @autoclosure () -> String) throws(PayloadError) -> [APS.AlertField] {
+  static func alertKeyKind(_ s: JSONScanner, _ raw: Range<Int>, _ decoded: String?) -> AlertKeyKind? {
+    if let decoded {
+      var copy = decoded
+      return copy.withUTF8 { b in alertKeyKind(JSONScanner(b), 0..<b.count, nil) }
+    }
+    switch raw.count {
+    case 4: return s.equals(raw, "body") ? .string : nil
+    case 5: return s.equals(raw, "title") ? .string : nil
+    case 6: return s.equals(raw, "action") ? .string : nil
+    case 7: return s.equals(raw, "loc-key") ? .string : nil
+    case 8: return s.equals(raw, "subtitle") ? .string : s.equals(raw, "loc-args") ? .strings : nil
+    case 11: return s.equals(raw, "summary-arg") ? .string : nil
+    case 12: return s.equals(raw, "launch-image") ? .string : nil
+    case 13: return s.equals(raw, "title-loc-key") ? .string : nil
+    case 14: return s.equals(raw, "action-loc-key") ? .string : s.equals(raw, "title-loc-args") ? .strings : nil
+    case 16: return s.equals(raw, "subtitle-loc-key") ? .string : nil
+    case 17: return s.equals(raw, "subtitle-loc-args") ? .strings : s.equals(raw, "summary-arg-count") ? .integer : nil
+    default: return nil
+    }
+  }
+
+  static func alertFields(_ s: inout JSONScanner, _ path: String) throws(PayloadError) -> [APS.AlertField] {
     var fields: [APS.AlertField] = []
-    fields.reserveCapacity(4)
-    try dictionary(&s, path(), seen: { name in fields.contains { $0.key == name } }) { (name: String, s: inout JSONScanner, field: String) throws(PayloadError) in
+    if s.materialize { fields.reserveCapacity(4) }
+    try dictionary(&s, path) { (raw: Range<Int>, decoded: String?, s: inout JSONScanner) throws(PayloadError) in
+      let bytes = s.bytes
+      func field() -> String { "\(path).\(decoded ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[raw]), as: UTF8.self))" }
       let value: APS.AlertValue
-      if alertStrings.contains(name) {
-        value = .string(try s.string(field))
-      } else if alertArrays.contains(name) {
-        value = .strings(try strings(&s, field))
-      } else if name == "summary-arg-count" {
-        value = .integer(try integer(&s, field, 0...Int(Int32.max), "a whole number ≥ 0"))
-      } else {
-        let range = try s.skipValue(field, depth: 3)
-        value = .raw(RawJSON(String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self)))
+      switch alertKeyKind(s, raw, decoded) {
+      case .string?: value = .string(try s.string(field()))
+      case .strings?: value = .strings(try strings(&s, field()))
+      case .integer?: value = .integer(try integer(&s, field(), 0...Int(Int32.max), "a whole number ≥ 0"))
+      case nil:
+        let range = try s.skipValue(field(), depth: 3)
+        value = .raw(s.raw(range))
       }
-      fields.append(APS.AlertField(key: name, value: value))
+      if s.materialize {
+        fields.append(APS.AlertField(key: decoded ?? String(decoding: UnsafeBufferPointer(rebasing: s.bytes[raw]), as: UTF8.self), value: value))
+      }
     }
     return fields
   }
 
-  static func soundFields(_ s: inout JSONScanner, _ path: @autoclosure () -> String) throws(PayloadError) -> [APS.SoundField] {
+  static func soundFields(_ s: inout JSONScanner, _ path: String) throws(PayloadError) -> [APS.SoundField] {
     var fields: [APS.SoundField] = []
-    try dictionary(&s, path(), seen: { name in fields.contains { $0.key == name } }) { (name: String, s: inout JSONScanner, field: String) throws(PayloadError) in
+    try dictionary(&s, path) { (raw: Range<Int>, decoded: String?, s: inout JSONScanner) throws(PayloadError) in
+      let name = decoded ?? String(decoding: UnsafeBufferPointer(rebasing: s.bytes[raw]), as: UTF8.self)
+      func field() -> String { "\(path).\(name)" }
+      let f: APS.SoundField
       switch name {
-      case "critical": fields.append(.critical(try integer(&s, field, 0...1, "the number 0 or 1")))
-      case "name": fields.append(.name(try s.string(field)))
+      case "critical": f = .critical(try integer(&s, field(), 0...1, "the number 0 or 1"))
+      case "name": f = .name(try s.string(field()))
       case "volume":
         s.skipSpace()
         let at = s.i
-        let v = try s.number(field).value
-        guard (0...1).contains(v) else { throw s.fail(field, "\(v) is out of range: expected a number in 0...1", at: at) }
-        fields.append(.volume(v))
+        let v = try s.number(field()).value
+        guard (0...1).contains(v) else { throw s.fail(field(), "\(v) is out of range: expected a number in 0...1", at: at) }
+        f = .volume(v)
       default:
-        let range = try s.skipValue(field, depth: 3)
-        fields.append(.other(key: name, RawJSON(String(decoding: UnsafeBufferPointer(rebasing: s.bytes[range]), as: UTF8.self))))
+        let range = try s.skipValue(field(), depth: 3)
+        f = .other(key: name, s.raw(range))
       }
+      if s.materialize { fields.append(f) }
     }
     return fields
   }
 
-  /// Walks a dictionary's members, refusing a key `seen` says was already read.
+  /// Walks a dictionary's members, refusing duplicate keys; `body` gets each key's raw bytes
+  /// (and its decoded text when it has escapes) and the dictionary's key path.
   static func dictionary(
-    _ s: inout JSONScanner, _ path: @autoclosure () -> String, seen: (String) -> Bool,
-    _ body: (String, inout JSONScanner, String) throws(PayloadError) -> Void
+    _ s: inout JSONScanner, _ path: String, _ body: (Range<Int>, String?, inout JSONScanner) throws(PayloadError) -> Void
   ) throws(PayloadError) {
-    try s.expect(UInt8(ascii: "{"), path(), "a dictionary")
+    try s.expect(UInt8(ascii: "{"), path, "a dictionary")
     if s.peek() == UInt8(ascii: "}") {
       s.i += 1
       return
     }
+    var seen = SeenKeys()
     while true {
       let keyStart = s.i
-      let (raw, decoded) = try s.key(path())
-      let name = decoded ?? String(decoding: UnsafeBufferPointer(rebasing: s.bytes[raw]), as: UTF8.self)
-      if seen(name) { throw s.fail("\(path()).\(name)", "appears twice: expected unique keys", at: keyStart) }
-      try s.expect(UInt8(ascii: ":"), "\(path()).\(name)", "':' after the key")
-      try body(name, &s, "\(path()).\(name)")
-      guard let next = s.peek() else { throw s.fail(path(), "found the end of the payload: expected ',' or '}'") }
+      let (raw, decoded) = try s.key(path)
+      let bytes = s.bytes
+      func name() -> String { decoded ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[raw]), as: UTF8.self) }
+      if seen.insert(raw, decoded, in: s) { throw s.fail("\(path).\(name())", "appears twice: expected unique keys", at: keyStart) }
+      try s.expect(UInt8(ascii: ":"), "\(path).\(name())", "':' after the key")
+      try body(raw, decoded, &s)
+      guard let next = s.peek() else { throw s.fail(path, "found the end of the payload: expected ',' or '}'") }
       s.i += 1
       if next == UInt8(ascii: "}") { return }
       guard next == UInt8(ascii: ",") else {
         s.i -= 1
-        throw s.fail(path(), "found \(s.found()): expected ',' or '}'")
+        throw s.fail(path, "found \(s.found()): expected ',' or '}'")
       }
     }
+  }
+
+}
+
+/// The keys of one JSON object seen so far, for duplicate detection: the first four as byte
+/// ranges of the payload (no allocation), the rest — and any escaped key — as decoded text.
+struct SeenKeys {
+  private var r0: Range<Int>?
+  private var r1: Range<Int>?
+  private var r2: Range<Int>?
+  private var r3: Range<Int>?
+  private var names: [String] = []
+
+  /// Records a key; returns true when it was already there.
+  mutating func insert(_ raw: Range<Int>, _ decoded: String?, in s: JSONScanner) -> Bool {
+    let text = decoded ?? (names.isEmpty ? nil : String(decoding: UnsafeBufferPointer(rebasing: s.bytes[raw]), as: UTF8.self))
+    func same(_ r: Range<Int>?) -> Bool {
+      guard let r else { return false }
+      if let text { return String(decoding: UnsafeBufferPointer(rebasing: s.bytes[r]), as: UTF8.self) == text }
+      return r.count == raw.count && s.equal(r, raw)
+    }
+    if same(r0) || same(r1) || same(r2) || same(r3) { return true }
+    if let text {
+      if names.contains(text) { return true }
+      names.append(text)
+      return false
+    }
+    if r0 == nil { r0 = raw } else if r1 == nil { r1 = raw } else if r2 == nil { r2 = raw } else if r3 == nil { r3 = raw } else {
+      names.append(String(decoding: UnsafeBufferPointer(rebasing: s.bytes[raw]), as: UTF8.self))
+    }
+    return false
   }
 }

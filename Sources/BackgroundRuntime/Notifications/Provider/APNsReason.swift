@@ -61,6 +61,17 @@ public enum APNsReason: String, Hashable, Sendable, CaseIterable {
 public enum PushType: String, Hashable, Sendable, CaseIterable {
   case alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets
 
+  /// The type a header value names (exact, as APNs compares), matched on bytes.
+  static func named(_ text: String) -> PushType? {
+    Bytes.with(text) { b in
+      switch b.count {
+      case 5: return Bytes.equal(b, "alert") ? .alert : nil
+      case 10: return Bytes.equal(b, "background") ? .background : Bytes.equal(b, "pushtotalk") ? .pushtotalk : nil
+      default: return PushType(rawValue: text)
+      }
+    }
+  }
+
   /// The suffix the `apns-topic` must carry after the bundle ID for this type, if any (Apple,
   /// *Sending notification requests to APNs*).
   public var topicSuffix: String? {

@@ -42,7 +42,7 @@ public struct APNsValidator: Sendable {
   }
 
   /// APNs' answer to `request`: the accepted push, or why not.
-  public mutating func validate(_ request: ProviderRequest) -> Result<AcceptedPush, PushRejection> {
+  public mutating func validate(_ request: borrowing ProviderRequest) -> Result<AcceptedPush, PushRejection> {
     sequence += 1
     do throws(PushRejection) { return .success(try check(request)) } catch { return .failure(error) }
   }
@@ -80,7 +80,35 @@ public struct APNsValidator: Sendable {
     }
   }
 
-  private mutating func check(_ r: ProviderRequest) throws(PushRejection) -> AcceptedPush {
+  /// The values of the known headers (fields, not an array: no allocation per request).
+  struct KnownHeaders {
+    var pushType, priority, expiration, id, collapseID, topic: String?
+
+    subscript(_ k: KnownHeader) -> String? {
+      get {
+        switch k {
+        case .pushType: return pushType
+        case .priority: return priority
+        case .expiration: return expiration
+        case .id: return id
+        case .collapseID: return collapseID
+        case .topic: return topic
+        }
+      }
+      set {
+        switch k {
+        case .pushType: pushType = newValue
+        case .priority: priority = newValue
+        case .expiration: expiration = newValue
+        case .id: id = newValue
+        case .collapseID: collapseID = newValue
+        case .topic: topic = newValue
+        }
+      }
+    }
+  }
+
+  private mutating func check(_ r: borrowing ProviderRequest) throws(PushRejection) -> AcceptedPush {
     guard r.method == "POST" else { throw PushRejection(.methodNotAllowed, ":method is \(r.method): expected POST") }
     if let path = r.path, path != "/3/device/" + r.token {
       throw PushRejection(.badPath, ":path is \(path): expected /3/device/<device token>")
@@ -102,24 +130,23 @@ public struct APNsValidator: Sendable {
       throw PushRejection(.unregistered, "the app was removed from the device", timestamp: uninstalledAt)
     }
     // Headers: the known ones located once; any name sent twice (case-insensitively) refused.
-    var known = [String?](repeating: nil, count: KnownHeader.allCases.count)
+    var known = KnownHeaders()
     var others: [String] = []
     for h in r.headers {
       if let k = KnownHeader.match(h.name) {
-        guard known[k.rawValue] == nil else { throw PushRejection(.duplicateHeaders, "\(String(describing: k.name)) is sent twice") }
-        known[k.rawValue] = h.value
+        guard known[k] == nil else { throw PushRejection(.duplicateHeaders, "\(String(describing: k.name)) is sent twice") }
+        known[k] = h.value
       } else {
         let name = h.name.lowercased()
         if others.contains(name) { throw PushRejection(.duplicateHeaders, "\(name) is sent twice") }
         others.append(name)
       }
     }
-    func header(_ k: KnownHeader) -> String? { known[k.rawValue] }
     guard let body = r.payload, !body.isEmpty else { throw PushRejection(.payloadEmpty, "the request has no payload") }
     var notes: [String] = []
     var pushType: PushType = .alert  // refined below when the header is absent
-    if let text = header(.pushType) {
-      guard let t = PushType(rawValue: text) else {
+    if let text = known.pushType {
+      guard let t = PushType.named(text) else {
         throw PushRejection(.invalidPushType, "apns-push-type \"\(text)\": expected one of \(PushType.allCases.map(\.rawValue).joined(separator: ", "))")
       }
       pushType = t
@@ -128,18 +155,18 @@ public struct APNsValidator: Sendable {
     guard body.count <= limit else {
       throw PushRejection(.payloadTooLarge, "the payload is \(body.count) bytes: expected at most \(limit) for \(pushType.rawValue)")
     }
-    let payload: NotificationPayload
+    let traits: NotificationPayload.Traits
     do throws(PayloadError) {
-      payload = try body.withUnsafeBufferPointer { b throws(PayloadError) in try NotificationPayload(parsing: b) }
+      traits = try body.withUnsafeBufferPointer { b throws(PayloadError) in try NotificationPayload.check(b) }
     } catch {
       throw PushRejection(.invalidPayload, error.description)
     }
-    if header(.pushType) == nil {
-      pushType = payload.aps.isUserVisible || !payload.aps.isContentAvailable ? .alert : .background
+    if known.pushType == nil {
+      pushType = traits.isUserVisible || !traits.isContentAvailable ? .alert : .background
       notes.append("apns-push-type missing: taken as \(pushType.rawValue) (required for iOS 13 and later)")
     }
     var priority = pushType == .background ? 5 : 10
-    if let text = header(.priority) {
+    if let text = known.priority {
       guard let p = Int(text), p == 10 || p == 5 || p == 1 else { throw PushRejection(.badPriority, "apns-priority \"\(text)\": expected 10, 5 or 1") }
       if pushType == .background && p == 10 {
         throw PushRejection(.badPriority, "apns-priority 10 with apns-push-type background: expected 5 (or 1) for background pushes")
@@ -147,14 +174,14 @@ public struct APNsValidator: Sendable {
       priority = p
     }
     var expiration: Double?
-    if let text = header(.expiration) {
+    if let text = known.expiration {
       guard !text.isEmpty, Bytes.with(text, { $0.allSatisfy { $0 >= 48 && $0 <= 57 } }), let v = Double(text) else {
         throw PushRejection(.badExpirationDate, "apns-expiration \"\(text)\": expected a Unix time in seconds, or 0")
       }
       expiration = v
     }
     let apnsID: String
-    if let text = header(.id) {
+    if let text = known.id {
       guard Bytes.with(text, Self.isUUID) else {
         throw PushRejection(.badMessageId, "apns-id \"\(Self.clipped(text))\": expected a UUID such as 123e4567-e89b-12d3-a456-4266554400a0")
       }
@@ -162,11 +189,11 @@ public struct APNsValidator: Sendable {
     } else {
       apnsID = Self.uuid(sequence)
     }
-    let collapseID = header(.collapseID)
+    let collapseID = known.collapseID
     if let collapseID, collapseID.utf8.count > profile.collapseIDLimit {
       throw PushRejection(.badCollapseId, "apns-collapse-id is \(collapseID.utf8.count) bytes: expected at most \(profile.collapseIDLimit)")
     }
-    guard let topicText = header(.topic) else {
+    guard let topicText = known.topic else {
       throw PushRejection(.missingTopic, "no apns-topic: expected the app's bundle ID (required with token-based authentication)")
     }
     let knownTopic = topic.map { a in Bytes.with(topicText) { t in Bytes.with(a) { Bytes.equal(t, $0) } } } ?? false
@@ -185,15 +212,15 @@ public struct APNsValidator: Sendable {
     } else {
       topic = String(topicText.utf8.prefix(baseLength)) ?? topicText
     }
-    if pushType == .background && !payload.aps.isContentAvailable {
+    if pushType == .background && !traits.isContentAvailable {
       notes.append("a background push without content-available 1 wakes nothing")
     }
-    if pushType == .background && payload.aps.isUserVisible {
+    if pushType == .background && traits.isUserVisible {
       notes.append("a background push should not carry alert, sound or badge")
     }
     return AcceptedPush(
       time: r.time, apnsID: apnsID, pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID,
-      topic: topicText, payload: payload, payloadBytes: body.count, notes: notes)
+      topic: topicText, body: body, traits: traits, notes: notes)
   }
 
   static func isHexToken(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -268,6 +295,10 @@ enum Bytes {
       k += 1
     }
     return true
+  }
+
+  static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: StaticString) -> Bool {
+    equal(a, UnsafeBufferPointer(start: b.utf8Start, count: b.utf8CodeUnitCount))
   }
 
   /// ASCII case-insensitive equality.

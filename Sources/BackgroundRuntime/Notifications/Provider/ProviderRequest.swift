@@ -52,13 +52,19 @@ public struct AcceptedPush: Hashable, Sendable {
   public var expiration: Double?
   public var collapseID: String?
   public var topic: String
-  public var payload: NotificationPayload
-  public var payloadBytes: Int
+  /// The body as sent (checked: ``payload`` parses it).
+  public var body: [UInt8]
+  public var traits: NotificationPayload.Traits
+  /// The typed payload, parsed from ``body`` when asked for.
+  public var payload: NotificationPayload {
+    (try? body.withUnsafeBufferPointer { b throws(PayloadError) in try NotificationPayload(parsing: b) }) ?? NotificationPayload(aps: APS())
+  }
+  public var payloadBytes: Int { body.count }
   /// Things APNs accepted but a provider should know (an inferred push type, …).
   public var notes: [String]
 
   /// A silent background push: content-available, nothing shown.
-  public var isSilent: Bool { payload.aps.isSilent }
+  public var isSilent: Bool { traits.isSilent }
   /// Wakes the app (content-available).
-  public var wakesApp: Bool { payload.aps.isContentAvailable }
+  public var wakesApp: Bool { traits.isContentAvailable }
 }
