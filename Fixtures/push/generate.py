@@ -41,3 +41,15 @@ with open(os.path.join(HERE, "news-app.jsonl"), "w") as f:
     f.write("\n".join(lines) + "\n")
 with open(os.path.join(HERE, "news-app-connectivity.csv"), "w") as f:
     f.write("start,end,condition\n2024-05-01T09:18:00Z,2024-05-01T09:45:00Z,offline\n")
+
+# tokyo-pushes.jsonl: four silent pushes and an alert for an app on the bundled Tokyo walk
+# (geowake analyze --pushes puts them on one timeline with the region events).
+tokyo = []
+TOKYO_TOPIC = "com.example.tokyo"
+for k, at in enumerate(["2018-11-29T02:40:00Z", "2018-11-29T03:10:00Z", "2018-11-29T03:12:00Z", "2018-11-29T04:00:00Z"]):
+    tokyo.append(json.dumps({"at": at, "token": TOKEN, "headers": {"apns-push-type": "background", "apns-priority": "5", "apns-topic": TOKYO_TOPIC},
+                             "payload": {"aps": {"content-available": 1}, "n": k}}))
+tokyo.append(json.dumps({"at": "2018-11-29T05:00:00Z", "token": TOKEN, "headers": {"apns-push-type": "alert", "apns-topic": TOKYO_TOPIC},
+                         "payload": {"aps": {"alert": "Welcome to Shibuya"}}}))
+with open(os.path.join(HERE, "tokyo-pushes.jsonl"), "w") as f:
+    f.write("\n".join(tokyo) + "\n")

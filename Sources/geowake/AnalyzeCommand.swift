@@ -78,6 +78,12 @@ struct AnalyzeCommand: ParsableCommand {
   @Option(help: "App scenario (JSON): handler behaviour per event kind, profile, user sessions, force-quits; adds the app's wakes, budgets and terminations.")
   var app: String?
 
+  @Option(help: "A provider's push requests (JSON Lines, as geowake push reads them): their outcomes join the timeline and delivered content-available pushes wake the --app.")
+  var pushes: String?
+
+  @Option(help: "Device conditions for --pushes (CSV start,end,condition: offline, lowPowerMode).")
+  var connectivity: String?
+
   @Flag(name: .customLong("periodic-wake"), help: "With --significant-changes: also wake every 15 minutes without movement (disputed; off by default).")
   var periodicWake = false
 
@@ -105,6 +111,8 @@ struct AnalyzeCommand: ParsableCommand {
     }
     guard towers == nil || syntheticCells == nil else { throw ValidationError("--towers and --synthetic-cells exclude each other") }
     guard !periodicWake || significantChanges else { throw ValidationError("--periodic-wake needs --significant-changes") }
+    guard pushes == nil || app != nil else { throw ValidationError("--pushes needs --app: the app the pushes are for") }
+    guard connectivity == nil || pushes != nil else { throw ValidationError("--connectivity needs --pushes") }
     if let syntheticCells, Self.spacing(syntheticCells) == nil {
       throw ValidationError("--synthetic-cells must be urban, rural or metres in 100...100000, got \(syntheticCells)")
     }
@@ -152,6 +160,18 @@ struct AnalyzeCommand: ParsableCommand {
       do { scenario = try ScenarioReader.read(path: app) } catch { throw Diagnostics.fail(error) }
       runtime = scenario?.makeRuntime()
     }
+    // Pushes: APNs and the device decide delivery; the delivered content-available ones wake the
+    // same app as the location events.
+    var pushRun: PushSimulation.Run?
+    if let pushes, let scenario {
+      pushRun = try Self.simulatePushes(pushes, connectivity: connectivity, scenario: scenario)
+      for o in pushRun?.outcomes ?? [] {
+        guard o.wakesApp, let delivered = o.deliveredAt, o.app != .notWoken else { continue }
+        runtime?.schedule(SystemEvent(time: delivered, kind: .remoteNotification, label: o.apnsID ?? "push"))
+      }
+    }
+    // Where the device was, every minute or so (for events that are not location events).
+    var places: [(time: Double, coordinate: Coordinate)] = []
     // Where the app's events happen: the place of the location event that caused them.
     var wakePlaces: [(time: Double, coordinate: Coordinate)] = []
     let out: ByteSink
@@ -190,6 +210,7 @@ struct AnalyzeCommand: ParsableCommand {
           firstTime = min(firstTime ?? fix.time, fix.time)
           lastTime = max(lastTime ?? fix.time, fix.time)
           writer.add(fix)
+          if pushRun != nil, fix.time >= (places.last?.time ?? -.infinity) + 60 { places.append((fix.time, fix.coordinate)) }
         }
         try write(events)
         if cells != nil {
@@ -209,6 +230,19 @@ struct AnalyzeCommand: ParsableCommand {
       try write(events)
       activity.finish(at: lastTime ?? 0)
       var appText = ""
+      if let pushRun {
+        // Each request where the device was when it was sent.
+        var next = 0
+        var place = places.first?.coordinate ?? Coordinate(uncheckedLatitude: 0, longitude: 0)
+        for o in pushRun.outcomes.sorted(by: { ($0.time, $0.request) < ($1.time, $1.request) }) {
+          while next < places.count && places[next].time <= o.time {
+            place = places[next].coordinate
+            next += 1
+          }
+          try writer.write(TimelineEntry(o, coordinate: place))
+        }
+        appText += "\npushes (\(Self.fileName(pushes ?? ""))): " + PushReport(pushRun, scheduleSource: Self.fileName(pushes ?? "")).summaryText
+      }
       if var runtime, let scenario {
         var steps: [RuntimeEvent] = []
         runtime.run(into: &steps)
@@ -223,7 +257,7 @@ struct AnalyzeCommand: ParsableCommand {
           }
           try writer.write(step, at: place)
         }
-        appText = Self.appSummary(runtime.summary, scenario: scenario, file: app ?? "")
+        appText += Self.appSummary(runtime.summary, scenario: scenario, file: app ?? "")
       }
       try writer.finish(
         summary: summary(monitor, activity, span: (lastTime ?? 0) - (firstTime ?? lastTime ?? 0), reader: reader) + (cells?.summary ?? "") + appText)
@@ -270,6 +304,19 @@ struct AnalyzeCommand: ParsableCommand {
     guard !warnings.isEmpty else { return }
     progress.clear()
     warnings.forEach(Diagnostics.warning)
+  }
+
+  /// Replays `schedule` through the APNs model for the scenario's app and device.
+  static func simulatePushes(_ schedule: String, connectivity: String?, scenario: AppScenario) throws -> PushSimulation.Run {
+    let requests: [ProviderRequest]
+    do { requests = try PushScheduleReader.read(path: schedule) } catch { throw Diagnostics.fail(error) }
+    var device = PushDevice(
+      configuration: scenario.configuration, handler: scenario.behaviours[.remoteNotification] ?? .instant, runtimeProfile: scenario.profile,
+      seed: scenario.seed, sessions: scenario.sessions, forceQuits: scenario.forceQuits)
+    if let connectivity {
+      do { device.conditions = try DeviceConditionsCSVReader.read(path: connectivity) } catch { throw Diagnostics.fail(error) }
+    }
+    return PushSimulation(requests: requests, device: device).run()
   }
 
   /// The app's totals: wakes and background seconds by reason, terminations, losses, energy.

@@ -85,3 +85,25 @@ struct PushCommandTests {
     #expect((lines[0]["detail"] as? String)?.hasPrefix("byte 23, $: found the end of the payload") == true)
   }
 }
+
+@Suite("geowake analyze --pushes")
+struct AnalyzePushesTests {
+  @Test func locationAndPushEventsShareOneAppTimeline() throws {
+    let folder = try TemporaryFolder()
+    let app = try folder.file("app.json", containing: #"{"backgroundModes": ["location", "remote-notification"], "handlers": {"location": {"work": 3}, "remoteNotification": {"work": 4}}}"#)
+    let args = AnalyzeCommandTests.demo + ["--app", app, "--pushes", "Fixtures/push/tokyo-pushes.jsonl"]
+    let table = try CommandRunner.run(args)
+    #expect(table.status == 0, "\(table.stderr)")
+    #expect(table.stdout.contains("2018-11-29T05:00:00.000Z  2018-11-29T05:00:00.000Z  push              push delivered    shown to the user, the app not woken"))
+    #expect(table.stdout.contains("launched in the background by a remoteNotification event (00000000-0000-4000-8000-000000000001)"))
+    #expect(table.stdout.contains("pushes (tokyo-pushes.jsonl): tokyo-pushes.jsonl: 5 requests, 5 accepted, 0 rejected"))
+    let lines = try PushCommandTests.objects(try CommandRunner.run(args + ["--format", "jsonl"]).stdout)
+    let pushes = lines.filter { $0["event"] as? String == "push" }
+    #expect(pushes.count == 5)
+    #expect(pushes.allSatisfy { $0["apnsId"] != nil && $0["status"] as? Int == 200 && $0["state"] as? String == "delivered" })
+    #expect(lines.contains { $0["launchReason"] as? String == "remoteNotification" })
+    #expect(lines.contains { $0["launchReason"] as? String == "location" })
+    let usage = try CommandRunner.run(AnalyzeCommandTests.demo + ["--pushes", "Fixtures/push/tokyo-pushes.jsonl"])
+    #expect(usage.status == 64 && usage.stderr.contains("--pushes needs --app"))
+  }
+}

@@ -12,6 +12,8 @@ public struct TimelineEntry: Hashable, Sendable {
     case region
     case cell
     case app
+    /// A provider's push request and what became of it.
+    case push
   }
 
   public var category: Category
@@ -39,6 +41,10 @@ public struct TimelineEntry: Hashable, Sendable {
   public var stateBefore: String?
   public var stateAfter: String?
   public var budgetRemaining: Double?
+  /// For push entries: the apns-id, APNs' HTTP status, its reason (rejections) and the outcome.
+  public var apnsID: String?
+  public var status: Int?
+  public var apnsReason: String?
 
   public init(_ e: RegionEvent) {
     category = .region
@@ -90,12 +96,27 @@ public struct TimelineEntry: Hashable, Sendable {
     budgetRemaining = r.budgetRemaining
   }
 
-  /// What the table's "region" column shows: the region, "cells" or "app".
+  /// A push request: sent at `time`, delivered (or not), with its outcome as the state.
+  public init(_ o: PushOutcome, coordinate: Coordinate) {
+    category = .push
+    event = "push"
+    time = o.time
+    deliveredAt = o.deliveredAt
+    self.coordinate = coordinate
+    state = o.kind.rawValue
+    reason = (o.reason.map { "\(o.status) \($0.rawValue): " } ?? "") + o.detail
+    apnsID = o.apnsID
+    status = o.status
+    apnsReason = o.reason?.rawValue
+  }
+
+  /// What the table's "region" column shows: the region, "cells", "app" or "push".
   public var subject: String {
     switch category {
     case .region: return region?.rawValue ?? ""
     case .cell: return "cells"
     case .app: return "app"
+    case .push: return "push"
     }
   }
 

@@ -133,6 +133,10 @@ public struct TimelineWriter {
     if e.isCellEvent {
       members += ",\"fromCell\":\(e.fromCell.map { JSONText.quoted("\($0)") } ?? "null"),\"toCell\":\(e.toCell.map { JSONText.quoted("\($0)") } ?? "null")"
     }
+    if e.category == .push {
+      members += ",\"apnsId\":\(e.apnsID.map { JSONText.quoted($0) } ?? "null"),\"status\":\(e.status ?? 0)"
+        + ",\"apnsReason\":\(e.apnsReason.map { "\"\($0)\"" } ?? "null")"
+    }
     if e.category == .app {
       members += ",\"launchReason\":\(e.launchReason.map { "\"\($0)\"" } ?? "null"),\"stateBefore\":\"\(e.stateBefore ?? "")\",\"stateAfter\":\"\(e.stateAfter ?? "")\""
         + ",\"budgetRemaining\":\(e.budgetRemaining.map { NumberText.fixed($0, decimals: 3) } ?? "null")"
