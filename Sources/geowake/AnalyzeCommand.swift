@@ -81,7 +81,13 @@ struct AnalyzeCommand: ParsableCommand {
   @Option(help: "A provider's push requests (JSON Lines, as geowake push reads them): their outcomes join the timeline and delivered content-available pushes wake the --app.")
   var pushes: String?
 
-  @Option(help: "Device conditions for --pushes (CSV start,end,condition: offline, lowPowerMode).")
+  @Option(help: "The user's launches (CSV time[,duration]) for background fetch: the --app's fetch policy and handler, scheduled over the track's span (earlier launches are history); decisions, results and staleness join the timeline and fetches wake the same app.")
+  var usage: String?
+
+  @Option(help: "Publication times for --usage (CSV time[,…]); default: news every 30 min, 06:00–22:00 local.")
+  var feed: String?
+
+  @Option(help: "Device conditions for --pushes and --usage (CSV start,end,condition: offline, lowPowerMode, backgroundRefreshOff).")
   var connectivity: String?
 
   @Flag(name: .customLong("periodic-wake"), help: "With --significant-changes: also wake every 15 minutes without movement (disputed; off by default).")
@@ -112,7 +118,9 @@ struct AnalyzeCommand: ParsableCommand {
     guard towers == nil || syntheticCells == nil else { throw ValidationError("--towers and --synthetic-cells exclude each other") }
     guard !periodicWake || significantChanges else { throw ValidationError("--periodic-wake needs --significant-changes") }
     guard pushes == nil || app != nil else { throw ValidationError("--pushes needs --app: the app the pushes are for") }
-    guard connectivity == nil || pushes != nil else { throw ValidationError("--connectivity needs --pushes") }
+    guard usage == nil || app != nil else { throw ValidationError("--usage needs --app: the app that fetches") }
+    guard feed == nil || usage != nil else { throw ValidationError("--feed needs --usage") }
+    guard connectivity == nil || pushes != nil || usage != nil else { throw ValidationError("--connectivity needs --pushes or --usage") }
     if let syntheticCells, Self.spacing(syntheticCells) == nil {
       throw ValidationError("--synthetic-cells must be urban, rural or metres in 100...100000, got \(syntheticCells)")
     }
@@ -210,7 +218,7 @@ struct AnalyzeCommand: ParsableCommand {
           firstTime = min(firstTime ?? fix.time, fix.time)
           lastTime = max(lastTime ?? fix.time, fix.time)
           writer.add(fix)
-          if pushRun != nil, fix.time >= (places.last?.time ?? -.infinity) + 60 { places.append((fix.time, fix.coordinate)) }
+          if pushRun != nil || usage != nil, fix.time >= (places.last?.time ?? -.infinity) + 60 { places.append((fix.time, fix.coordinate)) }
         }
         try write(events)
         if cells != nil {
@@ -230,16 +238,39 @@ struct AnalyzeCommand: ParsableCommand {
       try write(events)
       activity.finish(at: lastTime ?? 0)
       var appText = ""
-      if let pushRun {
-        // Each request where the device was when it was sent.
+      // Where the device was at `time` (the places are visited in time order by each caller).
+      func placer() -> (Double) -> Coordinate {
         var next = 0
         var place = places.first?.coordinate ?? Coordinate(uncheckedLatitude: 0, longitude: 0)
-        for o in pushRun.outcomes.sorted(by: { ($0.time, $0.request) < ($1.time, $1.request) }) {
-          while next < places.count && places[next].time <= o.time {
+        return { time in
+          while next < places.count && places[next].time <= time {
             place = places[next].coordinate
             next += 1
           }
-          try writer.write(TimelineEntry(o, coordinate: place))
+          return place
+        }
+      }
+      if let usage, let scenario, let firstTime, let lastTime, lastTime > firstTime {
+        let fetchRun = try Self.simulateFetch(
+          usage: usage, feed: feed, connectivity: connectivity, scenario: scenario, window: firstTime..<lastTime)
+        let at = placer()
+        for e in fetchRun.run.events {
+          try writer.write(TimelineEntry(e, coordinate: at(e.time)))
+          if e.kind == .fetchRequested { runtime?.schedule(SystemEvent(time: e.time, kind: .fetch, label: "background fetch")) }
+        }
+        for l in fetchRun.launches where l.time >= firstTime && l.time < lastTime {
+          runtime?.schedule(SystemEvent(time: l.time, kind: .userSession(duration: l.duration), label: "launch"))
+        }
+        let s = fetchRun.run.summary
+        appText += "\nfetch (\(Self.fileName(usage)), policy \(scenario.configuration.fetchPolicy)): \(s.fetches) fetches, "
+          + "\(s.staleness.fresh) of \(s.staleness.launches) launches fresh, staleness p90 \(NumberText.duration(s.staleness.p90))"
+          + (scenario.configuration.fetchDiagnostic.map { "; \($0)" } ?? "") + "\n"
+      }
+      if let pushRun {
+        // Each request where the device was when it was sent.
+        let at = placer()
+        for o in pushRun.outcomes.sorted(by: { ($0.time, $0.request) < ($1.time, $1.request) }) {
+          try writer.write(TimelineEntry(o, coordinate: at(o.time)))
         }
         appText += "\npushes (\(Self.fileName(pushes ?? ""))): " + PushReport(pushRun, scheduleSource: Self.fileName(pushes ?? "")).summaryText
       }
@@ -262,7 +293,7 @@ struct AnalyzeCommand: ParsableCommand {
       try writer.finish(
         summary: summary(monitor, activity, span: (lastTime ?? 0) - (firstTime ?? lastTime ?? 0), reader: reader) + (cells?.summary ?? "") + appText)
       try out.commit()
-    } catch {
+    } catch let error as TrackIOError {
       throw Diagnostics.fail(error)
     }
   }
@@ -317,6 +348,30 @@ struct AnalyzeCommand: ParsableCommand {
       do { device.conditions = try DeviceConditionsCSVReader.read(path: connectivity) } catch { throw Diagnostics.fail(error) }
     }
     return PushSimulation(requests: requests, device: device).run()
+  }
+
+  /// The fetch scheduler for the scenario's app over `window` (the track's span).
+  static func simulateFetch(
+    usage: String, feed: String?, connectivity: String?, scenario: AppScenario, window: Range<Double>
+  ) throws -> (run: FetchSimulation.Run, launches: [UserLaunch]) {
+    let launches: [UserLaunch]
+    do { launches = try UsageCSVReader.read(path: usage) } catch { throw Diagnostics.fail(error) }
+    let offset = launches.last?.utcOffset ?? 0
+    var content: ContentFeed
+    if let feed {
+      do { content = try FeedCSVReader.read(path: feed) } catch { throw Diagnostics.fail(error) }
+    } else {
+      let start = min(launches.first?.time ?? window.lowerBound, window.lowerBound)
+      content = .daytimeNews(from: start, days: Int(((window.upperBound - start) / LocalTime.secondsPerDay).rounded(.up)) + 1, utcOffset: offset)
+    }
+    var conditions = DeviceConditions()
+    if let connectivity {
+      do { conditions = try DeviceConditionsCSVReader.read(path: connectivity) } catch { throw Diagnostics.fail(error) }
+    }
+    let simulation = FetchSimulation(
+      configuration: scenario.configuration, runtimeProfile: scenario.profile, handler: scenario.behaviours[.fetch] ?? .instant,
+      seed: scenario.seed, launches: launches, window: window, feed: content, conditions: conditions, forceQuits: scenario.forceQuits)
+    return (simulation.run(.system), launches)
   }
 
   /// The app's totals: wakes and background seconds by reason, terminations, losses, energy.

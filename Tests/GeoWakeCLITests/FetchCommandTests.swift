@@ -64,6 +64,7 @@ struct FetchCommandTests {
     for (args, file) in [
       (["generate", "usage", "--pattern", "morning"], "morning-checker.csv"), (["generate", "usage", "--pattern", "hourly"], "hourly-checker.csv"),
       (["generate", "feed", "--days", "29"], "news-feed.csv"),
+      (["generate", "usage", "--pattern", "hourly", "--from", "2018-11-01", "--days", "29", "--utc-offset", "+09:00"], "tokyo-hourly-checker.csv"),
     ] {
       let result = try CommandRunner.run(args)
       #expect(result.status == 0)
@@ -98,5 +99,33 @@ struct FetchCommandTests {
     #expect(refused.status == 73)
     #expect(try String(contentsOfFile: out, encoding: .utf8) == "keep me")
     #expect(try Self.fetch("morning", ["--format", "html", "-o", out, "--force"]).status == 0)
+  }
+}
+
+@Suite("geowake analyze --usage")
+struct AnalyzeFetchTests {
+  /// Location, fetch and push events on one timeline, one app runtime.
+  @Test func locationFetchAndPushTogether() throws {
+    let folder = try TemporaryFolder()
+    let app = try folder.file("app.json", containing: """
+      {"backgroundModes": ["location", "fetch", "remote-notification"], "fetchInterval": "minimum",
+       "handlers": {"location": {"work": 3}, "fetch": {"work": 5}, "remoteNotification": {"work": 4}}}
+      """)
+    let args = AnalyzeCommandTests.demo + [
+      "--app", app, "--usage", "Fixtures/fetch/tokyo-hourly-checker.csv", "--pushes", "Fixtures/push/tokyo-pushes.jsonl", "--format", "jsonl",
+    ]
+    let result = try CommandRunner.run(args)
+    #expect(result.status == 0, "\(result.stderr)")
+    let lines = try result.stdout.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+    let reasons = Set(lines.compactMap { $0["launchReason"] as? String })
+    #expect(reasons.isSuperset(of: ["location", "fetch", "remoteNotification", "user"]), "\(reasons)")
+    let requested = lines.filter { $0["event"] as? String == "fetchRequested" }.count
+    #expect(requested > 3)
+    #expect(lines.filter { $0["launchReason"] as? String == "fetch" && $0["event"] as? String == "wake" }.count == requested)
+    #expect(lines.contains { $0["event"] as? String == "launch" && $0["staleness"] as? Double == 0 })
+    let table = try CommandRunner.run(Array(args.dropLast(2)))
+    #expect(table.stdout.contains("fetch (tokyo-hourly-checker.csv, policy minimum): "))
+    let bad = try CommandRunner.run(AnalyzeCommandTests.demo + ["--usage", "Fixtures/fetch/tokyo-hourly-checker.csv"])
+    #expect(bad.status == 64 && bad.stderr.contains("--usage needs --app"))
   }
 }

@@ -14,6 +14,8 @@ public struct TimelineEntry: Hashable, Sendable {
     case app
     /// A provider's push request and what became of it.
     case push
+    /// A background-fetch decision, a fetch's result, or a launch with its staleness.
+    case fetch
   }
 
   public var category: Category
@@ -45,6 +47,8 @@ public struct TimelineEntry: Hashable, Sendable {
   public var apnsID: String?
   public var status: Int?
   public var apnsReason: String?
+  /// For launches in the fetch timeline: seconds the oldest unfetched publication had waited.
+  public var staleness: Double?
 
   public init(_ e: RegionEvent) {
     category = .region
@@ -110,13 +114,25 @@ public struct TimelineEntry: Hashable, Sendable {
     apnsReason = o.reason?.rawValue
   }
 
-  /// What the table's "region" column shows: the region, "cells", "app" or "push".
+  /// A step of the fetch scheduler: `fetchRequested`, `fetchSkipped`, `fetchCompleted`, `launch`, …
+  public init(_ f: FetchEvent, coordinate: Coordinate) {
+    category = .fetch
+    event = f.kind.rawValue
+    time = f.time
+    self.coordinate = coordinate
+    reason = f.detail
+    staleness = f.staleness
+    if let outcome = f.outcome { state = outcome.rawValue }
+  }
+
+  /// What the table's "region" column shows: the region, "cells", "app", "push" or "fetch".
   public var subject: String {
     switch category {
     case .region: return region?.rawValue ?? ""
     case .cell: return "cells"
     case .app: return "app"
     case .push: return "push"
+    case .fetch: return "fetch"
     }
   }
 

@@ -73,6 +73,7 @@ public struct TimelineMapReport {
       .tick.wake, .tick.deliveredWhileRunning, .tick.foregroundStarted { fill: #7c3aed; }
       .tick.terminated, .tick.lost, .tick.forceQuit { fill: #000; }
       .tick.push { fill: #0ea5e9; }
+      .tick.fetchRequested, .tick.fetchCompleted { fill: #1d4ed8; } .tick.launch { fill: #2a9d3a; } .tick.fetchSkipped { fill: #999; }
       .tick.expiration, .tick.budgetExtended { fill: #f08c00; }
       .tick.handlerStarted, .tick.handlerFinished, .tick.taskBegan, .tick.taskEnded, .tick.suspended, .tick.foregroundEnded,
       .tick.deliveredInForeground { fill: #999; }
@@ -132,7 +133,7 @@ public struct TimelineMapReport {
       try sink.write("<rect class=\"tower\" x=\"\(Self.number(x - 4))\" y=\"\(Self.number(y - 4))\" width=\"8\" height=\"8\"><title>\(Self.escaped("cell \(tower.identity), range \(Int(tower.range)) m"))</title></rect>\n")
     }
     // App steps happen where their location event did: they are on the timeline, not the map.
-    for (k, e) in events.enumerated() where e.category != .app && e.category != .push {
+    for (k, e) in events.enumerated() where e.category == .region || e.category == .cell {
       let (x, y) = map.point(e.coordinate)
       try sink.write("<g class=\"event \(e.event)\(e.deliveredAt == nil ? " undelivered" : "")\" id=\"event-\(k + 1)\"><circle cx=\"\(Self.number(x))\" cy=\"\(Self.number(y))\" r=\"5\"/><title>\(Self.escaped(Self.tooltip(k, e)))</title></g>\n")
     }

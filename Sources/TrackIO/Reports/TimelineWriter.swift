@@ -133,6 +133,9 @@ public struct TimelineWriter {
     if e.isCellEvent {
       members += ",\"fromCell\":\(e.fromCell.map { JSONText.quoted("\($0)") } ?? "null"),\"toCell\":\(e.toCell.map { JSONText.quoted("\($0)") } ?? "null")"
     }
+    if e.category == .fetch, let staleness = e.staleness {
+      members += ",\"staleness\":\(NumberText.fixed(staleness, decimals: 3))"
+    }
     if e.category == .push {
       members += ",\"apnsId\":\(e.apnsID.map { JSONText.quoted($0) } ?? "null"),\"status\":\(e.status ?? 0)"
         + ",\"apnsReason\":\(e.apnsReason.map { "\"\($0)\"" } ?? "null")"
