@@ -36,10 +36,34 @@ public struct PushOutcome: Hashable, Sendable {
   /// What the delivered notification did to the app.
   public var app: AppEffect?
   /// The facts behind ``detail``, in order (kept as values: the sentence is made when asked for).
-  public var notes: [Note]
+  public var notes: Notes
 
   /// Why, in a sentence.
-  public var detail: String { notes.map(\.text).joined(separator: "; ") }
+  public var detail: String { notes.all.map(\.text).joined(separator: "; ") }
+
+  /// A few notes held inline (most outcomes have one or two), more in an array.
+  public struct Notes: Hashable, Sendable {
+    private var first: Note?
+    private var second: Note?
+    private var more: [Note] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { first == nil }
+
+    public mutating func append(_ note: Note) {
+      if first == nil {
+        first = note
+      } else if second == nil {
+        second = note
+      } else {
+        more.append(note)
+      }
+    }
+
+    /// In order.
+    public var all: [Note] { [first, second].compactMap { $0 } + more }
+  }
 
   /// One fact about a request's fate.
   public enum Note: Hashable, Sendable {
@@ -316,7 +340,7 @@ private struct PushRunState {
     for k in 0..<sim.requests.count {
       outcomes.append(PushOutcome(
         request: k, time: sim.requests[k].time, apnsID: nil, status: 0, reason: nil, timestamp: nil, kind: .held, deliveredAt: nil,
-        carrier: nil, wakesApp: false, app: nil, notes: []))
+        carrier: nil, wakesApp: false, app: nil, notes: PushOutcome.Notes()))
       accepted.append(nil)
     }
     var c = changes.firstIndex { $0.time >= first } ?? changes.count
@@ -347,7 +371,7 @@ private struct PushRunState {
       outcomes[index].reason = rejection.reason
       outcomes[index].timestamp = rejection.timestamp
       outcomes[index].kind = .rejected
-      outcomes[index].notes = [.rejected(rejection.detail)]
+      outcomes[index].notes.append(.rejected(rejection.detail))
     case .success(let push):
       accepted[index] = Accepted(
         time: push.time, apnsID: push.apnsID, collapseID: push.collapseID, priority: push.priority, isSilent: push.isSilent,
@@ -355,7 +379,7 @@ private struct PushRunState {
       outcomes[index].status = 200
       outcomes[index].apnsID = push.apnsID
       outcomes[index].wakesApp = push.wakesApp
-      if !push.notes.isEmpty { outcomes[index].notes = push.notes.map { .accepted($0) } }
+      for n in push.notes { outcomes[index].notes.append(.accepted(n)) }
       if online {
         arrive(index, at: t, via: nil)
         return
@@ -518,7 +542,6 @@ private struct PushRunState {
 
   /// Adds a fact to the outcome's explanation.
   mutating func note(_ index: Int, _ note: PushOutcome.Note) {
-    if outcomes[index].notes.isEmpty { outcomes[index].notes.reserveCapacity(3) }
     outcomes[index].notes.append(note)
   }
 

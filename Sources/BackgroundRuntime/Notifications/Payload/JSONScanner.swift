@@ -80,7 +80,6 @@ struct JSONScanner {
     let start = i + 1
     i = start
     var escaped = false
-    let base = UnsafeRawPointer(bytes.baseAddress!)
     while i < bytes.count {
       let b = bytes[i]
       if b == UInt8(ascii: "\"") {
