@@ -114,6 +114,43 @@ let benchmarks: @Sendable () -> Void = {
     blackHole(out.count)
   }
 
+  // The APNs model: a silent / alert mix validated, delivered, rate limited and waking the app
+  // (scaled per request; geowake-push-bench runs the same at 1M with device conditions).
+  Benchmark("PushSimulation 100k provider requests", configuration: .init(scalingFactor: .kilo)) { benchmark in
+    let token = String(repeating: "ab", count: 32)
+    let silent = Array(#"{"aps":{"content-available":1},"feed":"sports","seq":12345}"#.utf8)
+    let alert = Array(#"{"aps":{"alert":{"title":"Breaking news","body":"Markets open higher"},"sound":"default","badge":3}}"#.utf8)
+    var t = 1_714_550_400.0
+    var rng = SeededGenerator(seed: 3)
+    let requests = (0..<100_000).map { k -> ProviderRequest in
+      t += Double(rng.next() % 21)
+      let isSilent = k % 10 < 7
+      return ProviderRequest(
+        time: t, token: token,
+        headers: [
+          .init("apns-push-type", isSilent ? "background" : "alert"), .init("apns-priority", isSilent ? "5" : "10"),
+          .init("apns-topic", "com.example.news"),
+        ],
+        payload: isSilent ? silent : alert)
+    }
+    benchmark.startMeasurement()
+    let run = PushSimulation(requests: requests).run()
+    benchmark.stopMeasurement()
+    blackHole(run.outcomes.count)
+  }
+
+  // Strict payload parsing with a typed aps dictionary (scaled per payload).
+  Benchmark("NotificationPayload parse, 100k payloads", configuration: .init(scalingFactor: .kilo)) { benchmark in
+    let payload = Array(#"{"aps":{"alert":{"title":"Breaking news","body":"Markets open higher after a quiet night"},"sound":"default","badge":3,"thread-id":"markets"},"article":{"id":"a-20240501-0800","section":"business"}}"#.utf8)
+    benchmark.startMeasurement()
+    var members = 0
+    payload.withUnsafeBufferPointer { b in
+      for _ in 0..<100_000 { members &+= (try? NotificationPayload(parsing: b))?.aps.members.count ?? 0 }
+    }
+    benchmark.stopMeasurement()
+    blackHole(members)
+  }
+
   // Karney's inverse problem, the exact refinement step.
   Benchmark("Geodesic inverse, 1000 random pairs", configuration: .init(scalingFactor: .kilo)) { benchmark in
     var rng = SeededGenerator(seed: 7)
