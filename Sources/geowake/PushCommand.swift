@@ -29,7 +29,10 @@ struct PushCommand: ParsableCommand {
       without --app, one that declares remote-notification and whose handler takes 2 s; with --app \
       SCENARIO.json its profile, seed, "handlers": {"remoteNotification": {…}}, "backgroundModes", \
       sessions, usage and forceQuits. The device token and topic are the first well-formed ones in \
-      the schedule unless --token and --topic say otherwise.
+      the schedule unless --token and --topic say otherwise. With --provider-token every request \
+      must carry "authorization": "bearer <JWT>" (MissingProviderToken, InvalidProviderToken, \
+      ExpiredProviderToken past one hour, TooManyProviderTokenUpdates when refreshed within 20 \
+      min); the signature cannot be checked.
 
       --format jsonl writes one object per request: request, at, apnsId, status, reason (or null), \
       timestamp (milliseconds, for Unregistered), outcome (delivered, delayed, piggybacked, held, \
@@ -53,6 +56,9 @@ struct PushCommand: ParsableCommand {
 
   @Option(help: "The app's bundle ID; default: the first topic in the schedule.")
   var topic: String?
+
+  @Flag(name: .customLong("provider-token"), help: "Require token-based authentication: every request needs authorization: bearer <JWT> (ES256, kid; iss, iat at most 1 h old, refreshed at most every 20 min).")
+  var providerToken = false
 
   @Option(help: "Output format: table, jsonl or html.")
   var format: String = "table"
@@ -88,7 +94,7 @@ struct PushCommand: ParsableCommand {
     if let connectivity {
       do { device.conditions = try DeviceConditionsCSVReader.read(path: connectivity) } catch { throw Diagnostics.fail(error) }
     }
-    let run = PushSimulation(requests: requests, device: device).run()
+    let run = PushSimulation(requests: requests, device: device, requiresProviderToken: providerToken).run()
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }
     do {

@@ -193,3 +193,40 @@ struct PushSimulationTests {
     #expect(a.outcomes == b.outcomes && a.runtimeEvents == b.runtimeEvents)
   }
 }
+
+@Suite("Provider tokens")
+struct ProviderTokenTests {
+  static func jwt(alg: String = "ES256", kid: String? = "ABC123DEFG", iss: String? = "DEF123GHIJ", iat: Double) -> String {
+    func b64(_ json: String) -> String {
+      Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        .replacingOccurrences(of: "=", with: "")
+    }
+    let header = "{\"alg\":\"\(alg)\"" + (kid.map { ",\"kid\":\"\($0)\"" } ?? "") + "}"
+    let claims = "{" + (iss.map { "\"iss\":\"\($0)\"," } ?? "") + "\"iat\":\(Int(iat))}"
+    return "bearer " + b64(header) + "." + b64(claims) + "." + b64("signature")
+  }
+
+  func reason(_ authorization: String?, at time: Double = t0, validator: inout APNsValidator) -> APNsReason? {
+    let r = request(time, #"{"aps":{}}"#, extra: authorization.map { [.init("authorization", $0)] } ?? [])
+    if case .failure(let rejection) = validator.validate(r) { return rejection.reason }
+    return nil
+  }
+
+  @Test func missingInvalidExpiredAndTooFrequent() {
+    var v = APNsValidator(requiresProviderToken: true)
+    #expect(reason(nil, validator: &v) == .missingProviderToken)
+    #expect(reason("bearer nonsense", validator: &v) == .invalidProviderToken)
+    #expect(reason(Self.jwt(alg: "HS256", iat: t0), validator: &v) == .invalidProviderToken)
+    #expect(reason(Self.jwt(kid: nil, iat: t0), validator: &v) == .invalidProviderToken)
+    #expect(reason(Self.jwt(iss: nil, iat: t0), validator: &v) == .invalidProviderToken)
+    #expect(reason(Self.jwt(iat: t0 + 600), validator: &v) == .invalidProviderToken)  // from the future
+    #expect(reason(Self.jwt(iat: t0 - 3_601), validator: &v) == .expiredProviderToken)
+    #expect(reason(Self.jwt(iat: t0 - 60), validator: &v) == nil)
+    #expect(reason(Self.jwt(iat: t0 + 300), at: t0 + 400, validator: &v) == .tooManyProviderTokenUpdates)
+    #expect(reason(Self.jwt(iat: t0 + 1_200), at: t0 + 1_300, validator: &v) == nil)
+    #expect(APNsReason.tooManyProviderTokenUpdates.status == 429 && APNsReason.expiredProviderToken.status == 403)
+    // Without the requirement, authorization is not looked at.
+    var plain = APNsValidator()
+    #expect(reason(nil, validator: &plain) == nil)
+  }
+}

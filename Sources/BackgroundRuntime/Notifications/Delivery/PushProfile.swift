@@ -22,11 +22,19 @@ public struct PushProfile: Hashable, Sendable {
   /// when the budget allows, and delivers priority-1 and deferred priority-5 notifications
   /// (assumption: 1 800 s).
   public var keepAliveInterval: Double
+  /// Seconds a provider token stays valid after its `iat` (Apple: "APNs doesn't accept tokens
+  /// older than one hour": 3 600), and the least time between two token refreshes (Apple: "no
+  /// more than once every 20 minutes": 1 200).
+  public var providerTokenLifetime: Double
+  public var providerTokenRefreshInterval: Double
 
   public init(
     name: String, payloadLimit: Int, voipPayloadLimit: Int, collapseIDLimit: Int, defaultStorage: Double, maximumStorage: Double,
-    silentPushBurst: Int, silentPushInterval: Double, keepAliveInterval: Double
+    silentPushBurst: Int, silentPushInterval: Double, keepAliveInterval: Double, providerTokenLifetime: Double = 3_600,
+    providerTokenRefreshInterval: Double = 1_200
   ) {
+    self.providerTokenLifetime = providerTokenLifetime
+    self.providerTokenRefreshInterval = providerTokenRefreshInterval
     self.name = name
     self.payloadLimit = payloadLimit
     self.voipPayloadLimit = voipPayloadLimit

@@ -220,11 +220,17 @@ public struct PushSimulation: Sendable {
   public var fetchProfile: FetchProfile
   public var device: PushDevice
   public var requests: [ProviderRequest]
+  /// Whether APNs requires provider tokens (`authorization: bearer <JWT>`) from this provider.
+  public var requiresProviderToken: Bool
 
   /// Seconds simulated after the last request.
   public static let runsPast = 3_600.0
 
-  public init(requests: [ProviderRequest], device: PushDevice = PushDevice(), profile: PushProfile = .ios, fetchProfile: FetchProfile = .ios) {
+  public init(
+    requests: [ProviderRequest], device: PushDevice = PushDevice(), profile: PushProfile = .ios, fetchProfile: FetchProfile = .ios,
+    requiresProviderToken: Bool = false
+  ) {
+    self.requiresProviderToken = requiresProviderToken
     self.requests = requests
     self.device = device
     self.profile = profile
@@ -286,7 +292,9 @@ private struct PushRunState {
 
   init(simulation sim: PushSimulation) {
     self.sim = sim
-    validator = APNsValidator(profile: sim.profile, deviceToken: sim.device.deviceToken, topic: sim.device.topic, uninstalledAt: sim.device.uninstalledAt)
+    validator = APNsValidator(
+      profile: sim.profile, deviceToken: sim.device.deviceToken, topic: sim.device.topic, uninstalledAt: sim.device.uninstalledAt,
+      requiresProviderToken: sim.requiresProviderToken)
     runtime = AppRuntime(profile: sim.device.runtimeProfile, behaviours: [.remoteNotification: sim.device.handler], seed: sim.device.seed)
     trackRecord = FetchTrackRecord(profile: sim.fetchProfile)
     outcomes = []

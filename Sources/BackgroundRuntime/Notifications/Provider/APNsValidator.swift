@@ -32,9 +32,17 @@ public struct APNsValidator: Sendable {
   public private(set) var deviceToken: String?
   public private(set) var topic: String?
   public var uninstalledAt: Double?
+  /// Whether requests must carry a provider token (`authorization: bearer <JWT>`); without it,
+  /// authentication is taken as done by certificate and not checked.
+  public var requiresProviderToken: Bool
+  /// The provider token in use: its issue time.
+  private var currentTokenIssuedAt: Double?
   private var sequence: UInt64 = 0
 
-  public init(profile: PushProfile = .ios, deviceToken: String? = nil, topic: String? = nil, uninstalledAt: Double? = nil) {
+  public init(
+    profile: PushProfile = .ios, deviceToken: String? = nil, topic: String? = nil, uninstalledAt: Double? = nil, requiresProviderToken: Bool = false
+  ) {
+    self.requiresProviderToken = requiresProviderToken
     self.profile = profile
     self.deviceToken = deviceToken?.lowercased()
     self.topic = topic
@@ -110,6 +118,7 @@ public struct APNsValidator: Sendable {
 
   private mutating func check(_ r: borrowing ProviderRequest) throws(PushRejection) -> AcceptedPush {
     guard r.method == "POST" else { throw PushRejection(.methodNotAllowed, ":method is \(r.method): expected POST") }
+    if requiresProviderToken { try checkProviderToken(r) }
     if let path = r.path, path != "/3/device/" + r.token {
       throw PushRejection(.badPath, ":path is \(path): expected /3/device/<device token>")
     }
@@ -221,6 +230,33 @@ public struct APNsValidator: Sendable {
     return AcceptedPush(
       time: r.time, apnsID: apnsID, pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID,
       topic: topicText, body: body, traits: traits, notes: notes)
+  }
+
+  /// The provider token's form and times (Apple: *Establishing a token-based connection*).
+  private mutating func checkProviderToken(_ r: borrowing ProviderRequest) throws(PushRejection) {
+    guard let authorization = r.header("authorization") else {
+      throw PushRejection(.missingProviderToken, "no authorization header: expected \"bearer <JWT>\" (token-based authentication)")
+    }
+    let token: ProviderToken
+    switch ProviderToken.parse(authorization) {
+    case .failure(let problem): throw PushRejection(.invalidProviderToken, problem.message)
+    case .success(let t): token = t
+    }
+    guard token.issuedAt <= r.time + 60 else {
+      throw PushRejection(.invalidProviderToken, "the token is issued \(Int(token.issuedAt - r.time)) s in the future (iat)")
+    }
+    guard r.time - token.issuedAt <= profile.providerTokenLifetime else {
+      throw PushRejection(
+        .expiredProviderToken, "the token was issued \(Int(r.time - token.issuedAt)) s ago: APNs accepts tokens up to \(Int(profile.providerTokenLifetime)) s old")
+    }
+    if let current = currentTokenIssuedAt, token.issuedAt != current {
+      guard token.issuedAt - current >= profile.providerTokenRefreshInterval else {
+        throw PushRejection(
+          .tooManyProviderTokenUpdates,
+          "a new token \(Int(token.issuedAt - current)) s after the previous one: refresh at most every \(Int(profile.providerTokenRefreshInterval)) s")
+      }
+    }
+    currentTokenIssuedAt = max(currentTokenIssuedAt ?? token.issuedAt, token.issuedAt)
   }
 
   static func isHexToken(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
