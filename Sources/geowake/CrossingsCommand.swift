@@ -1,3 +1,4 @@
+import BackgroundRuntime
 import ArgumentParser
 import Foundation
 import Geodesy

@@ -1,3 +1,4 @@
+import BackgroundRuntime
 import Foundation
 public import Geofencing
 import Geodesy
@@ -89,31 +90,3 @@ public enum RegionWriter {
   }
 }
 
-/// JSON text helpers shared by GeoWake's writers.
-public enum JSONText {
-  /// `text` as a JSON string literal, quotes included.
-  public static func quoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\t": out += "\\t"
-      default:
-        if scalar.value < 0x20 {
-          out += "\\u00" + String(scalar.value, radix: 16).leftPadded(to: 2)
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out + "\""
-  }
-}
-
-extension String {
-  fileprivate func leftPadded(to width: Int) -> String {
-    String(repeating: "0", count: max(0, width - count)) + self
-  }
-}

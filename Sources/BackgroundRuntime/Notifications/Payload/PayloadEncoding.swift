@@ -83,10 +83,12 @@ extension APS.Member {
   }
 }
 
-/// Canonical JSON text for strings and numbers.
-enum JSONText {
-  /// A string literal with the escapes JSON requires and no others.
-  static func quoted(_ s: String) -> String {
+/// Canonical JSON text for strings and numbers, shared by the payload codec and GeoWake's
+/// writers.
+public enum JSONText {
+  /// `s` as a JSON string literal, quotes included, with the escapes JSON requires and no others
+  /// (control characters as their short form or `\u00XX`).
+  public static func quoted(_ s: String) -> String {
     var out = "\""
     for u in s.unicodeScalars {
       switch u {
@@ -109,10 +111,10 @@ enum JSONText {
     return out + "\""
   }
 
-  static func array(_ items: [String]) -> String { "[" + items.map(quoted).joined(separator: ",") + "]" }
+  public static func array(_ items: [String]) -> String { "[" + items.map(quoted).joined(separator: ",") + "]" }
 
   /// The shortest text that reads back as `v`; whole numbers without a fraction.
-  static func number(_ v: Double) -> String {
+  public static func number(_ v: Double) -> String {
     if v == v.rounded(), abs(v) < 1e15 { return "\(Int(v))" }
     return "\(v)"
   }
