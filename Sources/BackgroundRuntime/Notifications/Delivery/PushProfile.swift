@@ -27,12 +27,28 @@ public struct PushProfile: Hashable, Sendable {
   /// more than once every 20 minutes": 1 200).
   public var providerTokenLifetime: Double
   public var providerTokenRefreshInterval: Double
+  /// Seconds a token's `iat` may lie ahead of APNs' clock before the token counts as invalid
+  /// (clock skew between provider and APNs; assumption: 60 s).
+  public var providerTokenClockSkew: Double
+  /// The lowest track-record score the silent budget is scaled by, so that a failing app's
+  /// budget stretches (to 20× its interval) but never stops (assumption: 0.05).
+  public var minimumBudgetScore: Double
+  /// Device tokens APNs accepts: an even number of hexadecimal digits in this range (Apple: tokens
+  /// are of variable length; today 32 bytes; assumption: 32 to 200 bytes).
+  public var deviceTokenDigits: ClosedRange<Int>
+  /// Longest `apns-topic` in bytes (a bundle ID; assumption: 255).
+  public var topicLimit: Int
 
   public init(
     name: String, payloadLimit: Int, voipPayloadLimit: Int, collapseIDLimit: Int, defaultStorage: Double, maximumStorage: Double,
     silentPushBurst: Int, silentPushInterval: Double, keepAliveInterval: Double, providerTokenLifetime: Double = 3_600,
-    providerTokenRefreshInterval: Double = 1_200
+    providerTokenRefreshInterval: Double = 1_200, providerTokenClockSkew: Double = 60, minimumBudgetScore: Double = 0.05,
+    deviceTokenDigits: ClosedRange<Int> = 64...400, topicLimit: Int = 255
   ) {
+    self.providerTokenClockSkew = providerTokenClockSkew
+    self.minimumBudgetScore = minimumBudgetScore
+    self.deviceTokenDigits = deviceTokenDigits
+    self.topicLimit = topicLimit
     self.providerTokenLifetime = providerTokenLifetime
     self.providerTokenRefreshInterval = providerTokenRefreshInterval
     self.name = name

@@ -505,7 +505,7 @@ private struct PushRunState {
       return
     }
     guard t > refilledAt else { return }
-    let interval = sim.profile.silentPushInterval / max(trackRecord.score(at: t), 0.05)
+    let interval = sim.profile.silentPushInterval / max(trackRecord.score(at: t), sim.profile.minimumBudgetScore)
     tokens = min(burst, tokens + (t - refilledAt) / interval)
     refilledAt = t
   }

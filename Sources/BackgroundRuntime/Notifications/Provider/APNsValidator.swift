@@ -125,8 +125,8 @@ public struct APNsValidator: Sendable {
     guard !r.token.isEmpty else { throw PushRejection(.missingDeviceToken, "no device token in :path") }
     // The usual case first: exactly the device's token (already known to be well formed).
     let sameToken = deviceToken.map { d in Bytes.with(r.token) { t in Bytes.with(d) { Bytes.equal(t, $0) } } } ?? false
-    guard sameToken || Bytes.with(r.token, Self.isHexToken) else {
-      throw PushRejection(.badDeviceToken, "\"\(Self.clipped(r.token))\" is not a device token: expected an even number (64 or more) of hexadecimal digits")
+    guard sameToken || Bytes.with(r.token, { Self.isHexToken($0, digits: profile.deviceTokenDigits) }) else {
+      throw PushRejection(.badDeviceToken, "\"\(Self.clipped(r.token))\" is not a device token: expected an even number (\(profile.deviceTokenDigits.lowerBound)-\(profile.deviceTokenDigits.upperBound)) of hexadecimal digits")
     }
     if let deviceToken {
       guard sameToken || Bytes.with(r.token, { t in Bytes.with(deviceToken) { d in Bytes.equalsIgnoringCase(t, d) } }) else {
@@ -206,7 +206,7 @@ public struct APNsValidator: Sendable {
       throw PushRejection(.missingTopic, "no apns-topic: expected the app's bundle ID (required with token-based authentication)")
     }
     let knownTopic = topic.map { a in Bytes.with(topicText) { t in Bytes.with(a) { Bytes.equal(t, $0) } } } ?? false
-    guard knownTopic || Bytes.with(topicText, Self.isTopic) else { throw PushRejection(.badTopic, "apns-topic \"\(Self.clipped(topicText))\" is not a bundle ID") }
+    guard knownTopic || Bytes.with(topicText, { Self.isTopic($0, limit: profile.topicLimit) }) else { throw PushRejection(.badTopic, "apns-topic \"\(Self.clipped(topicText))\" is not a bundle ID") }
     // The topic without the push type's suffix must be the app's bundle ID.
     let suffix = pushType.topicSuffix
     let baseLength = topicText.utf8.count - (suffix?.utf8.count ?? 0)
@@ -242,7 +242,7 @@ public struct APNsValidator: Sendable {
     case .failure(let problem): throw PushRejection(.invalidProviderToken, problem.message)
     case .success(let t): token = t
     }
-    guard token.issuedAt <= r.time + 60 else {
+    guard token.issuedAt <= r.time + profile.providerTokenClockSkew else {
       throw PushRejection(.invalidProviderToken, "the token is issued \(Int(token.issuedAt - r.time)) s in the future (iat)")
     }
     guard r.time - token.issuedAt <= profile.providerTokenLifetime else {
@@ -259,8 +259,8 @@ public struct APNsValidator: Sendable {
     currentTokenIssuedAt = max(currentTokenIssuedAt ?? token.issuedAt, token.issuedAt)
   }
 
-  static func isHexToken(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
-    u.count >= 64 && u.count % 2 == 0 && u.count <= 400 && u.allSatisfy { JSONScanner.hex($0) != nil }
+  static func isHexToken(_ u: UnsafeBufferPointer<UInt8>, digits: ClosedRange<Int>) -> Bool {
+    digits.contains(u.count) && u.count % 2 == 0 && u.allSatisfy { JSONScanner.hex($0) != nil }
   }
 
   static func isUUID(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -276,8 +276,8 @@ public struct APNsValidator: Sendable {
   }
 
   /// A bundle ID: letters, digits, `-`, `_` and `.`, not empty, no empty component.
-  static func isTopic(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard !u.isEmpty, u.count <= 255, u[0] != UInt8(ascii: "."), u[u.count - 1] != UInt8(ascii: ".") else { return false }
+  static func isTopic(_ u: UnsafeBufferPointer<UInt8>, limit: Int) -> Bool {
+    guard !u.isEmpty, u.count <= limit, u[0] != UInt8(ascii: "."), u[u.count - 1] != UInt8(ascii: ".") else { return false }
     var previousDot = false
     for b in u {
       let dot = b == UInt8(ascii: ".")
