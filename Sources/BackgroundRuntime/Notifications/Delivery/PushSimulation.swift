@@ -307,7 +307,7 @@ private struct PushRunState {
 
   /// Things that happen, besides requests, in time order; at one instant in this order.
   enum Change: Int {
-    case forceQuit = 0, online, offline, lowPowerOn, lowPowerOff, keepAlive
+    case forceQuit = 0, session, online, offline, lowPowerOn, lowPowerOff, keepAlive
   }
 
   mutating func run() {
@@ -321,47 +321,41 @@ private struct PushRunState {
     let first = times[firstIndex]
     let last = times[lastIndex]
     let end = last + PushSimulation.runsPast
-    var changes: [(time: Double, change: Change)] = []
+    // Everything else that happens, in time order; outside events reach the runtime as the run
+    // gets to them, so that its queue stays sorted.
+    var changes: [(time: Double, change: Change, duration: Double)] = []
     for i in sim.device.conditions.intervals {
       switch i.condition {
-      case .offline: changes += [(i.start, .offline), (i.end, .online)]
-      case .lowPowerMode: changes += [(i.start, .lowPowerOn), (i.end, .lowPowerOff)]
+      case .offline: changes += [(i.start, .offline, 0), (i.end, .online, 0)]
+      case .lowPowerMode: changes += [(i.start, .lowPowerOn, 0), (i.end, .lowPowerOff, 0)]
       case .backgroundRefreshOff: break
       }
     }
-    for t in sim.device.forceQuits {
-      changes.append((t, .forceQuit))
-      runtime.schedule(SystemEvent(time: t, kind: .forceQuit))
-    }
-    for s in sim.device.sessions {
-      runtime.schedule(SystemEvent(time: s.start, kind: .userSession(duration: s.duration), label: "user session"))
-    }
+    for t in sim.device.forceQuits { changes.append((t, .forceQuit, 0)) }
+    for s in sim.device.sessions { changes.append((s.start, .session, s.duration)) }
     var t = first
     while t <= end {
-      changes.append((t, .keepAlive))
+      changes.append((t, .keepAlive, 0))
       t += sim.profile.keepAliveInterval
     }
     changes.sort { ($0.time, $0.change.rawValue) < ($1.time, $1.change.rawValue) }
-    // Conditions in force before the first request.
-    online = !sim.device.conditions.intervals.contains { $0.condition == .offline && $0.start <= first && first < $0.end }
-    lowPower = sim.device.conditions.intervals.contains { $0.condition == .lowPowerMode && $0.start <= first && first < $0.end }
     for k in 0..<sim.requests.count {
       outcomes.append(PushOutcome(
         request: k, time: sim.requests[k].time, apnsID: nil, status: 0, reason: nil, timestamp: nil, kind: .held, deliveredAt: nil,
         carrier: nil, wakesApp: false, app: nil, notes: PushOutcome.Notes()))
       accepted.append(nil)
     }
-    var c = changes.firstIndex { $0.time >= first } ?? changes.count
+    var c = 0
     for index in order {
       let time = times[index]
       while c < changes.count, changes[c].time <= time {
-        apply(changes[c].change, at: changes[c].time)
+        apply(changes[c].change, at: changes[c].time, duration: changes[c].duration)
         c += 1
       }
       receive(index)
     }
     while c < changes.count, changes[c].time <= end {
-      apply(changes[c].change, at: changes[c].time)
+      apply(changes[c].change, at: changes[c].time, duration: changes[c].duration)
       c += 1
     }
     advance(to: end)
@@ -467,10 +461,13 @@ private struct PushRunState {
     }
   }
 
-  mutating func apply(_ change: Change, at t: Double) {
+  mutating func apply(_ change: Change, at t: Double, duration: Double) {
     advance(to: t)
     switch change {
+    case .session:
+      runtime.schedule(SystemEvent(time: t, kind: .userSession(duration: duration), label: "user session"))
     case .forceQuit:
+      runtime.schedule(SystemEvent(time: t, kind: .forceQuit))
       if let h = held {
         held = nil
         settle(h, .dropped, .discardedByForceQuit)
