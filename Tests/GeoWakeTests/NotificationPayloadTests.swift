@@ -111,6 +111,42 @@ struct NotificationPayloadTests {
     #expect(throws: PayloadError.self) { try NotificationPayload(parsing: deep) }
   }
 
+  /// Property: damaged payloads (bytes flipped, cut, inserted) never crash; parse and the
+  /// allocation-free check always agree, on the error or on the traits.
+  @Test func damagedPayloadsNeverCrashAndCheckAgrees() throws {
+    var random = SeededGenerator(seed: 11)
+    let seeds = try Self.builderCases().map { Array($0.expected_raw.utf8) }
+    let alphabet = Array(#"{}[]":,\ 0123456789.eE+-truefalsnu"#.utf8) + [0xC3, 0xA9, 0xFF, 0x00, 0x1F]
+    for round in 0..<3_000 {
+      var bytes = seeds[round % seeds.count]
+      for _ in 0..<Int(random.uniform(1...4)) {
+        let k = Int(random.uniform(0...Double(max(0, bytes.count - 1))))
+        let b = alphabet[Int(random.uniform(0...Double(alphabet.count - 1)))]
+        switch random.next() % 3 {
+        case 0 where !bytes.isEmpty: bytes[k] = b
+        case 1: bytes.insert(b, at: min(k, bytes.count))
+        default: if !bytes.isEmpty { bytes.removeSubrange(k..<bytes.count) }
+        }
+      }
+      let parsed = bytes.withUnsafeBufferPointer { b -> Result<NotificationPayload, PayloadError> in
+        do throws(PayloadError) { return .success(try NotificationPayload(parsing: b)) } catch { return .failure(error) }
+      }
+      let checked = bytes.withUnsafeBufferPointer { b -> Result<NotificationPayload.Traits, PayloadError> in
+        do throws(PayloadError) { return .success(try NotificationPayload.check(b)) } catch { return .failure(error) }
+      }
+      switch (parsed, checked) {
+      case (.success(let p), .success(let t)):
+        #expect(t.isContentAvailable == p.aps.isContentAvailable && t.isUserVisible == p.aps.isUserVisible)
+        #expect(try NotificationPayload(parsing: p.json) == p)  // what parses re-encodes and parses back
+      case (.failure(let a), .failure(let b)):
+        #expect(a == b)
+        #expect(a.offset >= 0 && a.offset <= bytes.count)
+      default:
+        Issue.record("parse and check disagree on \(String(decoding: bytes, as: UTF8.self))")
+      }
+    }
+  }
+
   /// Property: any payload we encode parses back to the same value (random aps members and strings).
   @Test func encodeParseRoundTrip() throws {
     var random = SeededGenerator(seed: 5)
