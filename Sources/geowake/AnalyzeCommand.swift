@@ -209,6 +209,9 @@ struct AnalyzeCommand: ParsableCommand {
         }
       }
       var fixesRead = 0
+      // Options read once: a property wrapper's getter per fix costs generic-metadata lookups.
+      let lenient = self.lenient
+      let keepsPlaces = pushRun != nil || usage != nil
       while let fix = try reader.next() {
         fixesRead += 1
         if fixesRead & 0x3FFF == 0 { progress.update(bytes: reader.bytesRead) }
@@ -218,7 +221,7 @@ struct AnalyzeCommand: ParsableCommand {
           firstTime = min(firstTime ?? fix.time, fix.time)
           lastTime = max(lastTime ?? fix.time, fix.time)
           writer.add(fix)
-          if pushRun != nil || usage != nil, fix.time >= (places.last?.time ?? -.infinity) + 60 { places.append((fix.time, fix.coordinate)) }
+          if keepsPlaces, fix.time >= (places.last?.time ?? -.infinity) + 60 { places.append((fix.time, fix.coordinate)) }
         }
         try write(events)
         if cells != nil {
