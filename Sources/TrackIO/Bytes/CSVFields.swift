@@ -60,7 +60,10 @@ struct CSVFields {
 
   /// The text of field k, with `""` decoded.
   func text(_ k: Int, in line: UnsafeBufferPointer<UInt8>) -> String {
-    String(decoding: field(k, in: line), as: UTF8.self).replacingQuotes()
+    let bytes = field(k, in: line)
+    let text = String(decoding: bytes, as: UTF8.self)
+    // Only a field with a quote inside can hold a doubled one.
+    return bytes.contains(UInt8(ascii: "\"")) ? text.replacingQuotes() : text
   }
 
   /// 1-based byte column where field k starts.
