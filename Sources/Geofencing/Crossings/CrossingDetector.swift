@@ -83,6 +83,11 @@ public struct CrossingDetector {
   /// Whether the device is inside the region after the last fix (`nil` for an unknown identifier).
   public func isInside(_ identifier: RegionIdentifier) -> Bool? {
     guard let slot = regions.slotByIdentifier[identifier] else { return nil }
+    return isInside(slot: slot)
+  }
+
+  /// Whether the device is inside the region in `slot` of ``regions`` after the last fix.
+  func isInside(slot: Int32) -> Bool {
     if let cell = cache.cell, cache.generation == regions.generation {
       if let k = cell.slots.firstIndex(of: slot) { return cache.inside[k] }
       if let k = cell.polygonSlots.firstIndex(of: slot) { return cache.polygonInside[k] }
@@ -622,10 +627,11 @@ public struct CrossingDetector {
     }
     for p in pending {
       guard let region = regions.regions[p.slot] else { continue }
-      crossings.append(
-        RegionCrossing(
-          region: region.identifier, direction: p.enter ? .enter : .exit, time: p.time,
-          coordinate: p.coordinate, fromFix: fromFix, toFix: fromFix + 1, isPassThrough: p.passThrough))
+      var crossing = RegionCrossing(
+        region: region.identifier, direction: p.enter ? .enter : .exit, time: p.time,
+        coordinate: p.coordinate, fromFix: fromFix, toFix: fromFix + 1, isPassThrough: p.passThrough)
+      crossing.slot = Int32(p.slot)
+      crossings.append(crossing)
     }
     pending.clearKeepingCapacity()
   }

@@ -27,6 +27,22 @@ public struct RegionCrossing: Hashable, Sendable, CustomStringConvertible {
   /// True when both fixes are on the same side and the path between them dipped across the
   /// boundary and back (a small region passed through with no fix inside, or a brief exit).
   public var isPassThrough: Bool
+  /// The region's slot in the detector's index (-1 when made outside a detector): lets the
+  /// monitor keep per-region state in arrays. Not part of the crossing's value.
+  var slot: Int32 = -1
+
+  public static func == (a: RegionCrossing, b: RegionCrossing) -> Bool {
+    a.region == b.region && a.direction == b.direction && a.time == b.time && a.coordinate == b.coordinate
+      && a.fromFix == b.fromFix && a.toFix == b.toFix && a.isPassThrough == b.isPassThrough
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(region)
+    hasher.combine(direction)
+    hasher.combine(time)
+    hasher.combine(fromFix)
+    hasher.combine(isPassThrough)
+  }
 
   public init(
     region: RegionIdentifier, direction: Direction, time: Double, coordinate: Coordinate,

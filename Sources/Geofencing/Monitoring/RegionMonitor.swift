@@ -51,7 +51,9 @@ public struct RegionMonitor {
   private var detector: CrossingDetector
   private let notifications: [RegionIdentifier: RegionNotifications]
   private let seed: UInt64
-  private var confirmed: [RegionIdentifier: RegionEvent.State] = [:]
+  /// Per region, by its slot in the detector's index (the regions are indexed in monitoring order
+  /// and never removed, so the slot is the position in ``monitoredRegions``).
+  private var confirmed: [RegionEvent.State] = []
   private var pending: [Pending] = []
   private var crossings: [RegionCrossing] = []
   private var openPassThroughs: [RegionIdentifier] = []
@@ -101,19 +103,22 @@ public struct RegionMonitor {
     self.seed = seed
     detector = CrossingDetector(regions: try RegionIndex(monitoredRegions))
     reorder = FixReorderBuffer(window: profile.reorderWindow)
-    for region in monitoredRegions { confirmed[region.identifier] = .unknown }
+    confirmed = Array(repeating: .unknown, count: monitoredRegions.count)
+    #if GEOWAKE_INTERNAL_CHECKS
+      for (k, region) in monitoredRegions.enumerated() { assert(detector.regions.slotByIdentifier[region.identifier] == Int32(k)) }
+    #endif
   }
 
   /// The state of a region after the last fix, as the app would learn it from `requestState`
   /// (`nil` for a region not monitored; `unknown` before the first fix).
   public func state(of identifier: RegionIdentifier) -> RegionEvent.State? {
-    confirmed[identifier]
+    detector.regions.slotByIdentifier[identifier].map { confirmed[Int($0)] }
   }
 
   /// The state of a region at `time` (not earlier than the last fix): as after the last fix, or
   /// `unknown` once more than the profile's gap limit has passed without a fix.
   public func state(of identifier: RegionIdentifier, at time: Double) -> RegionEvent.State? {
-    guard let state = confirmed[identifier] else { return nil }
+    guard let state = state(of: identifier) else { return nil }
     guard let last = lastTime, time - last <= profile.gapLimit else { return .unknown }
     return state
   }
@@ -203,9 +208,9 @@ public struct RegionMonitor {
         coordinate: fix.coordinate,
         reason: "the \(profile.name) profile monitors at most \(limit) regions per app; this one was registered past the cap"))
     }
-    for region in monitoredRegions {
-      let inside = detector.isInside(region.identifier) == true
-      confirmed[region.identifier] = inside ? .inside : .outside
+    for (slot, region) in monitoredRegions.enumerated() {
+      let inside = detector.isInside(slot: Int32(slot))
+      confirmed[slot] = inside ? .inside : .outside
       if inside {
         events.append(stateEvent(region.identifier, .inside, at: fix, reason: "initial state at the first fix"))
         startDwell(region.identifier, at: fix.time)
@@ -216,13 +221,16 @@ public struct RegionMonitor {
   private mutating func regain(at fix: LocationFix, gap: Double, into events: inout [RegionEvent]) {
     // Only regions crossed during the gap, or with a transition unconfirmed before it, can have
     // a confirmed state that differs from where the device is now.
-    var seen = Set<RegionIdentifier>()
-    let candidates = pending.map(\.crossing.region) + crossings.map(\.region)
+    var seen = Set<Int32>()
+    let candidates = pending.map(\.crossing) + crossings
     pending.removeAll(keepingCapacity: true)
-    for id in candidates where seen.insert(id).inserted {
-      let now: RegionEvent.State = detector.isInside(id) == true ? .inside : .outside
-      guard let before = confirmed[id], before != now else { continue }
-      confirmed[id] = now
+    for c in candidates where seen.insert(c.slot).inserted {
+      let id = c.region
+      let slot = Int(c.slot)
+      let now: RegionEvent.State = detector.isInside(slot: c.slot) ? .inside : .outside
+      let before = confirmed[slot]
+      guard before != now else { continue }
+      confirmed[slot] = now
       if now == .inside { startDwell(id, at: fix.time) } else { dwellDue[id] = nil }
       events.append(stateEvent(
         id, now, at: fix,
@@ -262,8 +270,7 @@ public struct RegionMonitor {
       suppressedFlaps[c.region, default: 0] += 1
       return
     }
-    guard let region = detector.regions[c.region] else { return }
-    pending.append(Pending(crossing: c, region: region, beyondSince: nil))
+    pending.append(Pending(crossing: c, region: monitoredRegions[Int(c.slot)], beyondSince: nil))
   }
 
   private mutating func confirmPending(at fix: LocationFix, into events: inout [RegionEvent]) {
@@ -285,9 +292,9 @@ public struct RegionMonitor {
       }
       pending.remove(at: k)
       let id = p.crossing.region
-      confirmed[id] = entering ? .inside : .outside
+      confirmed[Int(p.crossing.slot)] = entering ? .inside : .outside
       if entering { startDwell(id, at: fix.time) } else { dwellDue[id] = nil }
-      let wanted = notifications[id] ?? .all
+      let wanted = wants(id)
       let notify = entering ? wanted.contains(.entry) : wanted.contains(.exit)
       var reason = "crossed the boundary between fixes \(p.crossing.fromFix) and \(p.crossing.toFix)"
       let text = evidence.description(entering: entering)
@@ -305,6 +312,11 @@ public struct RegionMonitor {
     }
   }
 
+  /// The transitions the app wants for `id` (no lookup when every region wants all).
+  private func wants(_ id: RegionIdentifier) -> RegionNotifications {
+    notifications.isEmpty ? .all : notifications[id] ?? .all
+  }
+
   private mutating func startDwell(_ id: RegionIdentifier, at time: Double) {
     if let delay = profile.loiteringDelay { dwellDue[id] = time + delay }
   }
@@ -316,7 +328,7 @@ public struct RegionMonitor {
       dwellDue[id] = nil
       let delay = Int((profile.loiteringDelay ?? 0).rounded())
       var reason = "inside for the \(profile.name) profile's loitering delay of \(delay) s, seen at fix \(detector.fixCount - 1)"
-      let delivered = (notifications[id] ?? .all).contains(.dwell) ? deliveryTime(id, time, confirmedBy: fix, reason: &reason) : nil
+      let delivered = wants(id).contains(.dwell) ? deliveryTime(id, time, confirmedBy: fix, reason: &reason) : nil
       if delivered == nil { reason += "; not delivered: notifyOnDwell is off" }
       events.append(RegionEvent(kind: .dwell, region: id, crossedAt: time, deliveredAt: delivered, coordinate: fix.coordinate, reason: reason))
     }
