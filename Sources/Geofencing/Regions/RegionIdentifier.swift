@@ -18,7 +18,10 @@ public struct RegionIdentifier: Hashable, Comparable, Sendable, CustomStringConv
     guard utf8.count <= Self.maximumUTF8Length else {
       throw RegionError(identifier: String(rawValue.prefix(32)) + "…", reason: .identifierTooLong(length: utf8.count))
     }
-    for (offset, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x7F {
+    // Native strings are contiguous UTF-8: one pass over the bytes, no iterator.
+    let control = utf8.withContiguousStorageIfAvailable { $0.firstIndex { $0 < 0x20 || $0 == 0x7F } }
+      ?? utf8.enumerated().first { $0.element < 0x20 || $0.element == 0x7F }.map(\.offset)
+    if let offset = control {
       throw RegionError(identifier: rawValue, reason: .identifierHasControlCharacter(offset: offset))
     }
     self.rawValue = rawValue
