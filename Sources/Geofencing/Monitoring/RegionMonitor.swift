@@ -80,6 +80,22 @@ public struct RegionMonitor {
     regions: [Region], profile: RegionMonitoringProfile = .ios,
     notifications: [RegionIdentifier: RegionNotifications] = [:], seed: UInt64 = 0
   ) throws(RegionError) {
+    self.profile = profile
+    self.notifications = notifications
+    self.seed = seed
+    reorder = FixReorderBuffer(window: profile.reorderWindow)
+    // Usually every region fits under the cap and identifiers are unique: the index, which hashes
+    // each identifier anyway, tells (it replaces a repeated identifier, so it then holds fewer).
+    if regions.count <= profile.maximumRegions ?? Int.max {
+      let index = try RegionIndex(regions)
+      if index.count == regions.count {
+        monitoredRegions = regions
+        failedRegions = []
+        detector = CrossingDetector(regions: index)
+        confirmed = Array(repeating: .unknown, count: regions.count)
+        return
+      }
+    }
     // The last definition of an identifier wins and keeps the first one's place; one copy of the
     // regions, positions by identifier only (100,000 regions: megabytes, not tens).
     var position: [RegionIdentifier: Int] = [:]
@@ -98,11 +114,7 @@ public struct RegionMonitor {
     failedRegions = Array(unique[cap...])
     unique.removeSubrange(cap...)
     monitoredRegions = unique
-    self.profile = profile
-    self.notifications = notifications
-    self.seed = seed
     detector = CrossingDetector(regions: try RegionIndex(monitoredRegions))
-    reorder = FixReorderBuffer(window: profile.reorderWindow)
     confirmed = Array(repeating: .unknown, count: monitoredRegions.count)
     #if GEOWAKE_INTERNAL_CHECKS
       for (k, region) in monitoredRegions.enumerated() { assert(detector.regions.slotByIdentifier[region.identifier] == Int32(k)) }
