@@ -81,8 +81,12 @@ public struct TimelineWriter {
   public mutating func write(_ e: TimelineEntry) throws(TrackIOError) {
     switch format {
     case .table:
-      try sink.write(Self.time(e.time).column(26) + (e.deliveredAt.map(Self.time) ?? "-").column(26)
-        + e.subject.column(18) + e.kindText.column(18) + e.reason + Self.appState(e) + "\n")
+      try sink.write(Self.time(e.time), column: 26)
+      try sink.write(e.deliveredAt.map(Self.time) ?? "-", column: 26)
+      try sink.write(e.subject, column: 18)
+      try sink.write(e.kindText, column: 18)
+      try sink.write(e.reason)
+      try sink.write(Self.appState(e) + "\n")
     case .jsonl:
       try sink.write(Self.jsonMembers(e, braces: true) + "\n")
     case .csv:

@@ -91,6 +91,17 @@ public final class ByteSink {
     try maybeFlush()
   }
 
+  /// Appends `text` padded with spaces to `width` characters, or followed by one space when it is
+  /// that wide already (the table columns' rule, as `String.column`), without building a string.
+  public func write(_ text: String, column width: Int) throws(TrackIOError) {
+    let utf8 = text.utf8
+    buffer.append(contentsOf: utf8)
+    // ASCII text has as many characters as bytes; only other text needs counting.
+    let n = utf8.allSatisfy { $0 < 0x80 } ? utf8.count : text.count
+    buffer.append(contentsOf: repeatElement(UInt8(ascii: " "), count: max(1, width - n)))
+    try maybeFlush()
+  }
+
   /// Appends `value` with exactly `decimals` digits after the point, rounded half away from zero
   /// on the scaled value (fine for generated data; not a general-purpose formatter).
   public func write(_ value: Double, decimals: Int) throws(TrackIOError) {
