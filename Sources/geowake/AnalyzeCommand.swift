@@ -344,9 +344,7 @@ struct AnalyzeCommand: ParsableCommand {
   static func simulatePushes(_ schedule: String, connectivity: String?, scenario: AppScenario) throws -> PushSimulation.Run {
     let requests: [ProviderRequest]
     do { requests = try PushScheduleReader.read(path: schedule) } catch { throw Diagnostics.fail(error) }
-    var device = PushDevice(
-      configuration: scenario.configuration, handler: scenario.behaviours[.remoteNotification] ?? .instant, runtimeProfile: scenario.profile,
-      seed: scenario.seed, sessions: scenario.sessions, forceQuits: scenario.forceQuits)
+    var device = PushDevice(scenario: scenario)
     if let connectivity {
       do { device.conditions = try DeviceConditionsCSVReader.read(path: connectivity) } catch { throw Diagnostics.fail(error) }
     }
@@ -371,9 +369,7 @@ struct AnalyzeCommand: ParsableCommand {
     if let connectivity {
       do { conditions = try DeviceConditionsCSVReader.read(path: connectivity) } catch { throw Diagnostics.fail(error) }
     }
-    let simulation = FetchSimulation(
-      configuration: scenario.configuration, runtimeProfile: scenario.profile, handler: scenario.behaviours[.fetch] ?? .instant,
-      seed: scenario.seed, launches: launches, window: window, feed: content, conditions: conditions, forceQuits: scenario.forceQuits)
+    let simulation = FetchSimulation(scenario: scenario, launches: launches, window: window, feed: content, conditions: conditions)
     return (simulation.run(.system), launches)
   }
 

@@ -97,10 +97,7 @@ struct FetchCommand: ParsableCommand {
     if let conditions {
       do { deviceConditions = try DeviceConditionsCSVReader.read(path: conditions) } catch { throw Diagnostics.fail(error) }
     }
-    let simulation = FetchSimulation(
-      configuration: scenario.configuration, runtimeProfile: scenario.profile,
-      handler: scenario.behaviours[.fetch] ?? .instant, seed: scenario.seed, launches: launches, window: window, feed: contentFeed,
-      conditions: deviceConditions, forceQuits: scenario.forceQuits)
+    let simulation = FetchSimulation(scenario: scenario, launches: launches, window: window, feed: contentFeed, conditions: deviceConditions)
     let report = FetchReport(FetchComparison(simulation), usageSource: usage, feedSource: feedSource)
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }

@@ -82,14 +82,7 @@ struct PushCommand: ParsableCommand {
     }
     var device = PushDevice(deviceToken: token, topic: topic)
     if let app {
-      let scenario: AppScenario
-      do { scenario = try ScenarioReader.read(path: app) } catch { throw Diagnostics.fail(error) }
-      device.configuration = scenario.configuration
-      device.handler = scenario.behaviours[.remoteNotification] ?? .instant
-      device.runtimeProfile = scenario.profile
-      device.seed = scenario.seed
-      device.sessions = scenario.sessions
-      device.forceQuits = scenario.forceQuits
+      do { device = PushDevice(scenario: try ScenarioReader.read(path: app), deviceToken: token, topic: topic) } catch { throw Diagnostics.fail(error) }
     }
     if let connectivity {
       do { device.conditions = try DeviceConditionsCSVReader.read(path: connectivity) } catch { throw Diagnostics.fail(error) }

@@ -200,6 +200,14 @@ public struct FetchSimulation: Sendable {
     self.forceQuits = forceQuits
   }
 
+  /// The app of a scenario (configuration, fetch handler — returning at once when it has none —,
+  /// runtime profile, seed, force-quits) with these launches, window, feed and conditions.
+  public init(scenario: AppScenario, launches: [UserLaunch], window: Range<Double>, feed: ContentFeed, conditions: DeviceConditions = DeviceConditions()) {
+    self.init(
+      configuration: scenario.configuration, runtimeProfile: scenario.profile, handler: scenario.behaviours[.fetch] ?? .instant,
+      seed: scenario.seed, launches: launches, window: window, feed: feed, conditions: conditions, forceQuits: scenario.forceQuits)
+  }
+
   /// The result of one run.
   public struct Run: Sendable {
     public var events: [FetchEvent]

@@ -178,6 +178,15 @@ public struct PushDevice: Hashable, Sendable {
     self.uninstalledAt = uninstalledAt
   }
 
+  /// The device of an app scenario: its background modes, remote-notification handler (returns at
+  /// once when it has none), runtime profile, seed, sessions and force-quits.
+  public init(scenario: AppScenario, conditions: DeviceConditions = DeviceConditions(), deviceToken: String? = nil, topic: String? = nil) {
+    self.init(
+      conditions: conditions, configuration: scenario.configuration, handler: scenario.behaviours[.remoteNotification] ?? .instant,
+      runtimeProfile: scenario.profile, seed: scenario.seed, sessions: scenario.sessions, forceQuits: scenario.forceQuits,
+      deviceToken: deviceToken, topic: topic)
+  }
+
   public static func == (a: PushDevice, b: PushDevice) -> Bool {
     a.conditions == b.conditions && a.configuration == b.configuration && a.handler == b.handler && a.runtimeProfile == b.runtimeProfile
       && a.seed == b.seed && a.sessions.map(\.start) == b.sessions.map(\.start) && a.sessions.map(\.duration) == b.sessions.map(\.duration)
