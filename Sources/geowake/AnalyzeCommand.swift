@@ -309,7 +309,7 @@ struct AnalyzeCommand: ParsableCommand {
         throw Diagnostics.fail(error)
       }
       do {
-        return CellTimeline(
+        return try CellTimeline(
           layout: .towers(try TowerMap(file.towers)), significantChanges: significantChanges ? (periodicWake ? .iosWithPeriodicWake : .ios) : nil,
           description: "cells \(Self.fileName(towers)) (\(counted(file.towers.count, "cell")))")
       } catch {
@@ -318,16 +318,16 @@ struct AnalyzeCommand: ParsableCommand {
       }
     }
     if let syntheticCells, let spacing = Self.spacing(syntheticCells) {
-      return CellTimeline(
+      return try CellTimeline(
         layout: .hexagonal(spacing: spacing), significantChanges: significantChanges ? (periodicWake ? .iosWithPeriodicWake : .ios) : nil,
         description: "synthetic cells every \(Int(spacing)) m")
     }
     if trackNamesCells {
       // The track names its cells; positions are unknown, so no layout is consulted.
-      return CellTimeline(layout: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), significantChanges: significantChanges ? (periodicWake ? .iosWithPeriodicWake : .ios) : nil, description: "serving cells from the track")
+      return try CellTimeline(layout: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), significantChanges: significantChanges ? (periodicWake ? .iosWithPeriodicWake : .ios) : nil, description: "serving cells from the track")
     }
     if significantChanges {
-      return CellTimeline(
+      return try CellTimeline(
         layout: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), significantChanges: periodicWake ? .iosWithPeriodicWake : .ios,
         description: "synthetic cells every \(Int(HexagonalCellLayout.urbanSpacing)) m (no tower file)")
     }

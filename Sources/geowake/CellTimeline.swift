@@ -22,8 +22,8 @@ struct CellTimeline {
     return deliveries
   }
 
-  init(layout: CellLayout, significantChanges: SignificantChangeProfile?, description: String) {
-    tracker = ServingCellTracker(layout: layout)
+  init(layout: CellLayout, significantChanges: SignificantChangeProfile?, description: String) throws(CellLayoutError) {
+    tracker = try ServingCellTracker(layout: layout)
     monitor = significantChanges.map { SignificantChangeMonitor(profile: $0) }
     self.description = description
   }

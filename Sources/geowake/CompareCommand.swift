@@ -79,6 +79,9 @@ struct CompareCommand: ParsableCommand {
     do {
       comparison = try StrategyComparison(
         regions: regionFile.regions, platform: RegionMonitoringProfile.named[profile] ?? .ios, cells: layout, energy: energy, seed: seed)
+    } catch .cells(let error) {
+      Diagnostics.error(error.description)
+      throw SysExit.usage
     } catch {
       Diagnostics.error("\(regions): \(error)")
       throw SysExit.dataError

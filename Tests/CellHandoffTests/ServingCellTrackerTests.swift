@@ -4,8 +4,8 @@ import SyntheticData
 import Testing
 
 /// Runs a tracker over fixes, returning all changes.
-func track(_ fixes: [LocationFix], _ layout: CellLayout, _ profile: CellSelectionProfile = .lte) -> (ServingCellTracker, [ServingCellChange]) {
-  var tracker = ServingCellTracker(layout: layout, profile: profile)
+func track(_ fixes: [LocationFix], _ layout: CellLayout, _ profile: CellSelectionProfile = .lte) throws -> (ServingCellTracker, [ServingCellChange]) {
+  var tracker = try ServingCellTracker(layout: layout, profile: profile)
   var changes: [ServingCellChange] = []
   for fix in fixes { tracker.process(fix, into: &changes) }
   return (tracker, changes)
@@ -83,7 +83,7 @@ struct ServingCellTrackerTests {
       fixes.append(LocationFix(time: 1_700_000_000 + Double(k) * .random(in: 0.2...2, using: &random).rounded(), coordinate: position))
     }
     fixes.sort { $0.time < $1.time }
-    let (tracker, changes) = track(fixes, .towers(try TowerMap(towers)))
+    let (tracker, changes) = try track(fixes, .towers(try TowerMap(towers)))
     let expected = referenceChanges(fixes, towers, .lte)
     #expect(changes.count > 20)
     #expect(changes.map(\.time) == expected.map(\.0))
@@ -94,7 +94,7 @@ struct ServingCellTrackerTests {
     #expect(tracker.skippedFixes > 100)
     // The cache size is a tuning knob only: any radius, same changes.
     for radius in [1.0, 50, 5_000] {
-      var small = ServingCellTracker(layout: .towers(try TowerMap(towers)), cacheRadius: radius)
+      var small = try ServingCellTracker(layout: .towers(try TowerMap(towers)), cacheRadius: radius)
       var other: [ServingCellChange] = []
       for fix in fixes { small.process(fix, into: &other) }
       #expect(other == changes)
@@ -114,22 +114,22 @@ struct ServingCellTrackerTests {
       fixes[k].coordinate = Geodesic.wgs84.direct(from: fixes[k].coordinate, azimuth: .random(in: 0..<360, using: &random), distance: .random(in: 0...40, using: &random))!.destination
     }
     let map = try TowerMap([west, east])
-    let (lte, lteChanges) = track(fixes, .towers(map))
+    let (lte, lteChanges) = try track(fixes, .towers(map))
     #expect(lteChanges.filter(\.isHandoff).count == 1 && lte.suppressedPingPongs == 0)
     var twitchy = CellSelectionProfile.lte
     twitchy.hysteresis = 0
     twitchy.timeToTrigger = 0
-    let (loose, looseChanges) = track(fixes, .towers(map), twitchy)
+    let (loose, looseChanges) = try track(fixes, .towers(map), twitchy)
     #expect(loose.suppressedPingPongs > 3)
     #expect(looseChanges.filter(\.isHandoff).count < 2 * loose.suppressedPingPongs)
     twitchy.pingPongWindow = 0
-    let (_, flapping) = track(fixes, .towers(map), twitchy)
+    let (_, flapping) = try track(fixes, .towers(map), twitchy)
     #expect(flapping.filter(\.isHandoff).count > looseChanges.filter(\.isHandoff).count)
   }
 
-  @Test func stationaryDeviceStaysOnItsCell() {
+  @Test func stationaryDeviceStaysOnItsCell() throws {
     let fixes = (0..<3_600).map { LocationFix(time: 1_700_000_000 + Double($0), coordinate: Self.cork) }
-    let (tracker, changes) = track(fixes, .hexagonal(spacing: HexagonalCellLayout.urbanSpacing))
+    let (tracker, changes) = try track(fixes, .hexagonal(spacing: HexagonalCellLayout.urbanSpacing))
     #expect(changes.map(\.cause) == [.attach])
     #expect(tracker.handoffCount == 0)
   }
@@ -142,15 +142,15 @@ struct ServingCellTrackerTests {
       f.time += 110
       return f
     }
-    let (_, changes) = track(fixes, .towers(try TowerMap([only])))
+    let (_, changes) = try track(fixes, .towers(try TowerMap([only])))
     #expect(changes.map(\.cause) == [.attach, .noService, .attach])
   }
 }
 
 @Suite("Significant change monitor")
 struct SignificantChangeMonitorTests {
-  static func run(_ fixes: [LocationFix], _ layout: CellLayout, _ profile: SignificantChangeProfile = .ios) -> [SignificantChangeEvent] {
-    var tracker = ServingCellTracker(layout: layout)
+  static func run(_ fixes: [LocationFix], _ layout: CellLayout, _ profile: SignificantChangeProfile = .ios) throws -> [SignificantChangeEvent] {
+    var tracker = try ServingCellTracker(layout: layout)
     var monitor = SignificantChangeMonitor(profile: profile)
     var changes: [ServingCellChange] = []
     var events: [SignificantChangeEvent] = []
@@ -164,9 +164,9 @@ struct SignificantChangeMonitorTests {
 
   /// A fast drive through urban cells: many handoffs, at most one delivery per 5 minutes, each at
   /// least 500 m from the one before; the rest kept as suppressed, with the reason.
-  @Test func fastDriveDeliversAtMostEveryFiveMinutes() {
+  @Test func fastDriveDeliversAtMostEveryFiveMinutes() throws {
     let fixes = drive(from: ServingCellTrackerTests.cork, azimuth: 60, speed: 30, seconds: 3_600)
-    let events = Self.run(fixes, .hexagonal(spacing: HexagonalCellLayout.urbanSpacing))
+    let events = try Self.run(fixes, .hexagonal(spacing: HexagonalCellLayout.urbanSpacing))
     let delivered = events.filter { $0.kind == .significantChange }
     let suppressed = events.filter { $0.kind == .significantChangeSuppressed }
     #expect(delivered.first?.trigger == .start && delivered.first?.time == fixes[0].time)
@@ -180,12 +180,12 @@ struct SignificantChangeMonitorTests {
     #expect(delivered.allSatisfy { (500...1_500).contains($0.location.horizontalAccuracy ?? 0) })
   }
 
-  @Test func stationaryDeviceGetsOnlyTheStartEvent() {
+  @Test func stationaryDeviceGetsOnlyTheStartEvent() throws {
     let fixes = (0..<3_600).map { LocationFix(time: 1_700_000_000 + Double($0), coordinate: ServingCellTrackerTests.cork) }
-    let events = Self.run(fixes, .hexagonal(spacing: HexagonalCellLayout.urbanSpacing))
+    let events = try Self.run(fixes, .hexagonal(spacing: HexagonalCellLayout.urbanSpacing))
     #expect(events.map(\.trigger) == [.start])
     // With the optional periodic wake: one every 15 minutes.
-    let periodic = Self.run(fixes, .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), .iosWithPeriodicWake)
+    let periodic = try Self.run(fixes, .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), .iosWithPeriodicWake)
     #expect(periodic.map(\.trigger) == [.start, .periodic, .periodic, .periodic])
     #expect(periodic.map(\.time) == [1_700_000_000, 1_700_000_900, 1_700_001_800, 1_700_002_700])
   }

@@ -68,9 +68,16 @@ struct HexagonalCellLayoutTests {
   /// Six neighbours at the spacing (to 0.1 % plus the east scale's drift); every point reached by its nearest tower, within
   /// 0.58 spacings, by at least 6 towers, and by exactly those a brute-force search of the
   /// lattice finds in range.
+  /// A spacing out of range is an error, not a crash, for the layout and for a tracker given it.
+  @Test(arguments: [5.0, 0, -1_500, 200_000, .nan, .infinity])
+  func badSpacingIsAnError(spacing: Double) {
+    #expect(throws: CellLayoutError.self) { try HexagonalCellLayout(anchor: Self.cork, spacing: spacing) }
+    #expect(throws: CellLayoutError.self) { try ServingCellTracker(layout: .hexagonal(spacing: spacing)) }
+  }
+
   @Test(arguments: [HexagonalCellLayout.urbanSpacing, HexagonalCellLayout.ruralSpacing])
-  func latticeGeometry(spacing: Double) {
-    let layout = HexagonalCellLayout(anchor: Self.cork, spacing: spacing)
+  func latticeGeometry(spacing: Double) throws {
+    let layout = try HexagonalCellLayout(anchor: Self.cork, spacing: spacing)
     let centre = layout.tower(i: 3, j: -2)
     let neighbours = [(4, -2), (2, -2), (3, -1), (2, -1), (3, -3), (4, -3)].map { layout.tower(i: $0.0, j: $0.1) }
     for n in neighbours {

@@ -84,7 +84,7 @@ let benchmarks: @Sendable () -> Void = {
       metrics: [.wallClock, .throughput, .mallocCountTotal], scalingFactor: .mega,
       thresholds: [.mallocCountTotal: .init(absolute: [.p100: 100])])
   ) { benchmark in
-    var tracker = ServingCellTracker(layout: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing))
+    var tracker = try ServingCellTracker(layout: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing))
     var changes: [ServingCellChange] = []
     changes.reserveCapacity(1 << 16)
     for fix in track.prefix(10_000) { tracker.process(fix, into: &changes) }  // warm the buffers

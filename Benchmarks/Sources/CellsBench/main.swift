@@ -48,9 +48,9 @@ var map = try TowerMap([])
 let build = try seconds { map = try TowerMap(towers) }
 
 @inline(never)
-func run(_ fixes: [LocationFix], _ map: TowerMap) -> (Double, Int, Int, Int) {
+func run(_ fixes: [LocationFix], _ map: TowerMap) throws -> (Double, Int, Int, Int) {
   let radius = ProcessInfo.processInfo.environment["GEOWAKE_CACHE_RADIUS"].flatMap(Double.init) ?? ServingCellTracker.defaultCacheRadius
-  var tracker = ServingCellTracker(layout: .towers(map), cacheRadius: radius)
+  var tracker = try ServingCellTracker(layout: .towers(map), cacheRadius: radius)
   var changes: [ServingCellChange] = []
   changes.reserveCapacity(1 << 16)
   let elapsed = seconds {
@@ -63,7 +63,7 @@ func run(_ fixes: [LocationFix], _ map: TowerMap) -> (Double, Int, Int, Int) {
 var best = (Double.infinity, 0, 0, 0)
 let onlyLoad = ProcessInfo.processInfo.environment["GEOWAKE_ONLY_LOAD"] != nil
 for _ in 0..<(onlyLoad ? 0 : repeats) {
-  let r = run(fixes, map)
+  let r = try run(fixes, map)
   if r.0 < best.0 { best = r }
 }
 print("task=serving-cell towers=\(towerCount) fixes=\(fixes.count) build_s=\(build) run_s=\(best.0) fixes_per_s=\(Double(fixes.count) / best.0) handoffs=\(best.1) ping_pongs=\(best.2) skipped=\(best.3) index_bytes=\(map.memoryFootprint)")

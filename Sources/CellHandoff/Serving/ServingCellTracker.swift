@@ -91,7 +91,9 @@ public struct ServingCellTracker {
   private let hysteresisRatio: Double
   private let minimumDistanceSquared: Double
 
-  public init(layout: CellLayout, profile: CellSelectionProfile = .lte, cacheRadius: Double = defaultCacheRadius) {
+  /// - Throws: ``CellLayoutError`` for a hexagonal layout whose spacing is out of range.
+  public init(layout: CellLayout, profile: CellSelectionProfile = .lte, cacheRadius: Double = defaultCacheRadius) throws(CellLayoutError) {
+    if case .hexagonal(let spacing) = layout, !HexagonalCellLayout.isValidSpacing(spacing) { throw CellLayoutError(spacing: spacing) }
     self.cacheRadius = max(1, cacheRadius)
     self.layout = layout
     self.profile = profile
@@ -400,7 +402,8 @@ public struct ServingCellTracker {
       cacheCells.append(contentsOf: reached.lazy.map { map.towers[Int($0)] })
       cachePositions.append(contentsOf: reached.lazy.map { map.cartesian(of: Int($0)) })
     } else if case .hexagonal(let spacing) = layout {
-      if hexagonal == nil { hexagonal = HexagonalCellLayout(anchor: point, spacing: spacing) }
+      // The spacing was checked when the tracker was made.
+      if hexagonal == nil { hexagonal = HexagonalCellLayout(validAnchor: point, spacing: spacing) }
       reachedTowers.removeAll(keepingCapacity: true)
       hexagonal?.towers(reaching: point, margin: cacheRadius, into: &reachedTowers)
       cacheCells.append(contentsOf: reachedTowers)

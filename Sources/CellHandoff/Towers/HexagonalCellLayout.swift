@@ -34,10 +34,15 @@ public struct HexagonalCellLayout: Hashable, Sendable {
   /// Metres a tower reaches: ``spacing`` × ``rangeFactor``.
   public var range: Double { spacing * Self.rangeFactor }
 
-  /// - Precondition: `spacing` is finite, at least 100 m and at most 100 km (checked by callers
-  ///   that take it from users; see ``isValidSpacing(_:)``).
-  public init(anchor: Coordinate, spacing: Double) {
-    precondition(Self.isValidSpacing(spacing), "spacing \(spacing) m out of 100...100000")
+  /// - Throws: ``CellLayoutError`` unless `spacing` is finite, at least 100 m and at most 100 km
+  ///   (``isValidSpacing(_:)``).
+  public init(anchor: Coordinate, spacing: Double) throws(CellLayoutError) {
+    guard Self.isValidSpacing(spacing) else { throw CellLayoutError(spacing: spacing) }
+    self.init(validAnchor: anchor, spacing: spacing)
+  }
+
+  /// A layout for a spacing already checked.
+  init(validAnchor anchor: Coordinate, spacing: Double) {
     self.anchor = anchor
     self.spacing = spacing
     let radians = anchor.latitude * .pi / 180

@@ -81,15 +81,31 @@ public struct StrategyComparison {
   public init(
     regions: [Region], platform: RegionMonitoringProfile = .ios, cells: CellLayout,
     significantChanges: SignificantChangeProfile = .ios, energy: EnergyModel = .standard, seed: UInt64 = 0
-  ) throws(RegionError) {
+  ) throws(SetupError) {
+    do throws(CellLayoutError) { tracker = try ServingCellTracker(layout: cells) } catch { throw .cells(error) }
     var truthProfile = RegionMonitoringProfile.server
     truthProfile.gapLimit = .infinity
-    truth = try RegionMonitor(regions: regions, profile: truthProfile)
-    self.platform = try RegionMonitor(regions: regions, profile: platform, seed: seed)
-    index = try RegionIndex(regions)
-    tracker = ServingCellTracker(layout: cells)
+    do throws(RegionError) {
+      truth = try RegionMonitor(regions: regions, profile: truthProfile)
+      self.platform = try RegionMonitor(regions: regions, profile: platform, seed: seed)
+      index = try RegionIndex(regions)
+    } catch { throw .region(error) }
     significant = SignificantChangeMonitor(profile: significantChanges)
     self.energy = energy
+  }
+
+  /// Why a comparison cannot be set up: a region that cannot be prepared, or an unusable cell
+  /// layout.
+  public enum SetupError: Error, Hashable, Sendable, CustomStringConvertible {
+    case region(RegionError)
+    case cells(CellLayoutError)
+
+    public var description: String {
+      switch self {
+      case .region(let e): return e.description
+      case .cells(let e): return e.description
+      }
+    }
   }
 
   /// Processes the next fix (in time order; `reportedCell` when the track names its cell).
