@@ -21,29 +21,35 @@ extension APS {
 }
 
 extension APS.Member {
-  /// The member's key in the payload.
+  /// The member's key in the payload (spelled once, by the parser's ``NotificationPayload/APSKey``).
   public var key: String {
+    if case .other(let key, _) = self { return key }
+    return apsKey.map { "\($0.text)" } ?? ""
+  }
+
+  /// The typed key this member is for; nil for a key passed through.
+  var apsKey: NotificationPayload.APSKey? {
     switch self {
-    case .alert: return "alert"
-    case .badge: return "badge"
-    case .sound: return "sound"
-    case .contentAvailable: return "content-available"
-    case .mutableContent: return "mutable-content"
-    case .category: return "category"
-    case .threadID: return "thread-id"
-    case .targetContentID: return "target-content-id"
-    case .interruptionLevel: return "interruption-level"
-    case .relevanceScore: return "relevance-score"
-    case .filterCriteria: return "filter-criteria"
-    case .staleDate: return "stale-date"
-    case .timestamp: return "timestamp"
-    case .dismissalDate: return "dismissal-date"
-    case .event: return "event"
-    case .contentState: return "content-state"
-    case .attributesType: return "attributes-type"
-    case .attributes: return "attributes"
-    case .urlArgs: return "url-args"
-    case .other(let key, _): return key
+    case .alert: return .alert
+    case .badge: return .badge
+    case .sound: return .sound
+    case .contentAvailable: return .contentAvailable
+    case .mutableContent: return .mutableContent
+    case .category: return .category
+    case .threadID: return .threadID
+    case .targetContentID: return .targetContentID
+    case .interruptionLevel: return .interruptionLevel
+    case .relevanceScore: return .relevanceScore
+    case .filterCriteria: return .filterCriteria
+    case .staleDate: return .staleDate
+    case .timestamp: return .timestamp
+    case .dismissalDate: return .dismissalDate
+    case .event: return .event
+    case .contentState: return .contentState
+    case .attributesType: return .attributesType
+    case .attributes: return .attributes
+    case .urlArgs: return .urlArgs
+    case .other: return nil
     }
   }
 
