@@ -211,6 +211,43 @@ struct RegionMonitorTests {
     #expect(buffer.reorderedCount == 2)
   }
 
+  /// Property: over long jittered streams (held fixes are reclaimed many times over), the buffer
+  /// releases exactly what a reference releases: the accepted fixes stably sorted by time, each
+  /// refused fix being one more than `window` older than the newest or older than one released.
+  @Test(arguments: [0.0, 3, 30])
+  func reorderBufferMatchesReference(window: Double) {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ window.bitPattern
+    func random() -> Double {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Double(state >> 11) * 0x1p-53
+    }
+    var buffer = FixReorderBuffer(window: window)
+    var ready: [LocationFix] = []
+    var accepted: [LocationFix] = []
+    var released: [LocationFix] = []
+    var newest = -Double.infinity
+    for k in 0..<5_000 {
+      // Mostly in order, one in five up to 40 s late, with repeated times.
+      let time = (Double(k) - (random() < 0.2 ? random() * 40 : 0)).rounded()
+      let fix = LocationFix(time: time, coordinate: origin.moved(Double(k), azimuth: 0))
+      ready.removeAll()
+      let expected = time >= newest - window && time >= (released.last?.time ?? -.infinity)
+      #expect(buffer.add(fix, into: &ready) == expected)
+      if expected {
+        accepted.append(fix)
+        newest = max(newest, time)
+      }
+      released += ready
+      // Whatever is released is final: nothing accepted later may come before it.
+      #expect(ready.allSatisfy { newest - $0.time >= window })
+    }
+    ready.removeAll()
+    buffer.flush(into: &ready)
+    released += ready
+    let reference = accepted.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
+    #expect(released == reference.map(\.element))
+  }
+
   /// Same inputs, same events; another seed moves only the delivery times, within the range.
   @Test func latenciesAreSeededAndInRange() throws {
     let fixes = walk(Array(stride(from: 1_000.0, to: -1_000, by: -5)))

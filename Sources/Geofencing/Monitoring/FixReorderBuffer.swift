@@ -18,7 +18,10 @@ public struct FixReorderBuffer: Sendable {
   public private(set) var lastReleasedTime: Double?
   /// Time of the newest fix accepted so far (−∞ before the first).
   public private(set) var newest = -Double.infinity
+  /// Fixes held, in time order, from `head` on (the slots before `head` are released and are
+  /// reclaimed once they make up half the array, so a release costs O(1) amortised).
   private var held: [LocationFix] = []
+  private var head = 0
 
   public init(window: Double) {
     precondition(window >= 0 && window.isFinite, "reorder window must be a finite number of seconds ≥ 0")
@@ -31,31 +34,43 @@ public struct FixReorderBuffer: Sendable {
   public mutating func add(_ fix: LocationFix, into ready: inout [LocationFix]) -> Bool {
     if fix.time < newest - window { return false }
     if let released = lastReleasedTime, fix.time < released { return false }
-    // Insert after every held fix with a time ≤ this one (stable for ties).
-    var low = 0
-    var high = held.count
-    while low < high {
-      let mid = (low + high) / 2
-      if held[mid].time <= fix.time { low = mid + 1 } else { high = mid }
+    if head == held.count || held[held.count - 1].time <= fix.time {
+      // In order, the usual case: after every held fix.
+      held.append(fix)
+    } else {
+      // Insert after every held fix with a time ≤ this one (stable for ties).
+      var low = head
+      var high = held.count
+      while low < high {
+        let mid = (low + high) / 2
+        if held[mid].time <= fix.time { low = mid + 1 } else { high = mid }
+      }
+      reorderedCount += 1
+      held.insert(fix, at: low)
     }
-    if low < held.count { reorderedCount += 1 }
-    held.insert(fix, at: low)
     newest = max(newest, fix.time)
-    var due = 0
+    var due = head
     while due < held.count, newest - held[due].time >= window { due += 1 }
-    release(due, into: &ready)
+    release(upTo: due, into: &ready)
     return true
   }
 
   /// Releases every fix still held.
   public mutating func flush(into ready: inout [LocationFix]) {
-    release(held.count, into: &ready)
+    release(upTo: held.count, into: &ready)
   }
 
-  private mutating func release(_ count: Int, into ready: inout [LocationFix]) {
-    guard count > 0 else { return }
-    ready.append(contentsOf: held[..<count])
-    lastReleasedTime = held[count - 1].time
-    held.removeFirst(count)
+  private mutating func release(upTo end: Int, into ready: inout [LocationFix]) {
+    guard end > head else { return }
+    ready.append(contentsOf: held[head..<end])
+    lastReleasedTime = held[end - 1].time
+    head = end
+    if head == held.count {
+      held.removeAll(keepingCapacity: true)
+      head = 0
+    } else if head >= 64 && head * 2 >= held.count {
+      held.removeFirst(head)
+      head = 0
+    }
   }
 }
