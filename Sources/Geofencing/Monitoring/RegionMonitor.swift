@@ -290,7 +290,7 @@ public struct RegionMonitor {
     while k < pending.count {
       let p = pending[k]
       let entering = p.crossing.direction == .enter
-      let evidence = evidence(p.region, entering: entering, fix: fix)
+      let evidence = evidence(p.region, slot: p.crossing.slot, entering: entering, fix: fix)
       guard evidence.isSufficient else {
         pending[k].beyondSince = nil
         k += 1
@@ -370,8 +370,11 @@ public struct RegionMonitor {
       /// Share of the accuracy disc inside the region, the share needed (at least for an entry,
       /// at most for an exit), and the accuracy.
       case overlap(Double, needed: Double, accuracy: Double, entering: Bool)
-      /// The detector's containment alone (polygons).
+      /// The detector's containment alone (polygons, and circles when no depth is needed): on
+      /// the pending side.
       case containment
+      /// The detector's containment alone: not on the pending side.
+      case otherSide
     }
     var measure: Measure
 
@@ -380,6 +383,7 @@ public struct RegionMonitor {
       case .depth(let depth, let needed): return depth >= needed
       case .overlap(let ratio, let needed, _, let entering): return entering ? ratio >= needed : ratio <= needed
       case .containment: return true
+      case .otherSide: return false
       }
     }
 
@@ -393,14 +397,22 @@ public struct RegionMonitor {
         guard accuracy > 0 else { return "\(entering ? "inside" : "outside") (the fix has no accuracy: it counts as a point)" }
         return "\(Int((ratio * 100).rounded())) % of its \(Int(accuracy.rounded())) m accuracy disc inside"
           + " (needed \(entering ? "≥" : "≤") \(Int((needed * 100).rounded())) %)"
-      case .containment: return nil
+      case .containment, .otherSide: return nil
       }
     }
   }
 
-  private func evidence(_ region: Region, entering: Bool, fix: LocationFix) -> Evidence {
+  private func evidence(_ region: Region, slot: Int32, entering: Bool, fix: LocationFix) -> Evidence {
     switch region {
     case .circle(let c):
+      var needed = 0.0
+      if profile.accuracyOverlap == nil {
+        let accuracy = profile.requiresDepthBeyondAccuracy ? (fix.horizontalAccuracy ?? 0) : 0
+        needed = profile.confirmationDistance + accuracy
+        if entering { needed = min(needed, c.radius * profile.maximumEntryDepthFraction) }
+        // Depth 0 is needed: the side is the detector's exact containment, no geodesic to solve.
+        if needed <= 0 { return Evidence(measure: detector.isInside(slot: slot) == entering ? .containment : .otherSide) }
+      }
       let d = Geodesic.wgs84.distance(from: c.center, to: fix.coordinate)
       if let overlap = profile.accuracyOverlap {
         let accuracy = fix.horizontalAccuracy ?? 0
@@ -408,11 +420,10 @@ public struct RegionMonitor {
         let thresholds = overlap.thresholds(radius: c.radius)
         return Evidence(measure: .overlap(ratio, needed: entering ? thresholds.enter : thresholds.exit, accuracy: accuracy, entering: entering))
       }
-      let accuracy = profile.requiresDepthBeyondAccuracy ? (fix.horizontalAccuracy ?? 0) : 0
       if entering {
-        return Evidence(measure: .depth(c.radius - d, needed: min(profile.confirmationDistance + accuracy, c.radius * profile.maximumEntryDepthFraction)))
+        return Evidence(measure: .depth(c.radius - d, needed: needed))
       }
-      return Evidence(measure: .depth(d - c.radius, needed: profile.confirmationDistance + accuracy))
+      return Evidence(measure: .depth(d - c.radius, needed: needed))
     case .polygon:
       // On the pending side (the detector says so); depth is not measured for polygons.
       return Evidence(measure: .containment)
