@@ -200,10 +200,28 @@ final class MarkupScanner {
   /// position (offsets into ``bytes`` from before it stop being valid).
   var willCompact: Bool { position >= 8 * Self.chunkSize }
 
+  /// Offset in ``bytes`` of the first byte not yet consumed.
+  var unreadOffset: Int { position }
+
+  /// Reads ahead until at least `needed` unread bytes are in ``bytes`` or the input has ended
+  /// (offsets stay valid).
+  func prefetch(_ needed: Int) throws(TrackIOError) {
+    while count - position < needed {
+      guard try readMore() else { return }
+    }
+  }
+
+  /// Marks the bytes before `offset` (at or after ``unreadOffset``, within ``bytes``) consumed, for a
+  /// caller that has parsed them itself.
+  func consume(upTo offset: Int) {
+    assert(offset >= position && offset <= count)
+    position = offset
+  }
+
   /// Moves the unread bytes to the front once eight chunks have been consumed (between tokens only,
   /// so that token offsets never move): the tail moved is at most about a chunk, an eighth of the
-  /// input at worst.
-  private func compact() {
+  /// input at worst. ``next(trailingText:)`` calls it; a caller consuming bytes itself calls it too.
+  func compact() {
     guard willCompact else { return }
     if case .offset(let offset) = pin { pin = .location(location(of: offset)) }
     _ = location(of: position)

@@ -55,6 +55,9 @@ public struct GPXReader {
   private var collecting: Tag?
   private var ended = false
   private var warnings: [TrackIOError] = []
+  /// The date of the last plain point's time, for the next one.
+  private var dates = TimestampDayCache()
+  private let usesPlainShortcut: Bool
 
   /// Whether damaged input is recovered from, with warnings, instead of thrown.
   public let isLenient: Bool
@@ -63,6 +66,12 @@ public struct GPXReader {
 
   /// Opens `path` (`-` for standard input); `lenient` recovers from damage (see the type).
   public init(path: String, lenient: Bool = false) throws(TrackIOError) {
+    try self.init(path: path, lenient: lenient, plainShortcut: true)
+  }
+
+  /// `plainShortcut: false` reads every point the general way (tests compare the two).
+  init(path: String, lenient: Bool, plainShortcut: Bool) throws(TrackIOError) {
+    usesPlainShortcut = plainShortcut
     scanner = try MarkupScanner(path: path)
     scanner.isLenient = lenient
     isLenient = lenient
@@ -110,6 +119,9 @@ public struct GPXReader {
     var trailing = 0..<0
     while !ended {
       if scanner.willCompact { resolveLines() }
+      if usesPlainShortcut, !inPoint, collecting == nil, let parent = open.last, parent.tag == .trkseg, let plain = try plainTrackPoint() {
+        return plain
+      }
       guard let token = try scanner.next(trailingText: &trailing) else { break }
       if isLenient { absorbScannerRecoveries() }
       // A value's text is read where it lies when it comes in one piece (the end tag's text);
@@ -147,6 +159,28 @@ public struct GPXReader {
     }
     return nil
   }
+
+  /// A track point in a segment read by the shortcut (``PlainTrackPoint``), or nil, with nothing
+  /// consumed, when the next markup is not one.
+  private mutating func plainTrackPoint() throws(TrackIOError) -> GPXPoint? {
+    scanner.compact()
+    try scanner.prefetch(Self.plainPointLookahead)
+    var p = GPXPoint(
+      kind: .track, parent: summary.tracks - 1, segment: summary.segments - 1,
+      coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0), line: 0)
+    guard let plain = PlainTrackPoint.parse(scanner.bytes, from: scanner.unreadOffset, into: &p, dates: &dates) else {
+      return nil
+    }
+    p.line = scanner.location(of: plain.tagStart).line
+    scanner.consume(upTo: plain.end)
+    summary.trackPoints += 1
+    pointsInSegment += 1
+    return p
+  }
+
+  /// Bytes read ahead for the shortcut: a plain point is far shorter; one that is not in them
+  /// is read the general way.
+  private static let plainPointLookahead = 4_096
 
   // MARK: - Tags
 
