@@ -31,10 +31,21 @@ public struct SyntheticTrack: Sequence, Sendable {
     self.interval = interval
   }
 
-  /// One generated fix with the horizontal dilution of precision the model reported.
+  /// One generated fix with the horizontal dilution of precision and the elevation the model
+  /// reported.
   public struct Fix: Sendable {
     public var fix: LocationFix
     public var hdop: Double
+    /// Metres: ``terrain(x:y:)`` under the true position plus the fix's vertical error, 1.5 times
+    /// its horizontal error (GPS is worse vertically), to 0.1 m.
+    public var elevation: Double
+  }
+
+  /// Rolling city terrain (metres) at `x`, `y` metres east and north of the centre: 20–180 m,
+  /// hills a few kilometres across. A function of position only, so elevations take no random
+  /// draws and a seed gives the same positions with or without them.
+  public static func terrain(x: Double, y: Double) -> Double {
+    100 + 50 * Double.sin(x / 2_300) * Double.cos(y / 3_100) + 30 * Double.sin((x + y) / 1_700)
   }
 
   public func makeIterator() -> Iterator { Iterator(self) }
@@ -121,7 +132,8 @@ public struct SyntheticTrack: Sequence, Sendable {
         fix: LocationFix(
           time: time, coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude),
           horizontalAccuracy: hdop * 5),
-        hdop: hdop)
+        hdop: hdop,
+        elevation: ((SyntheticTrack.terrain(x: x, y: y) + 1.5 * (errorX + errorY) / 2) * 10).rounded() / 10)
     }
   }
 }

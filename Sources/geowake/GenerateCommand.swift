@@ -180,7 +180,7 @@ struct GenerateCommand: ParsableCommand {
         var writer = try TrackWriter(
           format: TrackWriter.Format(rawValue: format) ?? .gpx, sink: sink,
           name: "Synthetic track, seed \(placement.seed), \(count) fixes")
-        for generated in track { try writer.write(generated.fix, hdop: generated.hdop) }
+        for generated in track { try writer.write(generated.fix, hdop: generated.hdop, elevation: generated.elevation) }
         try writer.finish()
       } catch { throw Diagnostics.fail(error) }
     }

@@ -1,6 +1,6 @@
 public import Geodesy
 
-/// Writes fixes as GPX 1.1 (`trk/trkseg/trkpt` with `time` and optional `hdop`) or as CSV
+/// Writes fixes as GPX 1.1 (`trk/trkseg/trkpt` with optional `ele`, `time`, optional `hdop`) or as CSV
 /// (`time,lat,lon,accuracy`), streaming.
 public struct TrackWriter {
   /// Output formats.
@@ -27,15 +27,21 @@ public struct TrackWriter {
     }
   }
 
-  /// Appends one fix; `hdop`, when given, is written to GPX.
-  public func write(_ fix: LocationFix, hdop: Double? = nil) throws(TrackIOError) {
+  /// Appends one fix; `hdop` and `elevation` (metres, to 0.1 m), when given, are written to GPX.
+  public func write(_ fix: LocationFix, hdop: Double? = nil, elevation: Double? = nil) throws(TrackIOError) {
     switch format {
     case .gpx:
       try sink.write("      <trkpt lat=\"")
       try sink.write(fix.coordinate.latitude, decimals: 7)
       try sink.write("\" lon=\"")
       try sink.write(fix.coordinate.longitude, decimals: 7)
-      try sink.write("\"><time>")
+      try sink.write("\">")
+      if let elevation {
+        try sink.write("<ele>")
+        try sink.write(elevation, decimals: 1)
+        try sink.write("</ele>")
+      }
+      try sink.write("<time>")
       try sink.writeTimestamp(fix.time, fractionDigits: fix.time.rounded() == fix.time ? 0 : 3)
       try sink.write("</time>")
       if let hdop {
