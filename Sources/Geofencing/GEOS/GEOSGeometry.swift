@@ -83,6 +83,19 @@ final class GEOSGeometry {
     return GEOSGeometry(context: context, owning: handle)
   }
 
+  /// The radius of the largest circle inside the (polygonal) geometry, within `tolerance`
+  /// (`GEOSMaximumInscribedCircle_r`, whose result is the line from that circle's centre to the
+  /// nearest boundary point; `GEOSLength_r`).
+  func maximumInscribedRadius(tolerance: Double) throws(GEOSError) -> Double {
+    guard let line = GEOSMaximumInscribedCircle_r(context.handle, handle, tolerance) else {
+      throw context.takeError("GEOSMaximumInscribedCircle_r")
+    }
+    defer { GEOSGeom_destroy_r(context.handle, line) }
+    var length = 0.0
+    guard GEOSLength_r(context.handle, line, &length) == 1 else { throw context.takeError("GEOSLength_r") }
+    return length
+  }
+
   /// GEOS's explanation when the geometry is invalid, `nil` when valid (`GEOSisValidReason_r`).
   func invalidityReason() throws(GEOSError) -> String? {
     guard try context.predicate(GEOSisValid_r(context.handle, handle), "GEOSisValid_r") == false else { return nil }

@@ -11,8 +11,9 @@ public import Geodesy
 /// there. If the path crosses back first, the pending crossing is dropped (counted in
 /// ``suppressedFlaps``): GPS noise at a boundary and a single wild fix do not produce events. The
 /// event carries the time the boundary was crossed (interpolated) and its delivery time
-/// (confirmation plus the profile's latency). Polygon regions need no confirmation distance
-/// (their depth is not measured); confirmation time applies to them. A profile with an
+/// (confirmation plus the profile's latency). A polygon's depth is the geodesic distance to its
+/// boundary, and an entry never needs more than the same fraction of the radius of the largest
+/// circle inside it (so that a small or thin polygon can be entered). A profile with an
 /// ``RegionMonitoringProfile/accuracyOverlap`` rule (Android) confirms circle crossings by the
 /// share of the fix's accuracy disc inside the region instead; while it is between the
 /// thresholds the crossing stays pending (low confidence) and nothing is alerted.
@@ -425,8 +426,17 @@ public struct RegionMonitor {
       }
       return Evidence(measure: .depth(d - c.radius, needed: needed))
     case .polygon:
-      // On the pending side (the detector says so); depth is not measured for polygons.
-      return Evidence(measure: .containment)
+      // Depth is the distance to the boundary, on the side the detector's containment says.
+      guard profile.accuracyOverlap == nil else { return Evidence(measure: .containment) }
+      let accuracy = profile.requiresDepthBeyondAccuracy ? (fix.horizontalAccuracy ?? 0) : 0
+      var needed = profile.confirmationDistance + accuracy
+      let onPendingSide = detector.isInside(slot: slot) == entering
+      guard needed > 0, let polygon = detector.regions.polygons[Int(slot)] else {
+        return Evidence(measure: onPendingSide ? .containment : .otherSide)
+      }
+      if entering { needed = min(needed, polygon.inscribedRadius * profile.maximumEntryDepthFraction) }
+      let distance = polygon.boundaryDistance(to: fix.coordinate)
+      return Evidence(measure: .depth(onPendingSide ? distance : -distance, needed: needed))
     }
   }
 

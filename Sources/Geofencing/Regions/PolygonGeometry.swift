@@ -1,5 +1,6 @@
 internal import CGEOS
 import Geodesy
+import RealModule
 
 /// How a polygon relates to a rectangle of the grid.
 enum RectangleCoverage: Sendable {
@@ -74,6 +75,70 @@ final class PolygonGeometry {
     if (try? prepared.intersects(rectangle)) == false { return .outside }
     return .boundary
   }
+
+  /// The geodesic distance (metres) from `point` to the polygons' boundary — how deep inside or
+  /// how far outside the point is.
+  ///
+  /// Every ring edge is searched for its point nearest to `point` in the local metric at
+  /// `point` (degrees scaled by the meridional radius and the radius of the parallel there),
+  /// and the exact WGS84 geodesic distance to the nearest of those is returned. It is the
+  /// distance to a point of the boundary, so it is never less than the true distance; it can
+  /// exceed it only by how far the local metric's choice of boundary point strays from the
+  /// geodesic one, a second-order effect: the tests check it within 0.1 % of a brute-force
+  /// search along the densified boundary for points up to 2 km away at latitudes up to 70°.
+  func boundaryDistance(to point: Coordinate) -> Double {
+    let x = planar.x(longitude: point.longitude)
+    let y = point.latitude
+    let phi = y * (Double.pi / 180)
+    let ellipsoid = Ellipsoid.wgs84
+    let sinPhi = Double.sin(phi)
+    let metresPerDegreeY = ellipsoid.meridionalRadius(sinLatitude: sinPhi) * (Double.pi / 180)
+    let metresPerDegreeX = ellipsoid.parallelRadius(sinLatitude: sinPhi, cosLatitude: Double.cos(phi)) * (Double.pi / 180)
+    var best = Double.infinity
+    var nearest = (x: x, y: y)
+    for e in edges {
+      let ax = (e.x - x) * metresPerDegreeX
+      let ay = (e.y - y) * metresPerDegreeY
+      let dx = (e.z - e.x) * metresPerDegreeX
+      let dy = (e.w - e.y) * metresPerDegreeY
+      let length2 = dx * dx + dy * dy
+      let t = length2 > 0 ? min(1, max(0, -(ax * dx + ay * dy) / length2)) : 0
+      let px = ax + t * dx
+      let py = ay + t * dy
+      let d2 = px * px + py * py
+      if d2 < best {
+        best = d2
+        nearest = (e.x + t * (e.z - e.x), e.y + t * (e.w - e.y))
+      }
+    }
+    guard best.isFinite else { return 0 }
+    let boundaryPoint = Coordinate(
+      uncheckedLatitude: min(90, max(-90, nearest.y)), longitude: Coordinate.normalizedLongitude(nearest.x))
+    return Geodesic.wgs84.distance(from: point, to: boundaryPoint)
+  }
+
+  /// The radius (metres) of the largest circle inside the polygons: the greatest depth a point
+  /// can reach, which caps the depth an entry may be asked for. GEOS's maximum inscribed circle
+  /// in the polygons' own projection with longitudes scaled to metres at the middle latitude
+  /// (approximate where the polygons span many degrees of latitude; to 0.1 % of their size).
+  /// Computed on first use; +∞ if GEOS fails (no cap).
+  lazy var inscribedRadius: Double = {
+    let box = planar.box
+    let phi = (box.south + box.north) / 2 * (Double.pi / 180)
+    let ellipsoid = Ellipsoid.wgs84
+    let sinPhi = Double.sin(phi)
+    let metresPerDegreeY = ellipsoid.meridionalRadius(sinLatitude: sinPhi) * (Double.pi / 180)
+    let xScale = ellipsoid.parallelRadius(sinLatitude: sinPhi, cosLatitude: Double.cos(phi)) * (Double.pi / 180) / metresPerDegreeY
+    let middle = planar.middleX
+    let scaled = planar.rings.map { rings in
+      rings.map { ring in ring.enumerated().map { k, v in k % 2 == 0 ? (v - middle) * xScale : v } }
+    }
+    let size = max((box.east - box.west) * xScale, box.north - box.south)
+    guard let geometry = try? GEOSGeometry.polygonal(context, polygons: scaled),
+      let radius = try? geometry.maximumInscribedRadius(tolerance: max(size / 1_000, 1e-9))
+    else { return .infinity }
+    return radius * metresPerDegreeY
+  }()
 
   /// Parameters u in [0, 1] where the projected segment (x0, y0) → (x1, y1) meets a ring edge,
   /// sorted and without duplicates. A collinear overlap contributes both of its ends.
