@@ -26,6 +26,7 @@ let package = Package(
         .product(name: "SyntheticData", package: geowake),
         .product(name: "CellHandoff", package: geowake),
         .product(name: "BackgroundRuntime", package: geowake),
+        .product(name: "TrackIO", package: geowake),
       ],
       path: "Benchmarks/GeoWakeBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]

@@ -3,7 +3,9 @@ import Benchmark
 import CellHandoff
 import Geodesy
 import Geofencing
+import Foundation
 import SyntheticData
+import TrackIO
 
 // The peer baselines' setting (../shared/PERF.md): a 1,000,000-fix city track at 1 s and
 // circles of 50 m – 2 km, all generated here, deterministically.
@@ -14,6 +16,21 @@ let circleSets: [Int: [Region]] = Dictionary(
   uniqueKeysWithValues: [20, 1_000, 100_000].map {
     ($0, SyntheticRegions(seed: 20_240_501, count: $0, center: center).generate(near: trackSample))
   })
+
+/// The benchmark track as GPX 1.1 in a temporary file, written once (removed at exit).
+nonisolated(unsafe) var gpxFile: String?
+func generatedGPX() throws -> String {
+  if let gpxFile { return gpxFile }
+  let path = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-bench-\(getpid()).gpx").path
+  var writer = try TrackWriter(format: .gpx, sink: ByteSink(path: path, overwrite: true), name: "benchmark")
+  for generated in SyntheticTrack(seed: 20_240_501, count: 1_000_000, center: center) {
+    try writer.write(generated.fix, hdop: generated.hdop, elevation: generated.elevation)
+  }
+  try writer.finish()
+  atexit { if let gpxFile { unlink(gpxFile) } }
+  gpxFile = path
+  return path
+}
 
 let benchmarks: @Sendable () -> Void = {
   Benchmark.defaultConfiguration = .init(
@@ -149,6 +166,22 @@ let benchmarks: @Sendable () -> Void = {
     }
     benchmark.stopMeasurement()
     blackHole(members)
+  }
+
+  // GPX reading of the full fix (lat, lon, ele, time, hdop): the generated 1,000,000-point file
+  // (about 122 MB), scaled per point, so throughput is points per second (M) and the malloc
+  // count is per point (the reader's few buffers are all it allocates).
+  Benchmark(
+    "GPXReader 1M points (lat, lon, ele, time, hdop)",
+    configuration: .init(metrics: [.wallClock, .throughput, .mallocCountTotal], scalingFactor: .mega)
+  ) { benchmark in
+    let path = try generatedGPX()
+    benchmark.startMeasurement()
+    var reader = try GPXReader(path: path)
+    var sum = 0.0
+    while let point = try reader.next() { sum += (point.time ?? 0) + (point.elevation ?? 0) + (point.horizontalDilution ?? 0) }
+    benchmark.stopMeasurement()
+    blackHole(sum)
   }
 
   // Karney's inverse problem, the exact refinement step.
