@@ -1,4 +1,4 @@
-public import RealModule
+import RealModule
 
 /// A deterministic random number generator (SplitMix64) for reproducible property tests.
 ///

@@ -1,4 +1,4 @@
-public import CellHandoff
+import CellHandoff
 public import Geodesy
 public import Geofencing
 import RealModule
