@@ -34,7 +34,7 @@ final class CellCandidates {
     }
   }
 
-  // Circles whose bounding box touches the cell.
+  // Circles whose bounding box touches the cell, by ascending slot.
   let slots: [Int32]
   let circles: [Circle]
   /// Polygons whose boundary passes through the cell; the others have one state in the cell.
@@ -59,15 +59,23 @@ final class CellCandidates {
     for slot32 in scratch {
       let slot = Int(slot32)
       guard regions.boxes[slot].intersects(box) else { continue }
-      if let circle = regions.circles[slot] {
+      if regions.circles[slot] != nil {
         slots.append(slot32)
-        circles.append(Circle(center: circle.centerCartesian, inner: circle.innerChord, outer: circle.outerChord))
       } else if let polygon = regions.polygons[slot] {
         touchingPolygonSlots.append(slot32)
         let west = polygon.planar.x(longitude: box.west)
         if polygon.coverage(west: west, south: box.south, east: west + (box.east - box.west), north: box.north) == .boundary {
           polygonSlots.append(slot32)
         }
+      }
+    }
+    // Ascending slots: two cells' lists merge in one pass (``CrossingDetector`` does so when the
+    // device moves to a neighbouring cell); the circle records follow their slots.
+    slots.sort()
+    circles.reserveCapacity(slots.count)
+    for slot in slots {
+      if let circle = regions.circles[Int(slot)] {
+        circles.append(Circle(center: circle.centerCartesian, inner: circle.innerChord, outer: circle.outerChord))
       }
     }
     self.slots = slots
@@ -125,6 +133,10 @@ struct CandidateCache {
   var inside: [Bool] = []
   /// Odometer reading at which each circle must be evaluated again.
   var due: [Double] = []
+  /// Spare arrays the next cell's states and readings are built in while the current cell's are
+  /// still read (then swapped), so that a move allocates nothing.
+  var spareInside: [Bool] = []
+  var spareDue: [Double] = []
   /// Circles that may fall due before ``horizon``; every other circle's reading is at or beyond
   /// it, so a scan looks at these only until the odometer reaches the horizon.
   var near: [Int32] = []
@@ -152,6 +164,18 @@ struct CandidateCache {
     polygonInside.removeAll(keepingCapacity: true)
     for slot in cell.polygonSlots { polygonInside.append(insideBySlot[Int(slot)]) }
     rebuildNear()
+  }
+
+  /// Starts a visit to `cell` with the states and due readings built in ``spareInside`` and
+  /// ``spareDue`` (in the cell's order; they become ``inside`` and ``due``) and no polygon state:
+  /// the caller appends the polygons' states, then calls ``rebuildNear()``.
+  mutating func begin(_ cell: CellCandidates, generation: Int) {
+    self.cell = cell
+    self.generation = generation
+    odometer = 0
+    swap(&inside, &spareInside)
+    swap(&due, &spareDue)
+    polygonInside.removeAll(keepingCapacity: true)
   }
 
   /// Lists the circles due within ``nearReach`` of the odometer, sets ``horizon`` to the earliest

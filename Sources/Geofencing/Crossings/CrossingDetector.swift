@@ -51,6 +51,8 @@ public struct CrossingDetector {
   var cellMemo: [UInt64: CellCandidates] = [:]
   /// Margins (lower bounds) at the current fix, valid for slots stamped during a transition.
   var marginBySlot: [Double] = []
+  /// Circles a move to a neighbouring cell settles after its pass over the cells' arrays.
+  var settleLater: [Int32] = []
   var memoGeneration = -1
   static let memoCapacity = 4096
 
@@ -360,57 +362,138 @@ public struct CrossingDetector {
     let p1 = next.frame.cartesian(fix.coordinate)
     if let old = cache.cell, cache.generation == regions.generation, old.sharesEdge(with: key) {
       transitionToNeighbour(from: old, to: next, path: path, last: last, fix: fix, p1: p1)
+      previousCartesian = p1
+      previousCartesianIsValid = true
     } else {
       writeBack()
       transitionAnywhere(path: path, last: last, fix: fix, p1: p1)
+      enter(next, at: p1, fix: fix, useSettledMargins: true)
     }
-    enter(next, at: p1, fix: fix, useSettledMargins: true)
   }
 
   /// The segment stays within the union of two cells sharing an edge (a rectangle, and the path is
   /// straight in latitude and longitude), so every region it can meet is a candidate of one of them.
+  ///
+  /// Everything happens in the two cells' own arrays, merged by slot (both ascending): no per-slot
+  /// array of the whole index is read for a circle the two cells share, so a move costs a pass
+  /// over two short lists, not cache misses across the index. Then `next` becomes the cache's cell.
   private mutating func transitionToNeighbour(
     from old: CellCandidates, to next: CellCandidates, path: PathSegment, last: LocationFix, fix: LocationFix,
     p1: SIMD3<Double>
   ) {
     let length = path.lengthBound(from: 0, to: 1)
     let p0 = previousCartesianIsValid ? previousCartesian : old.frame.cartesian(last.coordinate)
-    nextStamp()
-    for k in 0..<old.slots.count {
-      let slot = Int(old.slots[k])
-      visited[slot] = stamp
-      let wasInside = cache.inside[k]
-      let remaining = max(0, cache.due[k] - cache.odometer)
-      if remaining > length {
-        // Out of reach on this segment: the state stands and the margin shrinks by at most its length.
-        insideBySlot[slot] = wasInside
-        marginBySlot[slot] = remaining - length
-        continue
+    let odometer = cache.odometer
+    // The old cell's circles settled at the new fix, in place: `inside` becomes the state there and
+    // `due` the margin there. The usual circle is out of reach of the segment or plainly on one
+    // side at both ends; the rest (a crossing to solve, or the chord band) are listed and settled
+    // after the pass, which touches only the cell's own arrays.
+    settleLater.removeAll(keepingCapacity: true)
+    old.circles.withUnsafeBufferPointer { circles in
+      cache.inside.withUnsafeMutableBufferPointer { inside in
+        cache.due.withUnsafeMutableBufferPointer { due in
+          for k in 0..<circles.count {
+            let remaining = max(0, due[k] - odometer)
+            if remaining > length {
+              // Out of reach on this segment: the state stands and the margin shrinks by at most its length.
+              due[k] = remaining - length
+              continue
+            }
+            let (state, margin1) = circles[k].classify(p1)
+            guard let state, state == inside[k], remaining + margin1 > length else {
+              settleLater.append(Int32(k))
+              continue
+            }
+            due[k] = margin1
+          }
+        }
       }
-      guard let circle = regions.circles[slot] else { continue }
-      insideBySlot[slot] = settle(
-        circle, slot: slot, path: path, wasInside: wasInside, margin0: remaining, p0: p0, p1: p1, length: length,
-        end: fix.coordinate)
+    }
+    for k32 in settleLater {
+      let k = Int(k32)
+      let remaining = max(0, cache.due[k] - odometer)
+      let (isInside, margin) = settle(
+        old.circles[k], slot: Int(old.slots[k]), path: path, wasInside: cache.inside[k], margin0: remaining, p0: p0,
+        p1: p1, length: length, end: fix.coordinate)
+      cache.inside[k] = isInside
+      cache.due[k] = margin
     }
     for k in 0..<old.polygonSlots.count { insideBySlot[Int(old.polygonSlots[k])] = cache.polygonInside[k] }
-    cache.cell = nil
-    for k in 0..<next.slots.count {
-      let slot = Int(next.slots[k])
-      guard visited[slot] != stamp, let circle = regions.circles[slot] else { continue }
-      visited[slot] = stamp
-      // Not a candidate of the old cell: its box misses that cell, so the previous fix was outside.
-      let margin0 = circle.margin(chord: chordLength(p0, circle))
-      insideBySlot[slot] = settle(
-        circle, slot: slot, path: path, wasInside: false, margin0: margin0, p0: p0, p1: p1, length: length,
-        end: fix.coordinate)
+    // The new cell's circles, merged with the old cell's by slot.
+    let oldSlots = old.slots
+    let m = next.slots.count
+    cache.spareInside.removeAll(keepingCapacity: true)
+    cache.spareDue.removeAll(keepingCapacity: true)
+    cache.spareInside.append(contentsOf: repeatElement(false, count: m))
+    cache.spareDue.append(contentsOf: repeatElement(0, count: m))
+    settleLater.removeAll(keepingCapacity: true)
+    var i = 0
+    oldSlots.withUnsafeBufferPointer { oldSlots in
+      next.slots.withUnsafeBufferPointer { slots in
+        next.circles.withUnsafeBufferPointer { circles in
+          cache.inside.withUnsafeBufferPointer { oldInside in
+            cache.due.withUnsafeBufferPointer { oldMargin in
+              cache.spareInside.withUnsafeMutableBufferPointer { inside in
+                cache.spareDue.withUnsafeMutableBufferPointer { due in
+                  for j in 0..<m {
+                    let slot = slots[j]
+                    while i < oldSlots.count && oldSlots[i] < slot { i += 1 }
+                    if i < oldSlots.count && oldSlots[i] == slot {
+                      inside[j] = oldInside[i]
+                      due[j] = oldMargin[i]
+                      i += 1
+                      continue
+                    }
+                    // Not a candidate of the old cell: its box misses that cell, so the previous
+                    // fix was outside.
+                    let v = p0 - circles[j].center
+                    let d0 = (v * v).sum().squareRoot()
+                    let margin0 = max(circles[j].inner - d0, d0 - circles[j].outer, 0)
+                    let (state, margin1) = circles[j].classify(p1)
+                    guard state == false, margin0 + margin1 > length else {
+                      settleLater.append(Int32(j))
+                      due[j] = margin0
+                      continue
+                    }
+                    due[j] = margin1
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
     }
+    for j32 in settleLater {
+      let j = Int(j32)
+      let (isInside, margin) = settle(
+        next.circles[j], slot: Int(next.slots[j]), path: path, wasInside: false, margin0: cache.spareDue[j], p0: p0,
+        p1: p1, length: length, end: fix.coordinate)
+      cache.spareInside[j] = isInside
+      cache.spareDue[j] = margin
+    }
+    // Circles of the old cell only: the fix is in `next`, which their boxes miss, so they are
+    // outside there; their settled state is recorded for when they are met again.
+    var j = 0
+    for k in 0..<oldSlots.count {
+      let slot = oldSlots[k]
+      while j < m && next.slots[j] < slot { j += 1 }
+      if j < m && next.slots[j] == slot { continue }
+      insideBySlot[Int(slot)] = cache.inside[k]
+    }
+    cache.begin(next, generation: regions.generation)
     // Every polygon either cell touches: solve it on the segment.
-    for slot32 in old.touchingPolygonSlots + next.touchingPolygonSlots {
-      let slot = Int(slot32)
-      guard visited[slot] != stamp, let polygon = regions.polygons[slot] else { continue }
-      visited[slot] = stamp
-      insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
+    if !old.touchingPolygonSlots.isEmpty || !next.touchingPolygonSlots.isEmpty {
+      nextStamp()
+      for slot32 in old.touchingPolygonSlots + next.touchingPolygonSlots {
+        let slot = Int(slot32)
+        guard visited[slot] != stamp, let polygon = regions.polygons[slot] else { continue }
+        visited[slot] = stamp
+        insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
+      }
     }
+    for slot in next.polygonSlots { cache.polygonInside.append(insideBySlot[Int(slot)]) }
+    cache.rebuildNear()
   }
 
   /// Any other move: ask the index for every region whose box touches the segment's box.
@@ -460,6 +543,22 @@ public struct CrossingDetector {
     }
     marginBySlot[slot] = margin1
     return isInside
+  }
+
+  /// ``settle(_:slot:path:wasInside:margin0:p0:p1:length:end:)`` from a cell's record of the
+  /// circle (the index's geometry is read only for the exact decision in the band or to solve a
+  /// crossing); returns the state and the margin at the end.
+  @inline(__always)
+  private mutating func settle(
+    _ record: CellCandidates.Circle, slot: Int, path: PathSegment, wasInside: Bool, margin0: Double,
+    p0: SIMD3<Double>, p1: SIMD3<Double>, length: Double, end: Coordinate
+  ) -> (inside: Bool, margin: Double) {
+    let (state, margin1) = record.classify(p1)
+    let isInside = state ?? (regions.circles[slot]?.exactlyContains(end) ?? false)
+    if isInside != wasInside || margin0 + margin1 <= length, let circle = regions.circles[slot] {
+      solveCircle(circle, slot: slot, path: path, frame: .global, wasInside: wasInside, p0: p0, p1: p1, length: length)
+    }
+    return (isInside, margin1)
   }
 
   /// The candidates of a cell, from the memo or built from the index.
