@@ -22,6 +22,12 @@ final class CellCandidates {
     var inner: Double
     var outer: Double
 
+    init(_ circle: CircleGeometry) {
+      center = circle.centerCartesian
+      inner = circle.innerChord
+      outer = circle.outerChord
+    }
+
     /// Containment (nil inside the micrometre band) and the margin to the band, from the chord
     /// to a point with Earth-centred coordinates `p`.
     @inline(__always)
@@ -74,9 +80,7 @@ final class CellCandidates {
     slots.sort()
     circles.reserveCapacity(slots.count)
     for slot in slots {
-      if let circle = regions.circles[Int(slot)] {
-        circles.append(Circle(center: circle.centerCartesian, inner: circle.innerChord, outer: circle.outerChord))
-      }
+      if let circle = regions.circles[Int(slot)] { circles.append(Circle(circle)) }
     }
     self.slots = slots
     self.circles = circles

@@ -437,7 +437,12 @@ public struct CrossingDetector {
                 cache.spareDue.withUnsafeMutableBufferPointer { due in
                   for j in 0..<m {
                     let slot = slots[j]
-                    while i < oldSlots.count && oldSlots[i] < slot { i += 1 }
+                    // Circles of the old cell only: the fix is in `next`, which their boxes miss, so
+                    // they are outside there; their settled state is kept for when they are met again.
+                    while i < oldSlots.count && oldSlots[i] < slot {
+                      insideBySlot[Int(oldSlots[i])] = oldInside[i]
+                      i += 1
+                    }
                     if i < oldSlots.count && oldSlots[i] == slot {
                       inside[j] = oldInside[i]
                       due[j] = oldMargin[i]
@@ -472,14 +477,9 @@ public struct CrossingDetector {
       cache.spareInside[j] = isInside
       cache.spareDue[j] = margin
     }
-    // Circles of the old cell only: the fix is in `next`, which their boxes miss, so they are
-    // outside there; their settled state is recorded for when they are met again.
-    var j = 0
-    for k in 0..<oldSlots.count {
-      let slot = oldSlots[k]
-      while j < m && next.slots[j] < slot { j += 1 }
-      if j < m && next.slots[j] == slot { continue }
-      insideBySlot[Int(slot)] = cache.inside[k]
+    while i < oldSlots.count {
+      insideBySlot[Int(oldSlots[i])] = cache.inside[i]
+      i += 1
     }
     cache.begin(next, generation: regions.generation)
     // Every polygon either cell touches: solve it on the segment.
@@ -511,43 +511,21 @@ public struct CrossingDetector {
       let wasInside = insideBySlot[slot]
       if let circle = regions.circles[slot] {
         let margin0 = circle.margin(chord: chordLength(p0, circle))
-        insideBySlot[slot] = settle(circle, slot: slot, path: path, wasInside: wasInside, margin0: margin0, p0: p0, p1: p1, length: length, end: fix.coordinate)
+        let (isInside, margin) = settle(
+          CellCandidates.Circle(circle), slot: slot, path: path, wasInside: wasInside, margin0: margin0, p0: p0, p1: p1,
+          length: length, end: fix.coordinate)
+        insideBySlot[slot] = isInside
+        marginBySlot[slot] = margin
       } else if let polygon = regions.polygons[slot] {
         insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: wasInside)
       }
     }
   }
 
-  /// The circle's state at the segment's end, recording crossings when the state changed or the
-  /// margins at both ends leave room for the path to have touched the boundary.
-  @inline(__always)
-  private mutating func settle(
-    _ circle: CircleGeometry, slot: Int, path: PathSegment, wasInside: Bool, margin0: Double,
-    p0: SIMD3<Double>, p1: SIMD3<Double>, length: Double, end: Coordinate
-  ) -> Bool {
-    let d1 = chordLength(p1, circle)
-    let isInside: Bool
-    let margin1: Double
-    if d1 <= circle.innerChord {
-      isInside = true
-      margin1 = circle.innerChord - d1
-    } else if d1 > circle.outerChord {
-      isInside = false
-      margin1 = d1 - circle.outerChord
-    } else {
-      isInside = circle.exactlyContains(end)
-      margin1 = 0
-    }
-    if isInside != wasInside || margin0 + margin1 <= length {
-      solveCircle(circle, slot: slot, path: path, frame: .global, wasInside: wasInside, p0: p0, p1: p1, length: length)
-    }
-    marginBySlot[slot] = margin1
-    return isInside
-  }
-
-  /// ``settle(_:slot:path:wasInside:margin0:p0:p1:length:end:)`` from a cell's record of the
-  /// circle (the index's geometry is read only for the exact decision in the band or to solve a
-  /// crossing); returns the state and the margin at the end.
+  /// A circle's state and margin at the segment's end, from its chord record (the index's
+  /// geometry is read only for the exact decision in the band or to solve a crossing), recording
+  /// crossings when the state changed or the margins at both ends leave room for the path to have
+  /// touched the boundary.
   @inline(__always)
   private mutating func settle(
     _ record: CellCandidates.Circle, slot: Int, path: PathSegment, wasInside: Bool, margin0: Double,
