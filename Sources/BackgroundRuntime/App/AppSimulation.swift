@@ -113,7 +113,7 @@ public actor AppSimulation {
           yieldContinuations[id] = yield
           Task {
             do { try await handler?(event, context) } catch {}
-            await self.handlerReturned(id)
+            self.handlerReturned(id)
           }
         }
       case .resume(let id):

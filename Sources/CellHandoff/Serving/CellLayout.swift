@@ -1,4 +1,4 @@
-public import Geodesy
+import Geodesy
 
 /// Where the cells are: a tower map, or the synthetic hexagonal layout anchored at the first fix.
 public enum CellLayout: Sendable {
