@@ -184,7 +184,8 @@ public struct GPXReader {
 
   // MARK: - Tags
 
-  private enum Tag: UInt8 {
+  /// The GPX elements the reader interprets (``PlainTrackPoint`` names its children by them too).
+  enum Tag: UInt8 {
     case gpx, trk, trkseg, trkpt, rte, rtept, wpt
     case ele, time, hdop, vdop, pdop, sat, speed, course, hr, cad
     case other
@@ -206,7 +207,7 @@ public struct GPXReader {
   }
 
   /// The GPX element a local name stands for, compared as bytes.
-  private static func tag(forLocalName n: Slice<UnsafeBufferPointer<UInt8>>) -> Tag {
+  static func tag(forLocalName n: Slice<UnsafeBufferPointer<UInt8>>) -> Tag {
     @inline(__always) func byte(_ k: Int) -> UInt8 { n[n.startIndex + k] }
     @inline(__always) func equals(_ s: StaticString) -> Bool {
       let p = s.utf8Start

@@ -84,7 +84,12 @@ struct PlainTrackPoint {
       let nameStart = i + 1
       var nameEnd = nameStart
       while nameEnd < n, b[nameEnd] >= UInt8(ascii: "a"), b[nameEnd] <= UInt8(ascii: "z") { nameEnd += 1 }
-      guard nameEnd < n, b[nameEnd] == UInt8(ascii: ">"), let child = Child(b, nameStart, nameEnd) else { return nil }
+      guard nameEnd < n, b[nameEnd] == UInt8(ascii: ">") else { return nil }
+      let child = GPXReader.tag(forLocalName: b[nameStart..<nameEnd])
+      switch child {
+      case .ele, .time, .hdop, .vdop, .pdop, .sat, .speed, .course: break
+      default: return nil
+      }
       let valueStart = nameEnd + 1
       var valueEnd = valueStart
       while valueEnd < n, b[valueEnd] != UInt8(ascii: "<") { valueEnd += 1 }
@@ -118,36 +123,6 @@ struct PlainTrackPoint {
       case .sat:
         guard v >= 0 && v <= 1_000 && v == v.rounded() else { return nil }
         point.satellites = Int(v)
-      case .time: break
-      }
-    }
-  }
-
-  private enum Child {
-    case ele, time, hdop, vdop, pdop, sat, speed, course
-
-    init?(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
-      @inline(__always) func equals(_ s: StaticString) -> Bool {
-        guard s.utf8CodeUnitCount == end - start else { return false }
-        for k in 0..<(end - start) where b[start + k] != s.utf8Start[k] { return false }
-        return true
-      }
-      switch end - start {
-      case 3: if equals("ele") { self = .ele } else if equals("sat") { self = .sat } else { return nil }
-      case 4:
-        if equals("time") {
-          self = .time
-        } else if equals("hdop") {
-          self = .hdop
-        } else if equals("vdop") {
-          self = .vdop
-        } else if equals("pdop") {
-          self = .pdop
-        } else {
-          return nil
-        }
-      case 5: if equals("speed") { self = .speed } else { return nil }
-      case 6: if equals("course") { self = .course } else { return nil }
       default: return nil
       }
     }
