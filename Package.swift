@@ -48,7 +48,10 @@ package.targets += [
   ),
   .target(
     name: "Geofencing",
-    dependencies: ["Geodesy", "CGEOS", .product(name: "RealModule", package: "swift-numerics")]
+    dependencies: ["Geodesy", "CGEOS", .product(name: "RealModule", package: "swift-numerics")],
+    // The standard library's square root is a C shim compiled in the caller's module; without
+    // errno (which nothing here reads) it vectorises, which CircleFilter's lanes need.
+    swiftSettings: [.unsafeFlags(["-Xcc", "-fno-math-errno"])]
   ),
 ]
 

@@ -43,6 +43,10 @@ final class CellCandidates {
   // Circles whose bounding box touches the cell, by ascending slot.
   let slots: [Int32]
   let circles: [Circle]
+  /// Earth-centred coordinates of the cell's centre, the origin of ``filter``'s coordinates.
+  let origin: SIMD3<Double>
+  /// The circles in single precision, eight to a block (see ``FilterBlock``).
+  let filter: [FilterBlock]
   /// Polygons whose boundary passes through the cell; the others have one state in the cell.
   let polygonSlots: [Int32]
   /// Every polygon whose bounding box touches the cell, boundary in the cell or not.
@@ -84,6 +88,13 @@ final class CellCandidates {
     }
     self.slots = slots
     self.circles = circles
+    let centre = Ellipsoid.wgs84.cartesianFast(latitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2)
+    origin = centre
+    // A fix the filter sees is in this cell or a neighbour: within three half-cells of the centre
+    // in latitude and longitude, each degree at most 112 km.
+    let reach = 3 * (box.north - box.south) / 2 * 112_000 * 2
+    let epsilon = CircleFilter.slack(extent: CircleFilter.extent(circles, origin: centre, reach: reach))
+    filter = CircleFilter.blocks(circles, origin: centre, epsilon: epsilon)
     self.polygonSlots = polygonSlots
     self.touchingPolygonSlots = touchingPolygonSlots
   }
@@ -117,88 +128,80 @@ final class CellCandidates {
   }
 }
 
-/// The cell the device is in: its ``CellCandidates`` plus, for each circle, the containment state
-/// and the odometer reading at which it must be looked at again.
+/// The cell the device is in: its ``CellCandidates`` plus each circle's containment state, and
+/// the odometer reading at which the circles must be looked at again.
 ///
 /// **Temporal coherence.** A circle's state can change only once the device has moved as far as
 /// its *margin*, the distance of its chord to the uncertainty band: the chord to a centre changes
 /// by at most the distance moved. The cache keeps an odometer, the sum of the step bounds of every
-/// segment since the cell was entered (each bounds the path between two fixes in the cell), and
-/// gives each circle a due reading: odometer at its last evaluation plus its margin. Until the
-/// odometer reaches a circle's due reading, no point of the path can have crossed its boundary,
-/// not even between fixes. A fix whose odometer reading is below the earliest due reading costs a
-/// few arithmetic operations; otherwise only the circles that are due are evaluated.
+/// segment since the cell was entered (each bounds the path between two fixes in the cell). A look
+/// at the cell's circles (``CircleFilter``, all of them at once) sets the due reading: the odometer
+/// then plus the least margin. Until the odometer reaches it, no point of the path can have
+/// crossed a boundary, not even between fixes, and a fix costs a few arithmetic operations.
 struct CandidateCache {
   /// The cell; `nil` when the cache is invalid.
   var cell: CellCandidates?
   /// The index generation the cache was built from.
   var generation = -1
 
+  /// The state of each of the cell's circles.
   var inside: [Bool] = []
-  /// Odometer reading at which each circle must be evaluated again.
-  var due: [Double] = []
-  /// Spare arrays the next cell's states and readings are built in while the current cell's are
-  /// still read (then swapped), so that a move allocates nothing.
+  /// The same states as masks, eight circles to a block like the cell's ``CellCandidates/filter``.
+  var insideMasks: [SIMDMask<SIMD8<Int32>>] = []
+  /// A spare array the next cell's states are built in while the current cell's are still read
+  /// (then swapped), so that a move allocates nothing.
   var spareInside: [Bool] = []
-  var spareDue: [Double] = []
-  /// Circles that may fall due before ``horizon``; every other circle's reading is at or beyond
-  /// it, so a scan looks at these only until the odometer reaches the horizon.
-  var near: [Int32] = []
-  var horizon = 0.0
-  /// How far ahead of the odometer the near list reaches (metres).
-  static let nearReach = 200.0
   var polygonInside: [Bool] = []
 
-  /// Sum of step bounds since the cell was entered, and the earliest due reading.
+  /// Sum of step bounds since the cell was entered, and the reading at which the circles must be
+  /// looked at again.
   var odometer = 0.0
-  var nextDue = Double.infinity
+  var nextDue = 0.0
 
-  /// Starts a visit to `cell`: states come from `insideBySlot`, due readings from `margin`.
-  mutating func enter(_ cell: CellCandidates, generation: Int, insideBySlot: [Bool], margin: (Int) -> Double) {
+  /// Starts a visit to `cell` with states from `insideBySlot`; its circles are looked at at the
+  /// next fix.
+  mutating func enter(_ cell: CellCandidates, generation: Int, insideBySlot: [Bool]) {
     self.cell = cell
     self.generation = generation
     odometer = 0
-    let n = cell.slots.count
+    nextDue = 0
     inside.removeAll(keepingCapacity: true)
-    due.removeAll(keepingCapacity: true)
-    for k in 0..<n {
-      inside.append(insideBySlot[Int(cell.slots[k])])
-      due.append(margin(k))
-    }
+    for slot in cell.slots { inside.append(insideBySlot[Int(slot)]) }
     polygonInside.removeAll(keepingCapacity: true)
     for slot in cell.polygonSlots { polygonInside.append(insideBySlot[Int(slot)]) }
-    rebuildNear()
+    rebuildMasks()
   }
 
-  /// Starts a visit to `cell` with the states and due readings built in ``spareInside`` and
-  /// ``spareDue`` (in the cell's order; they become ``inside`` and ``due``) and no polygon state:
-  /// the caller appends the polygons' states, then calls ``rebuildNear()``.
+  /// Starts a visit to `cell` with the states built in ``spareInside`` (in the cell's order; it
+  /// becomes ``inside``) and no polygon state: the caller appends the polygons' states. Its
+  /// circles are looked at at the next fix.
   mutating func begin(_ cell: CellCandidates, generation: Int) {
     self.cell = cell
     self.generation = generation
     odometer = 0
+    nextDue = 0
     swap(&inside, &spareInside)
-    swap(&due, &spareDue)
     polygonInside.removeAll(keepingCapacity: true)
+    rebuildMasks()
   }
 
-  /// Lists the circles due within ``nearReach`` of the odometer, sets ``horizon`` to the earliest
-  /// reading of the others (+∞ if none) and ``nextDue`` to the earliest reading of all.
-  mutating func rebuildNear() {
-    near.removeAll(keepingCapacity: true)
-    let reach = odometer + Self.nearReach
-    var earliestNear = Double.infinity
-    var earliestFar = Double.infinity
-    for k in 0..<due.count {
-      let reading = due[k]
-      if reading < reach {
-        near.append(Int32(k))
-        earliestNear = min(earliestNear, reading)
-      } else {
-        earliestFar = min(earliestFar, reading)
+  /// Sets circle `k`'s state in both forms.
+  @inline(__always)
+  mutating func setInside(_ k: Int, _ state: Bool) {
+    inside[k] = state
+    insideMasks[k >> 3][k & 7] = state
+  }
+
+  mutating func rebuildMasks() {
+    insideMasks.removeAll(keepingCapacity: true)
+    var mask = SIMDMask<SIMD8<Int32>>(repeating: false)
+    for k in 0..<inside.count {
+      mask[k & 7] = inside[k]
+      if k & 7 == 7 {
+        insideMasks.append(mask)
+        mask = SIMDMask(repeating: false)
       }
     }
-    horizon = earliestFar
-    nextDue = min(earliestNear, earliestFar)
+    if inside.count & 7 != 0 { insideMasks.append(mask) }
   }
 }

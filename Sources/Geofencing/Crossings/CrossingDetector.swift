@@ -45,24 +45,14 @@ public struct CrossingDetector {
   var roots: [(u: Double, enter: Bool)] = []
   var parameters: [Double] = []
   var slotBuffer: [Int32] = []
-  /// Circles the last scan found worth a closer look (see ``ScanItem``).
-  var scanWork: [ScanItem] = []
+  /// Circles the last look at a cell left to the exact test, by index in the cell.
+  var filterWork: [Int32] = []
   /// Cells built since the index last changed, by key (cleared when it holds ``memoCapacity``).
   var cellMemo: [UInt64: CellCandidates] = [:]
-  /// Margins (lower bounds) at the current fix, valid for slots stamped during a transition.
-  var marginBySlot: [Double] = []
   /// Circles a move to a neighbouring cell settles after its pass over the cells' arrays.
   var settleLater: [Int32] = []
   var memoGeneration = -1
   static let memoCapacity = 4096
-
-  struct ScanItem {
-    var index: Int32
-    /// The state before this fix.
-    var wasInside: Bool
-    /// The state could not be decided from the chord (micrometre band): decide it exactly.
-    var ambiguous: Bool
-  }
 
   struct PendingCrossing {
     var time: Double
@@ -77,7 +67,6 @@ public struct CrossingDetector {
     self.regions = regions
     insideBySlot = Array(repeating: false, count: regions.slotCapacity)
     visited = Array(repeating: 0, count: regions.slotCapacity)
-    marginBySlot = Array(repeating: 0, count: regions.slotCapacity)
     slotBuffer.reserveCapacity(256)
     pending.reserveCapacity(16)
   }
@@ -263,44 +252,49 @@ public struct CrossingDetector {
     }
   }
 
-  /// Evaluates the circles that are due at `fix`, records crossings on the segment that ends
-  /// there, and renews their due readings.
+  /// Looks at every circle of the cell at `fix` (the filter, then the exact test for the few it
+  /// leaves), records crossings on the segment that ends there, and sets the next due reading.
   private mutating func scan(
     _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix, step: Double, odometerBefore: Double
   ) {
     let p = cell.frame.cartesian(fix.coordinate)
-    scanWork.clearKeepingCapacity()
-    if cache.odometer >= cache.horizon { cache.rebuildNear() }
-    cache.nextDue = Self.scanKernel(
-      cell, p, odometer: cache.odometer, odometerBefore: odometerBefore, step: step, near: cache.near,
-      horizon: cache.horizon, due: &cache.due, inside: &cache.inside, work: &scanWork)
-    if !scanWork.isEmpty {
-      let work = scanWork
+    filterWork.clearKeepingCapacity()
+    let margin = Self.look(at: p, in: cell, step: step, states: cache.insideMasks, work: &filterWork)
+    cache.nextDue = cache.odometer + margin
+    if !filterWork.isEmpty {
       let p0 = previousCartesianIsValid ? previousCartesian : cell.frame.cartesian(last.coordinate)
       var path: PathSegment?
-      for item in work {
-        let k = Int(item.index)
+      for index in filterWork {
+        let k = Int(index)
         let slot = Int(cell.slots[k])
-        guard let circle = regions.circles[slot] else { continue }
-        if item.ambiguous {
-          cache.inside[k] = circle.exactlyContains(fix.coordinate)
-        } else if cache.inside[k] == item.wasInside && step <= CircleCrossingSolver.maximumPieceLength {
-          // Same state at both ends of a short step: inside throughout when inside (the chord is
-          // quasi-convex along it), and a pass-through only if the path comes within the band —
-          // the path lies within √(L² − c²)/2 of the straight segment between the fixes.
-          if item.wasInside { continue }
-          let record = cell.circles[k]
-          let v = p - p0
-          let w = p0 - record.center
-          let vv = (v * v).sum()
-          let t = vv > 0 ? min(1, max(0, -(w * v).sum() / vv)) : 0
-          let nearest = w + t * v
-          let deviation = max(0, step * step - vv).squareRoot() / 2 + 1e-9
-          if (nearest * nearest).sum().squareRoot() - deviation > record.outer { continue }
+        let record = cell.circles[k]
+        let wasInside = cache.inside[k]
+        let isInside: Bool
+        if let state = record.classify(p).inside {
+          isInside = state
+          if state == wasInside && step <= CircleCrossingSolver.maximumPieceLength {
+            // Same state at both ends of a short step: inside throughout when inside (the chord is
+            // quasi-convex along it), and a pass-through only if the path comes within the band —
+            // the path lies within √(L² − c²)/2 of the straight segment between the fixes.
+            if wasInside { continue }
+            let v = p - p0
+            let w = p0 - record.center
+            let vv = (v * v).sum()
+            let t = vv > 0 ? min(1, max(0, -(w * v).sum() / vv)) : 0
+            let nearest = w + t * v
+            let deviation = max(0, step * step - vv).squareRoot() / 2 + 1e-9
+            if (nearest * nearest).sum().squareRoot() - deviation > record.outer { continue }
+          }
+        } else {
+          // In the micrometre band: decide exactly, and solve the segment whatever the result.
+          isInside = regions.circles[slot]?.exactlyContains(fix.coordinate) ?? false
         }
+        if isInside != wasInside { cache.setInside(k, isInside) }
+        // The index's geometry (a cache miss away) only for a crossing to solve.
+        guard let circle = regions.circles[slot] else { continue }
         if path == nil { path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time) }
         if let path {
-          solveCircle(circle, slot: slot, path: path, frame: cell.frame, wasInside: item.wasInside, p0: p0, p1: p, length: step)
+          solveCircle(circle, slot: slot, path: path, frame: cell.frame, wasInside: wasInside, p0: p0, p1: p, length: step)
         }
       }
     }
@@ -308,48 +302,20 @@ public struct CrossingDetector {
     previousCartesianIsValid = true
   }
 
-  /// The scan's inner loop: renews the due readings and states of the near circles that are
-  /// due, and lists those whose boundary the last segment may have crossed. Returns the earliest
-  /// due reading (the horizon at the latest).
-  static func scanKernel(
-    _ cell: CellCandidates, _ p: SIMD3<Double>, odometer: Double, odometerBefore: Double, step: Double,
-    near: [Int32], horizon: Double, due: inout [Double], inside: inout [Bool], work: inout [ScanItem]
+  /// Runs `cell`'s ``CircleFilter`` at the point with Earth-centred coordinates `p`, at the end of
+  /// a segment of length at most `step` from where the circles' states were `states`; appends the
+  /// circles it leaves to `work`. Returns a lower bound of every circle's margin at `p`.
+  @inline(__always)
+  static func look(
+    at p: SIMD3<Double>, in cell: CellCandidates, step: Double, states: [SIMDMask<SIMD8<Int32>>], work: inout [Int32]
   ) -> Double {
-    var nextDue = horizon
-    cell.circles.withUnsafeBufferPointer { circles in
-      near.withUnsafeBufferPointer { near in
-        due.withUnsafeMutableBufferPointer { due in
-          inside.withUnsafeMutableBufferPointer { inside in
-            for index in near {
-              let k = Int(index)
-              let reading = due[k]
-              guard reading <= odometer else {
-                nextDue = min(nextDue, reading)
-                continue
-              }
-              let wasInside = inside[k]
-              let (state, margin) = circles[k].classify(p)
-              guard let isInside = state else {
-                work.append(ScanItem(index: index, wasInside: wasInside, ambiguous: true))
-                due[k] = odometer
-                nextDue = min(nextDue, odometer)
-                continue
-              }
-              // The margin left at the previous fix was (reading − odometerBefore) > 0; the
-              // boundary can have been reached on this segment only if that plus the margin now
-              // fit within the step.
-              if isInside != wasInside || (reading - odometerBefore) + margin <= step {
-                work.append(ScanItem(index: index, wasInside: wasInside, ambiguous: false))
-              }
-              inside[k] = isInside
-              due[k] = odometer + margin
-              nextDue = min(nextDue, odometer + margin)
-            }
-          }
-        }
+    let d = p - cell.origin
+    let q = SIMD3<Float>(Float(d.x), Float(d.y), Float(d.z))
+    return cell.filter.withUnsafeBufferPointer { blocks in
+      states.withUnsafeBufferPointer { states in
+        CircleFilter.run(blocks, inside: states, at: q, step: step, work: &work)
       }
     }
-    return nextDue
   }
 
   // MARK: - Cell changes
@@ -367,7 +333,7 @@ public struct CrossingDetector {
     } else {
       writeBack()
       transitionAnywhere(path: path, last: last, fix: fix, p1: p1)
-      enter(next, at: p1, fix: fix, useSettledMargins: true)
+      enter(next, at: p1)
     }
   }
 
@@ -383,86 +349,50 @@ public struct CrossingDetector {
   ) {
     let length = path.lengthBound(from: 0, to: 1)
     let p0 = previousCartesianIsValid ? previousCartesian : old.frame.cartesian(last.coordinate)
-    let odometer = cache.odometer
-    // The old cell's circles settled at the new fix, in place: `inside` becomes the state there and
-    // `due` the margin there. The usual circle is out of reach of the segment or plainly on one
-    // side at both ends; the rest (a crossing to solve, or the chord band) are listed and settled
-    // after the pass, which touches only the cell's own arrays.
-    settleLater.removeAll(keepingCapacity: true)
-    old.circles.withUnsafeBufferPointer { circles in
-      cache.inside.withUnsafeMutableBufferPointer { inside in
-        cache.due.withUnsafeMutableBufferPointer { due in
-          for k in 0..<circles.count {
-            let remaining = max(0, due[k] - odometer)
-            if remaining > length {
-              // Out of reach on this segment: the state stands and the margin shrinks by at most its length.
-              due[k] = remaining - length
-              continue
-            }
-            let (state, margin1) = circles[k].classify(p1)
-            guard let state, state == inside[k], remaining + margin1 > length else {
-              settleLater.append(Int32(k))
-              continue
-            }
-            due[k] = margin1
-          }
-        }
-      }
-    }
-    for k32 in settleLater {
-      let k = Int(k32)
-      let remaining = max(0, cache.due[k] - odometer)
-      let (isInside, margin) = settle(
-        old.circles[k], slot: Int(old.slots[k]), path: path, wasInside: cache.inside[k], margin0: remaining, p0: p0,
-        p1: p1, length: length, end: fix.coordinate)
-      cache.inside[k] = isInside
-      cache.due[k] = margin
+    // The old cell's circles settled at the new fix, in place: the filter (in the old cell's
+    // coordinates, which reach its neighbours) clears the usual circle; the rest are settled exactly.
+    filterWork.clearKeepingCapacity()
+    _ = Self.look(at: p1, in: old, step: length, states: cache.insideMasks, work: &filterWork)
+    for index in filterWork {
+      let k = Int(index)
+      let record = old.circles[k]
+      cache.inside[k] = settle(
+        record, slot: Int(old.slots[k]), path: path, wasInside: cache.inside[k], margin0: record.classify(p0).margin,
+        p0: p0, p1: p1, length: length, end: fix.coordinate)
     }
     for k in 0..<old.polygonSlots.count { insideBySlot[Int(old.polygonSlots[k])] = cache.polygonInside[k] }
     // The new cell's circles, merged with the old cell's by slot.
     let oldSlots = old.slots
     let m = next.slots.count
     cache.spareInside.removeAll(keepingCapacity: true)
-    cache.spareDue.removeAll(keepingCapacity: true)
     cache.spareInside.append(contentsOf: repeatElement(false, count: m))
-    cache.spareDue.append(contentsOf: repeatElement(0, count: m))
     settleLater.removeAll(keepingCapacity: true)
     var i = 0
     oldSlots.withUnsafeBufferPointer { oldSlots in
       next.slots.withUnsafeBufferPointer { slots in
         next.circles.withUnsafeBufferPointer { circles in
           cache.inside.withUnsafeBufferPointer { oldInside in
-            cache.due.withUnsafeBufferPointer { oldMargin in
-              cache.spareInside.withUnsafeMutableBufferPointer { inside in
-                cache.spareDue.withUnsafeMutableBufferPointer { due in
-                  for j in 0..<m {
-                    let slot = slots[j]
-                    // Circles of the old cell only: the fix is in `next`, which their boxes miss, so
-                    // they are outside there; their settled state is kept for when they are met again.
-                    while i < oldSlots.count && oldSlots[i] < slot {
-                      insideBySlot[Int(oldSlots[i])] = oldInside[i]
-                      i += 1
-                    }
-                    if i < oldSlots.count && oldSlots[i] == slot {
-                      inside[j] = oldInside[i]
-                      due[j] = oldMargin[i]
-                      i += 1
-                      continue
-                    }
-                    // Not a candidate of the old cell: its box misses that cell, so the previous
-                    // fix was outside.
-                    let v = p0 - circles[j].center
-                    let d0 = (v * v).sum().squareRoot()
-                    let margin0 = max(circles[j].inner - d0, d0 - circles[j].outer, 0)
-                    let (state, margin1) = circles[j].classify(p1)
-                    guard state == false, margin0 + margin1 > length else {
-                      settleLater.append(Int32(j))
-                      due[j] = margin0
-                      continue
-                    }
-                    due[j] = margin1
-                  }
+            cache.spareInside.withUnsafeMutableBufferPointer { inside in
+              for j in 0..<m {
+                let slot = slots[j]
+                // Circles of the old cell only: the fix is in `next`, which their boxes miss, so
+                // they are outside there; their settled state is kept for when they are met again.
+                while i < oldSlots.count && oldSlots[i] < slot {
+                  insideBySlot[Int(oldSlots[i])] = oldInside[i]
+                  i += 1
                 }
+                if i < oldSlots.count && oldSlots[i] == slot {
+                  inside[j] = oldInside[i]
+                  i += 1
+                  continue
+                }
+                // Not a candidate of the old cell: its box misses that cell, so the previous
+                // fix was outside.
+                let v = p0 - circles[j].center
+                let d0 = (v * v).sum().squareRoot()
+                let margin0 = max(circles[j].inner - d0, d0 - circles[j].outer, 0)
+                let (state, margin1) = circles[j].classify(p1)
+                if state != false || margin0 + margin1 <= length { settleLater.append(Int32(j)) }
               }
             }
           }
@@ -471,11 +401,10 @@ public struct CrossingDetector {
     }
     for j32 in settleLater {
       let j = Int(j32)
-      let (isInside, margin) = settle(
-        next.circles[j], slot: Int(next.slots[j]), path: path, wasInside: false, margin0: cache.spareDue[j], p0: p0,
+      let record = next.circles[j]
+      cache.spareInside[j] = settle(
+        record, slot: Int(next.slots[j]), path: path, wasInside: false, margin0: record.classify(p0).margin, p0: p0,
         p1: p1, length: length, end: fix.coordinate)
-      cache.spareInside[j] = isInside
-      cache.spareDue[j] = margin
     }
     while i < oldSlots.count {
       insideBySlot[Int(oldSlots[i])] = cache.inside[i]
@@ -493,7 +422,6 @@ public struct CrossingDetector {
       }
     }
     for slot in next.polygonSlots { cache.polygonInside.append(insideBySlot[Int(slot)]) }
-    cache.rebuildNear()
   }
 
   /// Any other move: ask the index for every region whose box touches the segment's box.
@@ -511,18 +439,16 @@ public struct CrossingDetector {
       let wasInside = insideBySlot[slot]
       if let circle = regions.circles[slot] {
         let margin0 = circle.margin(chord: chordLength(p0, circle))
-        let (isInside, margin) = settle(
+        insideBySlot[slot] = settle(
           CellCandidates.Circle(circle), slot: slot, path: path, wasInside: wasInside, margin0: margin0, p0: p0, p1: p1,
           length: length, end: fix.coordinate)
-        insideBySlot[slot] = isInside
-        marginBySlot[slot] = margin
       } else if let polygon = regions.polygons[slot] {
         insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: wasInside)
       }
     }
   }
 
-  /// A circle's state and margin at the segment's end, from its chord record (the index's
+  /// A circle's state at the segment's end, from its chord record (the index's
   /// geometry is read only for the exact decision in the band or to solve a crossing), recording
   /// crossings when the state changed or the margins at both ends leave room for the path to have
   /// touched the boundary.
@@ -530,13 +456,13 @@ public struct CrossingDetector {
   private mutating func settle(
     _ record: CellCandidates.Circle, slot: Int, path: PathSegment, wasInside: Bool, margin0: Double,
     p0: SIMD3<Double>, p1: SIMD3<Double>, length: Double, end: Coordinate
-  ) -> (inside: Bool, margin: Double) {
+  ) -> Bool {
     let (state, margin1) = record.classify(p1)
     let isInside = state ?? (regions.circles[slot]?.exactlyContains(end) ?? false)
     if isInside != wasInside || margin0 + margin1 <= length, let circle = regions.circles[slot] {
       solveCircle(circle, slot: slot, path: path, frame: .global, wasInside: wasInside, p0: p0, p1: p1, length: length)
     }
-    return (isInside, margin1)
+    return isInside
   }
 
   /// The candidates of a cell, from the memo or built from the index.
@@ -552,18 +478,10 @@ public struct CrossingDetector {
     return cell
   }
 
-  /// Makes `cell` the current cell, with states from ``insideBySlot`` and margins at `p` (taken
-  /// from ``marginBySlot`` for the slots the transition just settled, when `useSettledMargins`).
-  private mutating func enter(_ cell: CellCandidates, at p: SIMD3<Double>, fix: LocationFix, useSettledMargins: Bool = false) {
-    let circles = cell.circles
-    let slots = cell.slots
-    let visited = self.visited
-    let stamp = self.stamp
-    let settled = marginBySlot
-    cache.enter(cell, generation: regions.generation, insideBySlot: insideBySlot) { k in
-      if useSettledMargins && visited[Int(slots[k])] == stamp { return settled[Int(slots[k])] }
-      return circles[k].classify(p).margin
-    }
+  /// Makes `cell` the current cell, with states from ``insideBySlot``; `p` is the Earth-centred
+  /// position of the last fix.
+  private mutating func enter(_ cell: CellCandidates, at p: SIMD3<Double>) {
+    cache.enter(cell, generation: regions.generation, insideBySlot: insideBySlot)
     previousCartesian = p
     previousCartesianIsValid = true
   }
@@ -668,7 +586,7 @@ public struct CrossingDetector {
         insideBySlot[slot] = regions.slot(slot, contains: fix.coordinate, cartesian: p)
       }
     }
-    enter(cell, at: p, fix: fix)
+    enter(cell, at: p)
   }
 
   /// Copies the cache's states back to the per-slot array and invalidates the cache.
@@ -686,9 +604,8 @@ public struct CrossingDetector {
     if insideBySlot.count < capacity {
       insideBySlot.append(contentsOf: repeatElement(false, count: capacity - insideBySlot.count))
       visited.append(contentsOf: repeatElement(0, count: capacity - visited.count))
-      marginBySlot.append(contentsOf: repeatElement(0, count: capacity - marginBySlot.count))
     }
-    assert(visited.count == insideBySlot.count && marginBySlot.count == insideBySlot.count)
+    assert(visited.count == insideBySlot.count)
   }
 
   /// Sorts this segment's crossings and appends them as ``RegionCrossing`` values.
