@@ -259,7 +259,13 @@ public struct CrossingDetector {
   ) {
     let p = cell.frame.cartesian(fix.coordinate)
     filterWork.clearKeepingCapacity()
-    let margin = Self.look(at: p, in: cell, step: step, states: cache.insideMasks, work: &filterWork)
+    let d = p - cell.origin
+    let q = SIMD3<Float>(Float(d.x), Float(d.y), Float(d.z))
+    let margin = cell.filter.withUnsafeBufferPointer { blocks in
+      cache.insideMasks.withUnsafeBufferPointer { states in
+        CircleFilter.run(blocks, inside: states, at: q, step: step, work: &filterWork)
+      }
+    }
     cache.nextDue = cache.odometer + margin
     if !filterWork.isEmpty {
       let p0 = previousCartesianIsValid ? previousCartesian : cell.frame.cartesian(last.coordinate)
