@@ -47,6 +47,9 @@ final class CellCandidates {
   let origin: SIMD3<Double>
   /// The circles in single precision, eight to a block (see ``FilterBlock``).
   let filter: [FilterBlock]
+  /// The map the filter's points are taken through, when its error fits in the filter's slack
+  /// (small cells); `nil`: through ``frame``.
+  let quadratic: LocalQuadraticMap?
   /// Polygons whose boundary passes through the cell; the others have one state in the cell.
   let polygonSlots: [Int32]
   /// Every polygon whose bounding box touches the cell, boundary in the cell or not.
@@ -92,8 +95,17 @@ final class CellCandidates {
     origin = centre
     // A fix the filter sees is in this cell or a neighbour: within three half-cells of the centre
     // in latitude and longitude, each degree at most 112 km.
-    let reach = 3 * (box.north - box.south) / 2 * 112_000 * 2
-    let epsilon = CircleFilter.slack(extent: CircleFilter.extent(circles, origin: centre, reach: reach))
+    let halfCells = 3 * (box.north - box.south) / 2
+    let reach = halfCells * 112_000 * 2
+    var epsilon = CircleFilter.slack(extent: CircleFilter.extent(circles, origin: centre, reach: reach))
+    // The quadratic map's error adds to the slack; it is used only where that at most doubles it.
+    let mapError = LocalQuadraticMap.errorBound(reach: halfCells)
+    if mapError <= epsilon / 2 {
+      quadratic = LocalQuadraticMap(latitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2)
+      epsilon += 2 * mapError
+    } else {
+      quadratic = nil
+    }
     filter = CircleFilter.blocks(circles, origin: centre, epsilon: epsilon)
     self.polygonSlots = polygonSlots
     self.touchingPolygonSlots = touchingPolygonSlots

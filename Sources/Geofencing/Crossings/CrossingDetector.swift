@@ -257,51 +257,69 @@ public struct CrossingDetector {
   private mutating func scan(
     _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix, step: Double, odometerBefore: Double
   ) {
-    let p = cell.frame.cartesian(fix.coordinate)
-    filterWork.clearKeepingCapacity()
-    let d = p - cell.origin
+    // The filter's point through the cell's quadratic map when it has one; the exact
+    // Earth-centred coordinates only if a circle needs the exact test.
+    let exact: SIMD3<Double>?
+    let d: SIMD3<Double>
+    if let map = cell.quadratic {
+      exact = nil
+      d = map.offset(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+    } else {
+      let p = cell.frame.cartesian(fix.coordinate)
+      exact = p
+      d = p - cell.origin
+    }
     let q = SIMD3<Float>(Float(d.x), Float(d.y), Float(d.z))
+    filterWork.clearKeepingCapacity()
     let margin = cell.filter.withUnsafeBufferPointer { blocks in
       cache.insideMasks.withUnsafeBufferPointer { states in
         CircleFilter.run(blocks, inside: states, at: q, step: step, work: &filterWork)
       }
     }
     cache.nextDue = cache.odometer + margin
-    if !filterWork.isEmpty {
-      let p0 = previousCartesianIsValid ? previousCartesian : cell.frame.cartesian(last.coordinate)
-      var path: PathSegment?
-      for index in filterWork {
-        let k = Int(index)
-        let slot = Int(cell.slots[k])
-        let record = cell.circles[k]
-        let wasInside = cache.inside[k]
-        let isInside: Bool
-        if let state = record.classify(p).inside {
-          isInside = state
-          if state == wasInside && step <= CircleCrossingSolver.maximumPieceLength {
-            // Same state at both ends of a short step: inside throughout when inside (the chord is
-            // quasi-convex along it), and a pass-through only if the path comes within the band —
-            // the path lies within √(L² − c²)/2 of the straight segment between the fixes.
-            if wasInside { continue }
-            let v = p - p0
-            let w = p0 - record.center
-            let vv = (v * v).sum()
-            let t = vv > 0 ? min(1, max(0, -(w * v).sum() / vv)) : 0
-            let nearest = w + t * v
-            let deviation = max(0, step * step - vv).squareRoot() / 2 + 1e-9
-            if (nearest * nearest).sum().squareRoot() - deviation > record.outer { continue }
-          }
-        } else {
-          // In the micrometre band: decide exactly, and solve the segment whatever the result.
-          isInside = regions.circles[slot]?.exactlyContains(fix.coordinate) ?? false
+    guard !filterWork.isEmpty else {
+      if let exact {
+        previousCartesian = exact
+        previousCartesianIsValid = true
+      } else {
+        previousCartesianIsValid = false
+      }
+      return
+    }
+    let p = exact ?? cell.frame.cartesian(fix.coordinate)
+    let p0 = previousCartesianIsValid ? previousCartesian : cell.frame.cartesian(last.coordinate)
+    var path: PathSegment?
+    for index in filterWork {
+      let k = Int(index)
+      let slot = Int(cell.slots[k])
+      let record = cell.circles[k]
+      let wasInside = cache.inside[k]
+      let isInside: Bool
+      if let state = record.classify(p).inside {
+        isInside = state
+        if state == wasInside && step <= CircleCrossingSolver.maximumPieceLength {
+          // Same state at both ends of a short step: inside throughout when inside (the chord is
+          // quasi-convex along it), and a pass-through only if the path comes within the band —
+          // the path lies within √(L² − c²)/2 of the straight segment between the fixes.
+          if wasInside { continue }
+          let v = p - p0
+          let w = p0 - record.center
+          let vv = (v * v).sum()
+          let t = vv > 0 ? min(1, max(0, -(w * v).sum() / vv)) : 0
+          let nearest = w + t * v
+          let deviation = max(0, step * step - vv).squareRoot() / 2 + 1e-9
+          if (nearest * nearest).sum().squareRoot() - deviation > record.outer { continue }
         }
-        if isInside != wasInside { cache.setInside(k, isInside) }
-        // The index's geometry (a cache miss away) only for a crossing to solve.
-        guard let circle = regions.circles[slot] else { continue }
-        if path == nil { path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time) }
-        if let path {
-          solveCircle(circle, slot: slot, path: path, frame: cell.frame, wasInside: wasInside, p0: p0, p1: p, length: step)
-        }
+      } else {
+        // In the micrometre band: decide exactly, and solve the segment whatever the result.
+        isInside = regions.circles[slot]?.exactlyContains(fix.coordinate) ?? false
+      }
+      if isInside != wasInside { cache.setInside(k, isInside) }
+      // The index's geometry (a cache miss away) only for a crossing to solve.
+      guard let circle = regions.circles[slot] else { continue }
+      if path == nil { path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time) }
+      if let path {
+        solveCircle(circle, slot: slot, path: path, frame: cell.frame, wasInside: wasInside, p0: p0, p1: p, length: step)
       }
     }
     previousCartesian = p
