@@ -94,12 +94,13 @@ final class CellCandidates {
     let centre = Ellipsoid.wgs84.cartesianFast(latitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2)
     origin = centre
     // A fix the filter sees is in this cell or a neighbour: within three half-cells of the centre
-    // in latitude and longitude, each degree at most 112 km.
-    let halfCells = 3 * (box.north - box.south) / 2
-    let reach = halfCells * 112_000 * 2
-    var epsilon = CircleFilter.slack(extent: CircleFilter.extent(circles, origin: centre, reach: reach))
+    // in latitude and in longitude, a degree of either being at most 112 km, so its offset from
+    // the centre is under twice that.
+    let reachDegrees = 3 * (box.north - box.south) / 2
+    let reachMetres = reachDegrees * 112_000 * 2
+    var epsilon = CircleFilter.slack(extent: CircleFilter.extent(circles, origin: centre, reach: reachMetres))
     // The quadratic map's error adds to the slack; it is used only where that at most doubles it.
-    let mapError = LocalQuadraticMap.errorBound(reach: halfCells)
+    let mapError = LocalQuadraticMap.errorBound(reach: reachDegrees)
     if mapError <= epsilon / 2 {
       quadratic = LocalQuadraticMap(latitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2)
       epsilon += 2 * mapError

@@ -33,7 +33,8 @@ struct FilterBlock {
 /// covers both with room to spare, so a lane the filter finds clear inside is inside the exact
 /// inner threshold, one clear outside is beyond the exact outer threshold plus the step, and its
 /// margin (chord distance to the band, ε taken off) is a lower bound of the exact margin.
-/// `CircleFilterTests` checks the bound against double precision at the extremes of C.
+/// `CircleFilterTests` checks the bound against double precision at the extremes of C. A cell
+/// whose points come through its ``LocalQuadraticMap`` adds twice that map's error bound to ε.
 enum CircleFilter {
   /// ε for a cell whose coordinates and thresholds are bounded by `extent` metres.
   static func slack(extent: Double) -> Double { extent * 0x1p-18 }
