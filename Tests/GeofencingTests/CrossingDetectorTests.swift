@@ -191,3 +191,52 @@ struct CrossingDetectorConsistencyTests {
     }
   }
 }
+
+/// The detector's state at every fix against the exact containment of every circle, on random
+/// walks at the antimeridian, near both poles and on the prime meridian, at several grid levels
+/// (the circle filter runs in each cell's own coordinates, with or without its quadratic map).
+@Suite("Crossing detector anywhere on Earth")
+struct CrossingDetectorAnywhereTests {
+  static let places: [(latitude: Double, longitude: Double)] = [(0.3, 179.99), (89.5, 30), (-89.6, -120), (51.48, -0.001)]
+
+  @Test(arguments: 0..<4)
+  func statesAgreeWithExactContainmentAtEveryFix(place: Int) throws {
+    var rng = SeededGenerator(seed: UInt64(40 + place))
+    let (latitude, longitude) = Self.places[place]
+    var position = try Coordinate(latitude: latitude, longitude: longitude)
+    var azimuth = rng.uniform(0...360)
+    var fixes: [LocationFix] = []
+    for k in 0..<1_500 {
+      fixes.append(LocationFix(time: 1_700_000_000 + Double(k), coordinate: position))
+      azimuth += rng.uniform(-25...25)
+      let step = k % 200 == 199 ? rng.uniform(300...900) : rng.uniform(3...40)
+      position = try #require(Geodesic.wgs84.direct(from: position, azimuth: azimuth, distance: step)).destination
+    }
+    var circles: [CircularRegion] = []
+    for i in 0..<150 {
+      let near = fixes[Int(rng.uniform(0...Double(fixes.count) - 1e-9))].coordinate
+      let radius = Double.exp(rng.uniform(Double.log(5)...Double.log(3_000)))
+      let center = try #require(
+        Geodesic.wgs84.direct(from: near, azimuth: rng.uniform(0...360), distance: rng.uniform(0...(1.3 * radius))))
+      circles.append(try CircularRegion(identifier: RegionIdentifier("c\(i)"), center: center.destination, radius: radius))
+    }
+    let regions = circles.map(Region.circle)
+    for level in [nil, 10, 14, 18] as [Int?] {
+      var detector = CrossingDetector(regions: try RegionIndex(regions, configuration: .init(gridLevel: level)))
+      var crossings: [RegionCrossing] = []
+      try detector.process(fixes, into: &crossings)
+      var inside = Dictionary(uniqueKeysWithValues: circles.map { ($0.identifier, $0.contains(fixes[0].coordinate)) })
+      var next = 0
+      var mismatches = 0
+      for k in 1..<fixes.count {
+        while next < crossings.count && crossings[next].toFix == k {
+          inside[crossings[next].region] = crossings[next].direction == .enter
+          next += 1
+        }
+        for circle in circles where inside[circle.identifier] != circle.contains(fixes[k].coordinate) { mismatches += 1 }
+      }
+      #expect(mismatches == 0, "level \(level.map(String.init) ?? "auto"): \(mismatches) (fix, circle) states differ")
+      #expect(crossings.count > 50, "the walk should cross boundaries")
+    }
+  }
+}
