@@ -312,11 +312,10 @@ public struct CrossingDetector {
         }
       } else {
         // In the micrometre band: decide exactly, and solve the segment whatever the result.
-        isInside = regions.circles[slot]?.exactlyContains(fix.coordinate) ?? false
+        isInside = cell.geometry(k).exactlyContains(fix.coordinate)
       }
       if isInside != wasInside { cache.setInside(k, isInside) }
-      // The index's geometry (a cache miss away) only for a crossing to solve.
-      guard let circle = regions.circles[slot] else { continue }
+      let circle = cell.geometry(k)
       if path == nil { path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time) }
       if let path {
         solveCircle(circle, slot: slot, path: path, frame: cell.frame, wasInside: wasInside, p0: p0, p1: p, length: step)
@@ -379,9 +378,9 @@ public struct CrossingDetector {
     _ = Self.look(at: p1, in: old, step: length, states: cache.insideMasks, work: &filterWork)
     for index in filterWork {
       let k = Int(index)
-      let record = old.circles[k]
       cache.inside[k] = settle(
-        record, slot: Int(old.slots[k]), path: path, wasInside: cache.inside[k], margin0: record.classify(p0).margin,
+        old.geometry(k), slot: Int(old.slots[k]), path: path, wasInside: cache.inside[k],
+        margin0: old.circles[k].classify(p0).margin,
         p0: p0, p1: p1, length: length, end: fix.coordinate)
     }
     for k in 0..<old.polygonSlots.count { insideBySlot[Int(old.polygonSlots[k])] = cache.polygonInside[k] }
@@ -425,9 +424,9 @@ public struct CrossingDetector {
     }
     for j32 in settleLater {
       let j = Int(j32)
-      let record = next.circles[j]
       cache.spareInside[j] = settle(
-        record, slot: Int(next.slots[j]), path: path, wasInside: false, margin0: record.classify(p0).margin, p0: p0,
+        next.geometry(j), slot: Int(next.slots[j]), path: path, wasInside: false,
+        margin0: next.circles[j].classify(p0).margin, p0: p0,
         p1: p1, length: length, end: fix.coordinate)
     }
     while i < oldSlots.count {
@@ -464,7 +463,7 @@ public struct CrossingDetector {
       if let circle = regions.circles[slot] {
         let margin0 = circle.margin(chord: chordLength(p0, circle))
         insideBySlot[slot] = settle(
-          CellCandidates.Circle(circle), slot: slot, path: path, wasInside: wasInside, margin0: margin0, p0: p0, p1: p1,
+          circle, slot: slot, path: path, wasInside: wasInside, margin0: margin0, p0: p0, p1: p1,
           length: length, end: fix.coordinate)
       } else if let polygon = regions.polygons[slot] {
         insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: wasInside)
@@ -472,18 +471,16 @@ public struct CrossingDetector {
     }
   }
 
-  /// A circle's state at the segment's end, from its chord record (the index's
-  /// geometry is read only for the exact decision in the band or to solve a crossing), recording
-  /// crossings when the state changed or the margins at both ends leave room for the path to have
-  /// touched the boundary.
+  /// A circle's state at the segment's end, recording crossings when the state changed or the
+  /// margins at both ends leave room for the path to have touched the boundary.
   @inline(__always)
   private mutating func settle(
-    _ record: CellCandidates.Circle, slot: Int, path: PathSegment, wasInside: Bool, margin0: Double,
+    _ circle: CircleGeometry, slot: Int, path: PathSegment, wasInside: Bool, margin0: Double,
     p0: SIMD3<Double>, p1: SIMD3<Double>, length: Double, end: Coordinate
   ) -> Bool {
-    let (state, margin1) = record.classify(p1)
-    let isInside = state ?? (regions.circles[slot]?.exactlyContains(end) ?? false)
-    if isInside != wasInside || margin0 + margin1 <= length, let circle = regions.circles[slot] {
+    let (state, margin1) = CellCandidates.Circle(circle).classify(p1)
+    let isInside = state ?? circle.exactlyContains(end)
+    if isInside != wasInside || margin0 + margin1 <= length {
       solveCircle(circle, slot: slot, path: path, frame: .global, wasInside: wasInside, p0: p0, p1: p1, length: length)
     }
     return isInside

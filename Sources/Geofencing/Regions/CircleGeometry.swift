@@ -26,6 +26,15 @@ struct CircleGeometry: Sendable {
     outerChord = region.radius + Self.slack
   }
 
+  /// The geometry with its parts given, as computed before by ``init(_:)``.
+  init(center: Coordinate, radius: Double, centerCartesian: SIMD3<Double>, innerChord: Double, outerChord: Double) {
+    self.center = center
+    self.radius = radius
+    self.centerCartesian = centerCartesian
+    self.innerChord = innerChord
+    self.outerChord = outerChord
+  }
+
   /// Exact containment by the geodesic distance.
   func exactlyContains(_ point: Coordinate) -> Bool {
     Geodesic.wgs84.distance(from: center, to: point) <= radius
