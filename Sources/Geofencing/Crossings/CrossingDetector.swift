@@ -271,6 +271,9 @@ public struct CrossingDetector {
     }
     let q = SIMD3<Float>(Float(d.x), Float(d.y), Float(d.z))
     filterWork.clearKeepingCapacity()
+    // ``look(at:in:step:states:work:)`` written out: through a shared helper (static, or a
+    // mutating method) the compiler keeps a call and an array retain per look, 2.5 % of the
+    // instructions at 100k circles.
     let margin = cell.filter.withUnsafeBufferPointer { blocks in
       cache.insideMasks.withUnsafeBufferPointer { states in
         CircleFilter.run(blocks, inside: states, at: q, step: step, work: &filterWork)
