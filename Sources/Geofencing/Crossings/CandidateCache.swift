@@ -14,6 +14,9 @@ final class CellCandidates {
   /// M_max and p_max over the cell's latitudes (metres), for step bounds.
   let meridionalRadius: Double
   let parallelRadius: Double
+  /// The same bounds in metres per degree: M_max·π/180 and p_max·π/180.
+  let metresPerDegreeLatitude: Double
+  let metresPerDegreeLongitude: Double
   let frame: CartesianFrame
 
   /// One circle of the cell: centre and chord thresholds together, for one memory access.
@@ -70,6 +73,8 @@ final class CellCandidates {
     let box = GridCell.box(key: key)
     self.box = box
     (meridionalRadius, parallelRadius) = PathSegment.radiusBounds(latitudeA: box.south, latitudeB: box.north)
+    metresPerDegreeLatitude = meridionalRadius * (Double.pi / 180)
+    metresPerDegreeLongitude = parallelRadius * (Double.pi / 180)
     frame = CartesianFrame(
       latitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2, halfSize: (box.north - box.south) / 2)
     scratch.removeAll(keepingCapacity: true)
@@ -164,18 +169,35 @@ final class CellCandidates {
     let dLambda = parallelRadius * deltaLongitude * (Double.pi / 180)
     return (dPhi * dPhi + dLambda * dLambda).squareRoot() * (1 + 1e-12) + 1e-9
   }
+
+  /// ``stepBound(deltaLatitude:deltaLongitude:)`` between two points, the longitude difference
+  /// taken the short way round.
+  @inline(__always)
+  func stepBound(from a: Coordinate, to b: Coordinate) -> Double {
+    var dLon = b.longitude - a.longitude
+    if dLon >= 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
+    return stepBound(deltaLatitude: b.latitude - a.latitude, deltaLongitude: dLon)
+  }
 }
 
 /// The cell the device is in: its ``CellCandidates`` plus each circle's containment state, and
-/// the odometer reading at which the circles must be looked at again.
+/// the *quiet ellipse* within which the circles need no look.
 ///
 /// **Temporal coherence.** A circle's state can change only once the device has moved as far as
 /// its *margin*, the distance of its chord to the uncertainty band: the chord to a centre changes
-/// by at most the distance moved. The cache keeps an odometer, the sum of the step bounds of every
-/// segment since the cell was entered (each bounds the path between two fixes in the cell). A look
-/// at the cell's circles (``CircleFilter``, all of them at once) sets the due reading: the odometer
-/// then plus the least margin. Until the odometer reaches it, no point of the path can have
-/// crossed a boundary, not even between fixes, and a fix costs a few arithmetic operations.
+/// by at most the straight-line distance moved. A look at the cell's circles (``CircleFilter``,
+/// all of them at once) at a fix L gives the least margin m. The cache then keeps L and the set of
+/// points P of the cell whose step bound from L (``CellCandidates/stepBound(deltaLatitude:deltaLongitude:)``,
+/// a bound of the chord |P − L|) is below m: an ellipse in latitude and longitude, tested without a
+/// square root (``isQuiet(_:latitude:longitude:)``). The path between two fixes is straight in
+/// latitude and longitude and the ellipse is convex, so while the fixes stay in it so does every
+/// point of the path between them: no boundary can have been crossed, not even between fixes, and
+/// a fix costs a few multiplications, with no chain from one fix to the next. The first fix
+/// outside it is due for a look, which also settles the segment that left the ellipse.
+///
+/// The distance from L bounds the path no worse than the path's length (the step bound is a norm
+/// in latitude and longitude, so it obeys the triangle inequality): a look is never due earlier
+/// than by the sum of the step bounds since L, and much later when the device dithers in place.
 struct CandidateCache {
   /// The cell; `nil` when the cache is invalid.
   var cell: CellCandidates?
@@ -191,18 +213,40 @@ struct CandidateCache {
   var spareInside: [Bool] = []
   var polygonInside: [Bool] = []
 
-  /// Sum of step bounds since the cell was entered, and the reading at which the circles must be
-  /// looked at again.
-  var odometer = 0.0
-  var nextDue = 0.0
+  /// The fix of the last look (degrees) and the squared semi-axis, in metres², of the quiet
+  /// ellipse around it; −1 when the next fix is due.
+  var lookLatitude = 0.0
+  var lookLongitude = 0.0
+  var quietSquared = -1.0
+
+  /// Whether a fix of the cell at (`latitude`, `longitude`) is still in the quiet ellipse, so that
+  /// no circle can have changed state on the path since the last look.
+  @inline(__always)
+  func isQuiet(_ cell: CellCandidates, latitude: Double, longitude: Double) -> Bool {
+    // Both points are in the cell, whose longitudes do not wrap.
+    let north = cell.metresPerDegreeLatitude * (latitude - lookLatitude)
+    let east = cell.metresPerDegreeLongitude * (longitude - lookLongitude)
+    return north * north + east * east < quietSquared
+  }
+
+  /// Records a look at (`latitude`, `longitude`) whose least margin was `margin` metres: the quiet
+  /// ellipse holds the points whose step bound from there is below it. The step bound's own
+  /// factor 1 + 1e-12 and 1e-9 m are taken off, and a further 1e-12 covers the rounding of the
+  /// sum of squares (a few units in the last place).
+  @inline(__always)
+  mutating func looked(latitude: Double, longitude: Double, margin: Double) {
+    lookLatitude = latitude
+    lookLongitude = longitude
+    let r = (margin - 1e-9) / (1 + 2e-12)
+    quietSquared = r > 0 ? r * r : -1
+  }
 
   /// Starts a visit to `cell` with states from `insideBySlot`; its circles are looked at at the
   /// next fix.
   mutating func enter(_ cell: CellCandidates, generation: Int, insideBySlot: [Bool]) {
     self.cell = cell
     self.generation = generation
-    odometer = 0
-    nextDue = 0
+    quietSquared = -1
     inside.removeAll(keepingCapacity: true)
     for slot in cell.slots { inside.append(insideBySlot[Int(slot)]) }
     polygonInside.removeAll(keepingCapacity: true)
@@ -216,8 +260,7 @@ struct CandidateCache {
   mutating func begin(_ cell: CellCandidates, generation: Int) {
     self.cell = cell
     self.generation = generation
-    odometer = 0
-    nextDue = 0
+    quietSquared = -1
     swap(&inside, &spareInside)
     polygonInside.removeAll(keepingCapacity: true)
     rebuildMasks()

@@ -167,29 +167,22 @@ public struct CrossingDetector {
   ) -> Int {
     var j = start
     var before = last
-    var odometer = cache.odometer
     let firstIndex = fixCount
     while j < fixes.count {
       let fix = fixes[j]
-      guard fix.time >= before.time, fix.time.isFinite,
-        cell.contains(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+      let latitude = fix.coordinate.latitude
+      let longitude = fix.coordinate.longitude
+      guard fix.time >= before.time, fix.time.isFinite, cell.contains(latitude: latitude, longitude: longitude)
       else { break }
-      var dLon = fix.coordinate.longitude - before.coordinate.longitude
-      if dLon >= 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
-      let step = cell.stepBound(deltaLatitude: fix.coordinate.latitude - before.coordinate.latitude, deltaLongitude: dLon)
-      let odometerBefore = odometer
-      odometer += step
-      if odometer >= cache.nextDue {
-        cache.odometer = odometer
-        scan(cell, from: before, to: fix, step: step, odometerBefore: odometerBefore)
-        if !pending.isEmpty { flush(into: &crossings, fromFix: firstIndex + (j - start) - 1) }
-      } else {
+      if cache.isQuiet(cell, latitude: latitude, longitude: longitude) {
         previousCartesianIsValid = false
+      } else {
+        scan(cell, from: before, to: fix, step: cell.stepBound(from: before.coordinate, to: fix.coordinate))
+        if !pending.isEmpty { flush(into: &crossings, fromFix: firstIndex + (j - start) - 1) }
       }
       before = fix
       j += 1
     }
-    cache.odometer = odometer
     if j > start {
       previous = fixes[j - 1]
       fixCount += j - start
@@ -233,15 +226,10 @@ public struct CrossingDetector {
 
   @inline(__always)
   private mutating func advanceWithinCell(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix) {
-    var dLon = fix.coordinate.longitude - last.coordinate.longitude
-    if dLon >= 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
-    let step = cell.stepBound(deltaLatitude: fix.coordinate.latitude - last.coordinate.latitude, deltaLongitude: dLon)
-    let before = cache.odometer
-    cache.odometer += step
-    if cache.odometer < cache.nextDue {
+    if cache.isQuiet(cell, latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude) {
       previousCartesianIsValid = false
     } else {
-      scan(cell, from: last, to: fix, step: step, odometerBefore: before)
+      scan(cell, from: last, to: fix, step: cell.stepBound(from: last.coordinate, to: fix.coordinate))
     }
     guard !cell.polygonSlots.isEmpty else { return }
     let path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
@@ -253,10 +241,9 @@ public struct CrossingDetector {
   }
 
   /// Looks at every circle of the cell at `fix` (the filter, then the exact test for the few it
-  /// leaves), records crossings on the segment that ends there, and sets the next due reading.
-  private mutating func scan(
-    _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix, step: Double, odometerBefore: Double
-  ) {
+  /// leaves), records crossings on the segment of length at most `step` that ends there, and sets
+  /// the quiet ellipse around `fix`.
+  private mutating func scan(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix, step: Double) {
     // The filter's point through the cell's quadratic map when it has one; the exact
     // Earth-centred coordinates only if a circle needs the exact test.
     let exact: SIMD3<Double>?
@@ -279,7 +266,7 @@ public struct CrossingDetector {
         CircleFilter.run(blocks, inside: states, at: q, step: step, work: &filterWork)
       }
     }
-    cache.nextDue = cache.odometer + margin
+    cache.looked(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, margin: margin)
     guard !filterWork.isEmpty else {
       if let exact {
         previousCartesian = exact
