@@ -36,7 +36,9 @@ package.targets += [
     name: "CGEOS",
     pkgConfig: "geos",
     providers: [.apt(["libgeos-dev"]), .brew(["geos"])]
-  )
+  ),
+  // The circle filter's vector loop (see Geofencing's CircleFilter): one header, inlined.
+  .target(name: "CCircleFilter"),
 ]
 
 // MARK: - Geometry core
@@ -48,7 +50,7 @@ package.targets += [
   ),
   .target(
     name: "Geofencing",
-    dependencies: ["Geodesy", "CGEOS", .product(name: "RealModule", package: "swift-numerics")],
+    dependencies: ["Geodesy", "CGEOS", "CCircleFilter", .product(name: "RealModule", package: "swift-numerics")],
     // The standard library's square root is a C shim compiled in the caller's module; without
     // errno (which nothing here reads) it vectorises, which CircleFilter's lanes need.
     swiftSettings: [.unsafeFlags(["-Xcc", "-fno-math-errno"])]

@@ -70,23 +70,21 @@ struct CircleFilterTests {
     let epsilon = slackFactor * CircleFilter.slack(extent: extent)
     let blocks = CircleFilter.blocks(circles, origin: origin, epsilon: epsilon)
     var violations = Violations()
-    var work: [Int32] = []
     for p in points {
       let v = p - origin
       let q = SIMD3<Float>(Float(v.x), Float(v.y), Float(v.z))
       let step = rng.uniform(0...50)
       for wasInside in [false, true] {
-        work.removeAll()
         let states = [SIMDMask<SIMD8<Int32>>(repeating: wasInside)]
-        let margin = blocks.withUnsafeBufferPointer { blocks in
-          states.withUnsafeBufferPointer { states in CircleFilter.run(blocks, inside: states, at: q, step: step, work: &work) }
+        let (margin, uncleared) = blocks.withUnsafeBufferPointer { blocks in
+          states.withUnsafeBufferPointer { states in CircleFilter.run(blocks, inside: states, from: 0, at: q, step: step) }
         }
         var least = Double.infinity
         for (k, circle) in circles.enumerated() {
           let d = ((p - circle.center) * (p - circle.center)).sum().squareRoot()
           let exactMargin = max(circle.inner - d, d - circle.outer, 0)
           least = min(least, exactMargin)
-          let cleared = !work.contains(Int32(k))
+          let cleared = uncleared & (1 << k) == 0
           if cleared { violations.cleared += 1 }
           if cleared && wasInside && d > circle.inner { violations.clearedInside += 1 }
           if cleared && !wasInside && d <= circle.outer + step { violations.clearedOutside += 1 }
@@ -124,5 +122,75 @@ struct CircleFilterTests {
       }
     }
     #expect(total.clearedInside + total.clearedOutside + total.margin > 0)
+  }
+
+  /// The C kernel reads ``FilterBlock`` and the state masks as plain floats and integers.
+  @Test("Blocks and masks have the layout the kernel reads")
+  func layout() {
+    #expect(MemoryLayout<FilterBlock>.stride == 48 * MemoryLayout<Float>.stride)
+    #expect(MemoryLayout<SIMDMask<SIMD8<Int32>>>.stride == 8 * MemoryLayout<Int32>.stride)
+  }
+
+  /// A cell of 150 circles (19 blocks, three runs of at most eight): every bit names the right
+  /// circle, whatever its block and lane, with mixed states.
+  @Test("Runs over many blocks clear the right circles and bound every margin")
+  func manyBlocks() throws {
+    var rng = SeededGenerator(seed: 99)
+    let latitude = 37.7
+    let longitude = -122.4
+    let origin = Ellipsoid.wgs84.cartesianFast(latitude: latitude, longitude: longitude)
+    var circles: [CellCandidates.Circle] = []
+    for i in 0..<150 {
+      let center = Coordinate(
+        uncheckedLatitude: latitude + rng.uniform(-0.01...0.01), longitude: longitude + rng.uniform(-0.01...0.01))
+      let circle = try CircularRegion(identifier: RegionIdentifier("c\(i)"), center: center, radius: rng.uniform(50...900))
+      circles.append(CellCandidates.Circle(CircleGeometry(circle)))
+    }
+    let epsilon = CircleFilter.slack(extent: CircleFilter.extent(circles, origin: origin, reach: 5_000))
+    let blocks = CircleFilter.blocks(circles, origin: origin, epsilon: epsilon)
+    #expect(blocks.count == 19)
+    var mismatches = 0
+    var checked = 0
+    for _ in 0..<300 {
+      let fix = Ellipsoid.wgs84.cartesianFast(
+        latitude: latitude + rng.uniform(-0.006...0.006), longitude: longitude + rng.uniform(-0.006...0.006))
+      let step = rng.uniform(0...30)
+      // The true state of most circles, and a wrong one for some: those must stay uncleared.
+      var states: [Bool] = []
+      for circle in circles {
+        let d = ((fix - circle.center) * (fix - circle.center)).sum().squareRoot()
+        states.append(rng.uniform(0...1) < 0.1 ? d > circle.inner : d <= circle.inner)
+      }
+      var masks: [SIMDMask<SIMD8<Int32>>] = []
+      for b in 0..<blocks.count {
+        var mask = SIMDMask<SIMD8<Int32>>(repeating: false)
+        for lane in 0..<8 where b * 8 + lane < states.count { mask[lane] = states[b * 8 + lane] }
+        masks.append(mask)
+      }
+      let v = fix - origin
+      let q = SIMD3<Float>(Float(v.x), Float(v.y), Float(v.z))
+      var least = Double.infinity
+      var exactLeast = Double.infinity
+      for first in stride(from: 0, to: blocks.count, by: CircleFilter.blocksPerRun) {
+        let (margin, uncleared) = blocks.withUnsafeBufferPointer { blocks in
+          masks.withUnsafeBufferPointer { masks in CircleFilter.run(blocks, inside: masks, from: first, at: q, step: step) }
+        }
+        least = min(least, margin)
+        for k in first * 8..<min(circles.count, (first + CircleFilter.blocksPerRun) * 8) {
+          let circle = circles[k]
+          let d = ((fix - circle.center) * (fix - circle.center)).sum().squareRoot()
+          exactLeast = min(exactLeast, max(circle.inner - d, d - circle.outer, 0))
+          let cleared = uncleared & (1 << (k - first * 8)) == 0
+          // Clear: the state held and is out of reach; kept: it did not, or it is near.
+          let clearlyHeld = states[k] ? d < circle.inner - 4 * epsilon : d > circle.outer + step + 4 * epsilon
+          let mayClear = states[k] ? d <= circle.inner : d > circle.outer + step
+          if cleared != clearlyHeld && !(cleared && mayClear) { mismatches += 1 }
+          checked += 1
+        }
+      }
+      #expect(least <= exactLeast)
+    }
+    #expect(mismatches == 0)
+    #expect(checked == 300 * 150)
   }
 }

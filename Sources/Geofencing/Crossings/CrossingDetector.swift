@@ -45,8 +45,6 @@ public struct CrossingDetector {
   var roots: [(u: Double, enter: Bool)] = []
   var parameters: [Double] = []
   var slotBuffer: [Int32] = []
-  /// Circles the last look at a cell left to the exact test, by index in the cell.
-  var filterWork: [Int32] = []
   /// Cells built since the index last changed, by key (cleared when it holds ``memoCapacity``).
   var cellMemo: [UInt64: CellCandidates] = [:]
   /// Circles a move to a neighbouring cell settles after its pass over the cells' arrays.
@@ -257,76 +255,93 @@ public struct CrossingDetector {
       d = p - cell.origin
     }
     let q = SIMD3<Float>(Float(d.x), Float(d.y), Float(d.z))
-    filterWork.clearKeepingCapacity()
-    // ``look(at:in:step:states:work:)`` written out: through a shared helper (static, or a
-    // mutating method) the compiler keeps a call and an array retain per look, 2.5 % of the
-    // instructions at 100k circles.
-    let margin = cell.filter.withUnsafeBufferPointer { blocks in
-      cache.insideMasks.withUnsafeBufferPointer { states in
-        CircleFilter.run(blocks, inside: states, at: q, step: step, work: &filterWork)
-      }
-    }
-    cache.looked(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, margin: margin)
-    guard !filterWork.isEmpty else {
-      if let exact {
-        previousCartesian = exact
-        previousCartesianIsValid = true
-      } else {
-        previousCartesianIsValid = false
-      }
-      return
-    }
-    let p = exact ?? cell.frame.cartesian(fix.coordinate)
-    let p0 = previousCartesianIsValid ? previousCartesian : cell.frame.cartesian(last.coordinate)
+    var p = exact
+    var p0: SIMD3<Double>?
     var path: PathSegment?
-    for index in filterWork {
-      let k = Int(index)
-      let slot = Int(cell.slots[k])
-      let record = cell.circles[k]
-      let wasInside = cache.inside[k]
-      let isInside: Bool
-      if let state = record.classify(p).inside {
-        isInside = state
-        if state == wasInside && step <= CircleCrossingSolver.maximumPieceLength {
-          // Same state at both ends of a short step: inside throughout when inside (the chord is
-          // quasi-convex along it), and a pass-through only if the path comes within the band —
-          // the path lies within √(L² − c²)/2 of the straight segment between the fixes.
-          if wasInside { continue }
-          let v = p - p0
-          let w = p0 - record.center
-          let vv = (v * v).sum()
-          let t = vv > 0 ? min(1, max(0, -(w * v).sum() / vv)) : 0
-          let nearest = w + t * v
-          let deviation = max(0, step * step - vv).squareRoot() / 2 + 1e-9
-          if (nearest * nearest).sum().squareRoot() - deviation > record.outer { continue }
+    var least = Double.infinity
+    var first = 0
+    repeat {
+      // ``look(at:in:from:step:states:)`` written out: through a shared helper (static, or a
+      // mutating method) the compiler keeps a call and an array retain per look, 2.5 % of the
+      // instructions at 100k circles.
+      let (margin, uncleared) = cell.filter.withUnsafeBufferPointer { blocks in
+        cache.insideMasks.withUnsafeBufferPointer { states in
+          CircleFilter.run(blocks, inside: states, from: first, at: q, step: step)
         }
-      } else {
-        // In the micrometre band: decide exactly, and solve the segment whatever the result.
-        isInside = cell.geometry(k).exactlyContains(fix.coordinate)
       }
-      if isInside != wasInside { cache.setInside(k, isInside) }
-      let circle = cell.geometry(k)
-      if path == nil { path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time) }
-      if let path {
-        solveCircle(circle, slot: slot, path: path, frame: cell.frame, wasInside: wasInside, p0: p0, p1: p, length: step)
+      least = min(least, margin)
+      var left = uncleared
+      while left != 0 {
+        let k = first &* 8 &+ left.trailingZeroBitCount
+        left &= left &- 1
+        // The exact coordinates of both ends, once per look.
+        let p1 = p ?? cell.frame.cartesian(fix.coordinate)
+        p = p1
+        let start = p0 ?? (previousCartesianIsValid ? previousCartesian : cell.frame.cartesian(last.coordinate))
+        p0 = start
+        settleFlagged(k, in: cell, from: last, to: fix, step: step, p0: start, p1: p1, path: &path)
       }
+      first &+= CircleFilter.blocksPerRun
+    } while first < cell.filter.count
+    cache.looked(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, margin: least)
+    if let p {
+      previousCartesian = p
+      previousCartesianIsValid = true
+    } else {
+      previousCartesianIsValid = false
     }
-    previousCartesian = p
-    previousCartesianIsValid = true
   }
 
-  /// Runs `cell`'s ``CircleFilter`` at the point with Earth-centred coordinates `p`, at the end of
-  /// a segment of length at most `step` from where the circles' states were `states`; appends the
-  /// circles it leaves to `work`. Returns a lower bound of every circle's margin at `p`.
+  /// The exact test of circle `k` of the cell, which the filter did not clear at the end of the
+  /// segment from `last` to `fix` (Earth-centred `p0`, `p1`), recording its crossings on it.
+  @inline(__always)
+  private mutating func settleFlagged(
+    _ k: Int, in cell: CellCandidates, from last: LocationFix, to fix: LocationFix, step: Double,
+    p0: SIMD3<Double>, p1 p: SIMD3<Double>, path: inout PathSegment?
+  ) {
+    let slot = Int(cell.slots[k])
+    let record = cell.circles[k]
+    let wasInside = cache.inside[k]
+    let isInside: Bool
+    if let state = record.classify(p).inside {
+      isInside = state
+      if state == wasInside && step <= CircleCrossingSolver.maximumPieceLength {
+        // Same state at both ends of a short step: inside throughout when inside (the chord is
+        // quasi-convex along it), and a pass-through only if the path comes within the band —
+        // the path lies within √(L² − c²)/2 of the straight segment between the fixes.
+        if wasInside { return }
+        let v = p - p0
+        let w = p0 - record.center
+        let vv = (v * v).sum()
+        let t = vv > 0 ? min(1, max(0, -(w * v).sum() / vv)) : 0
+        let nearest = w + t * v
+        let deviation = max(0, step * step - vv).squareRoot() / 2 + 1e-9
+        if (nearest * nearest).sum().squareRoot() - deviation > record.outer { return }
+      }
+    } else {
+      // In the micrometre band: decide exactly, and solve the segment whatever the result.
+      isInside = cell.geometry(k).exactlyContains(fix.coordinate)
+    }
+    if isInside != wasInside { cache.setInside(k, isInside) }
+    let circle = cell.geometry(k)
+    let segment = path ?? PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
+    path = segment
+    solveCircle(circle, slot: slot, path: segment, frame: cell.frame, wasInside: wasInside, p0: p0, p1: p, length: step)
+  }
+
+  /// Runs `cell`'s ``CircleFilter`` on blocks `first ..< first + 8` at the point with
+  /// Earth-centred coordinates `p`, at the end of a segment of length at most `step` from where
+  /// the circles' states were `states`. Returns a lower bound of those circles' margins at `p`,
+  /// and the circles it left (bit i: circle `8 * first + i`).
   @inline(__always)
   static func look(
-    at p: SIMD3<Double>, in cell: CellCandidates, step: Double, states: [SIMDMask<SIMD8<Int32>>], work: inout [Int32]
-  ) -> Double {
+    at p: SIMD3<Double>, in cell: CellCandidates, from first: Int, step: Double, states: [SIMDMask<SIMD8<Int32>>]
+  ) -> (margin: Double, uncleared: UInt64) {
     let d = p - cell.origin
     let q = SIMD3<Float>(Float(d.x), Float(d.y), Float(d.z))
     return cell.filter.withUnsafeBufferPointer { blocks in
       states.withUnsafeBufferPointer { states in
-        CircleFilter.run(blocks, inside: states, at: q, step: step, work: &work)
+        CircleFilter.run(blocks, inside: states, from: first, at: q, step: step)
       }
     }
   }
@@ -364,14 +379,18 @@ public struct CrossingDetector {
     let p0 = previousCartesianIsValid ? previousCartesian : old.frame.cartesian(last.coordinate)
     // The old cell's circles settled at the new fix, in place: the filter (in the old cell's
     // coordinates, which reach its neighbours) clears the usual circle; the rest are settled exactly.
-    filterWork.clearKeepingCapacity()
-    _ = Self.look(at: p1, in: old, step: length, states: cache.insideMasks, work: &filterWork)
-    for index in filterWork {
-      let k = Int(index)
-      cache.inside[k] = settle(
-        old.geometry(k), slot: Int(old.slots[k]), path: path, wasInside: cache.inside[k],
-        margin0: old.circles[k].classify(p0).margin,
-        p0: p0, p1: p1, length: length, end: fix.coordinate)
+    var first = 0
+    while first < old.filter.count {
+      var left = Self.look(at: p1, in: old, from: first, step: length, states: cache.insideMasks).uncleared
+      while left != 0 {
+        let k = first &* 8 &+ left.trailingZeroBitCount
+        left &= left &- 1
+        cache.inside[k] = settle(
+          old.geometry(k), slot: Int(old.slots[k]), path: path, wasInside: cache.inside[k],
+          margin0: old.circles[k].classify(p0).margin,
+          p0: p0, p1: p1, length: length, end: fix.coordinate)
+      }
+      first &+= CircleFilter.blocksPerRun
     }
     for k in 0..<old.polygonSlots.count { insideBySlot[Int(old.polygonSlots[k])] = cache.polygonInside[k] }
     // The new cell's circles, merged with the old cell's by slot.
