@@ -1,5 +1,5 @@
 import Geodesy
-import Geofencing
+@testable import Geofencing
 import Testing
 import _GeoWakeTestSupport
 
@@ -94,5 +94,37 @@ struct RegionIndexTests {
       let expected = live.filter { BruteForceCrossings.exactlyContains($0, point) }.map(\.identifier).sorted()
       #expect(index.regions(containing: point) == expected)
     }
+  }
+
+  /// Compacting the postings changes where they are, not what a query returns or in which order,
+  /// and leaves each cell's list in consecutive entries.
+  @Test func compactedPostingsAnswerTheSameInTheSameOrder() throws {
+    var rng = SeededGenerator(seed: 5)
+    let regions = try randomRegions(count: 500, rng: &rng)
+    var linked = RegionIndex(configuration: .init(gridLevel: 9))
+    for region in regions { try linked.insert(region) }
+    // Leave holes on the free list, as a stream of removals does.
+    for i in stride(from: 0, to: regions.count, by: 7) { linked.remove(regions[i].identifier) }
+    var compacted = linked
+    compacted.compactPostings()
+    var consecutive = 0
+    for point in try queryPoints(near: regions, count: 1000, rng: &rng) {
+      var a: [Int32] = []
+      var b: [Int32] = []
+      linked.appendSlots(nearLatitude: point.latitude, longitude: point.longitude, into: &a)
+      compacted.appendSlots(nearLatitude: point.latitude, longitude: point.longitude, into: &b)
+      #expect(a == b)
+      for level in compacted.occupiedLevels {
+        var posting = compacted.heads.value(for: GridCell.key(latitude: point.latitude, longitude: point.longitude, level: level))
+        while posting >= 0 {
+          let next = compacted.postingNext[Int(posting)]
+          #expect(next < 0 || next == posting + 1)
+          if next >= 0 { consecutive += 1 }
+          posting = next
+        }
+      }
+    }
+    #expect(consecutive > 1_000)
+    #expect(compacted.postingSlot.count < linked.postingSlot.count)
   }
 }

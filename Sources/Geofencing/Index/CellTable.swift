@@ -57,6 +57,11 @@ struct CellTable {
     }
   }
 
+  /// Replaces every value by `transform` of it, in bucket order.
+  mutating func transformValues(_ transform: (Int32) -> Int32) {
+    for i in keys.indices where keys[i] != Self.empty { values[i] = transform(values[i]) }
+  }
+
   /// Removes `key` (backward-shift deletion keeps probe sequences intact without tombstones).
   mutating func remove(_ key: UInt64) {
     let mask = keys.count - 1

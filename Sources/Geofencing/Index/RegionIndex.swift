@@ -99,6 +99,32 @@ public struct RegionIndex {
     for i in list.indices {
       _ = try insert(list[i], circle: circles[i], box: boxes[i])
     }
+    compactPostings()
+  }
+
+  /// Lays each cell's postings out one after another, in list order, so that walking a cell's
+  /// list reads consecutive memory instead of chasing links across the whole arrays (a cell the
+  /// detector enters was a chain of cache misses). Queries return the same slots in the same order.
+  mutating func compactPostings() {
+    let oldSlot = postingSlot
+    let oldNext = postingNext
+    var newSlot: [Int32] = []
+    var newNext: [Int32] = []
+    newSlot.reserveCapacity(oldSlot.count)
+    newNext.reserveCapacity(oldSlot.count)
+    heads.transformValues { head in
+      let newHead = Int32(truncatingIfNeeded: newSlot.count)
+      var posting = head
+      while posting >= 0 {
+        newSlot.append(oldSlot[Int(posting)])
+        posting = oldNext[Int(posting)]
+        newNext.append(posting >= 0 ? Int32(truncatingIfNeeded: newSlot.count) : -1)
+      }
+      return newHead
+    }
+    postingSlot = newSlot
+    postingNext = newNext
+    freePosting = -1
   }
 
   private mutating func regionsReserve(_ n: Int) {
