@@ -231,13 +231,14 @@ struct CandidateCache {
 
   /// Records a look at (`latitude`, `longitude`) whose least margin was `margin` metres: the quiet
   /// ellipse holds the points whose step bound from there is below it. The step bound's own
-  /// factor 1 + 1e-12 and 1e-9 m are taken off, and a further 1e-12 covers the rounding of the
-  /// sum of squares (a few units in the last place).
+  /// factor 1 + 1e-12 and 1e-9 m are taken off, with room to spare for the rounding of the sum
+  /// of squares (a few units in the last place): a product by 1 − 3e-12 < (1 − 2e-12) / (1 + 1e-12),
+  /// not a division.
   @inline(__always)
   mutating func looked(latitude: Double, longitude: Double, margin: Double) {
     lookLatitude = latitude
     lookLongitude = longitude
-    let r = (margin - 1e-9) / (1 + 2e-12)
+    let r = (margin - 1e-9) * (1 - 3e-12)
     quietSquared = r > 0 ? r * r : -1
   }
 
