@@ -55,6 +55,8 @@ final class CellCandidates {
   /// The same circles' centres and radii: with ``circles`` they make the index's geometry, read
   /// here instead of from the index (a cache miss away) for each crossing.
   let discs: [Disc]
+  /// The same circles' identifiers, for the crossings found in the cell.
+  let identifiers: [RegionIdentifier]
   /// Earth-centred coordinates of the cell's centre, the origin of ``filter``'s coordinates.
   let origin: SIMD3<Double>
   /// The circles in single precision, eight to a block (see ``FilterBlock``).
@@ -102,13 +104,17 @@ final class CellCandidates {
     circles.reserveCapacity(slots.count)
     var discs: [Disc] = []
     discs.reserveCapacity(slots.count)
+    var identifiers: [RegionIdentifier] = []
+    identifiers.reserveCapacity(slots.count)
     for slot in slots {
       if let circle = regions.circles[Int(slot)] {
         circles.append(Circle(circle))
         discs.append(Disc(center: circle.center, radius: circle.radius))
+        identifiers.append(regions.identifier(slot: Int(slot)))
       }
     }
     self.discs = discs
+    self.identifiers = identifiers
     self.slots = slots
     self.circles = circles
     let centre = Ellipsoid.wgs84.cartesianFast(latitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2)

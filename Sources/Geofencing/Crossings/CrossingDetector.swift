@@ -56,6 +56,9 @@ public struct CrossingDetector {
     var time: Double
     var coordinate: Coordinate
     var slot: Int
+    /// The region's identifier, from the cell when it is a circle of the cell: reading it from
+    /// the index at flush time was a cache miss per crossing.
+    var identifier: RegionIdentifier
     var enter: Bool
     var passThrough: Bool
   }
@@ -326,7 +329,9 @@ public struct CrossingDetector {
     let circle = cell.geometry(k)
     let segment = path ?? PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
     path = segment
-    solveCircle(circle, slot: slot, path: segment, frame: cell.frame, wasInside: wasInside, p0: p0, p1: p, length: step)
+    solveCircle(
+      circle, slot: slot, identifier: cell.identifiers[k], path: segment, frame: cell.frame, wasInside: wasInside,
+      p0: p0, p1: p, length: step)
   }
 
   /// Runs `cell`'s ``CircleFilter`` on blocks `first ..< first + 8` at the point with
@@ -386,7 +391,7 @@ public struct CrossingDetector {
         let k = first &* 8 &+ left.trailingZeroBitCount
         left &= left &- 1
         cache.inside[k] = settle(
-          old.geometry(k), slot: Int(old.slots[k]), path: path, wasInside: cache.inside[k],
+          old.geometry(k), slot: Int(old.slots[k]), identifier: old.identifiers[k], path: path, wasInside: cache.inside[k],
           margin0: old.circles[k].classify(p0).margin,
           p0: p0, p1: p1, length: length, end: fix.coordinate)
       }
@@ -434,7 +439,7 @@ public struct CrossingDetector {
     for j32 in settleLater {
       let j = Int(j32)
       cache.spareInside[j] = settle(
-        next.geometry(j), slot: Int(next.slots[j]), path: path, wasInside: false,
+        next.geometry(j), slot: Int(next.slots[j]), identifier: next.identifiers[j], path: path, wasInside: false,
         margin0: next.circles[j].classify(p0).margin, p0: p0,
         p1: p1, length: length, end: fix.coordinate)
     }
@@ -472,8 +477,8 @@ public struct CrossingDetector {
       if let circle = regions.circles[slot] {
         let margin0 = circle.margin(chord: chordLength(p0, circle))
         insideBySlot[slot] = settle(
-          circle, slot: slot, path: path, wasInside: wasInside, margin0: margin0, p0: p0, p1: p1,
-          length: length, end: fix.coordinate)
+          circle, slot: slot, identifier: regions.identifier(slot: slot), path: path, wasInside: wasInside,
+          margin0: margin0, p0: p0, p1: p1, length: length, end: fix.coordinate)
       } else if let polygon = regions.polygons[slot] {
         insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: wasInside)
       }
@@ -484,13 +489,15 @@ public struct CrossingDetector {
   /// margins at both ends leave room for the path to have touched the boundary.
   @inline(__always)
   private mutating func settle(
-    _ circle: CircleGeometry, slot: Int, path: PathSegment, wasInside: Bool, margin0: Double,
-    p0: SIMD3<Double>, p1: SIMD3<Double>, length: Double, end: Coordinate
+    _ circle: CircleGeometry, slot: Int, identifier: RegionIdentifier, path: PathSegment,
+    wasInside: Bool, margin0: Double, p0: SIMD3<Double>, p1: SIMD3<Double>, length: Double, end: Coordinate
   ) -> Bool {
     let (state, margin1) = CellCandidates.Circle(circle).classify(p1)
     let isInside = state ?? circle.exactlyContains(end)
     if isInside != wasInside || margin0 + margin1 <= length {
-      solveCircle(circle, slot: slot, path: path, frame: .global, wasInside: wasInside, p0: p0, p1: p1, length: length)
+      solveCircle(
+        circle, slot: slot, identifier: identifier, path: path, frame: .global, wasInside: wasInside, p0: p0,
+        p1: p1, length: length)
     }
     return isInside
   }
@@ -533,8 +540,8 @@ public struct CrossingDetector {
   /// Records the crossings of a circle on a segment whose start state is `wasInside`; `p0` and `p1`
   /// are the Earth-centred coordinates of its ends, `length` a bound on its length.
   private mutating func solveCircle(
-    _ circle: CircleGeometry, slot: Int, path: PathSegment, frame: CartesianFrame, wasInside: Bool,
-    p0: SIMD3<Double>, p1: SIMD3<Double>, length: Double
+    _ circle: CircleGeometry, slot: Int, identifier: RegionIdentifier, path: PathSegment, frame: CartesianFrame,
+    wasInside: Bool, p0: SIMD3<Double>, p1: SIMD3<Double>, length: Double
   ) {
     let solver = CircleCrossingSolver(circle: circle, path: path, frame: frame)
     var start = solver.evaluation(p0, point: path.point(at: 0))
@@ -550,13 +557,14 @@ public struct CrossingDetector {
     for root in roots {
       pending.append(
         PendingCrossing(
-          time: path.time(at: root.u), coordinate: path.point(at: root.u), slot: slot, enter: root.enter,
-          passThrough: passThrough))
+          time: path.time(at: root.u), coordinate: path.point(at: root.u), slot: slot, identifier: identifier,
+          enter: root.enter, passThrough: passThrough))
     }
   }
 
   /// Records a polygon's crossings on the segment and returns its state at the end.
   private mutating func solvePolygon(_ polygon: PolygonGeometry, slot: Int, path: PathSegment, wasInside: Bool) -> Bool {
+    let identifier = regions.identifier(slot: slot)
     let planar = polygon.planar
     let x0 = planar.x(longitude: path.longitude0)
     let x1 = x0 + path.deltaLongitude
@@ -582,7 +590,8 @@ public struct CrossingDetector {
         if midState != state {
           pending.append(
             PendingCrossing(
-              time: path.time(at: u), coordinate: path.point(at: u), slot: slot, enter: midState, passThrough: false))
+              time: path.time(at: u), coordinate: path.point(at: u), slot: slot, identifier: identifier,
+              enter: midState, passThrough: false))
           crossingsHere += 1
           state = midState
         }
@@ -591,7 +600,9 @@ public struct CrossingDetector {
     // The end state is authoritative; a final mismatch (a crossing exactly at the end fix) closes here.
     if state != isInside {
       pending.append(
-        PendingCrossing(time: path.time1, coordinate: path.point(at: 1), slot: slot, enter: isInside, passThrough: false))
+        PendingCrossing(
+          time: path.time1, coordinate: path.point(at: 1), slot: slot, identifier: identifier, enter: isInside,
+          passThrough: false))
       crossingsHere += 1
     }
     if crossingsHere >= 2 && wasInside == isInside {
@@ -643,16 +654,13 @@ public struct CrossingDetector {
     if pending.count > 1 {
       pending.sort { a, b in
         if a.time != b.time { return a.time < b.time }
-        let ia = regions.regions[a.slot]?.identifier.rawValue ?? ""
-        let ib = regions.regions[b.slot]?.identifier.rawValue ?? ""
-        if ia != ib { return ia < ib }
+        if a.identifier != b.identifier { return a.identifier.rawValue < b.identifier.rawValue }
         return a.enter && !b.enter
       }
     }
     for p in pending {
-      guard let region = regions.regions[p.slot] else { continue }
       var crossing = RegionCrossing(
-        region: region.identifier, direction: p.enter ? .enter : .exit, time: p.time,
+        region: p.identifier, direction: p.enter ? .enter : .exit, time: p.time,
         coordinate: p.coordinate, fromFix: fromFix, toFix: fromFix + 1, isPassThrough: p.passThrough)
       crossing.slot = Int32(p.slot)
       crossings.append(crossing)

@@ -309,6 +309,16 @@ public struct RegionIndex {
 // MARK: - Queries
 
 extension RegionIndex {
+  /// The identifier of the region in `slot`, which must hold one.
+  @inline(__always)
+  func identifier(slot: Int) -> RegionIdentifier {
+    switch regions[slot] {
+    case .circle(let circle)?: circle.identifier
+    case .polygon(let polygon)?: polygon.identifier
+    case nil: preconditionFailure("slot \(slot) holds no region")
+    }
+  }
+
   /// Appends every slot filed in a cell containing the point, one per occupied level; each slot
   /// appears at most once (a region sits at one level, and the point is in one cell per level).
   /// Every region whose bounding box holds the point is among them.
