@@ -424,7 +424,11 @@ public struct CrossingDetector {
                   continue
                 }
                 // Not a candidate of the old cell: its box misses that cell, so the previous
-                // fix was outside.
+                // fix was outside. Beyond the outer threshold plus the step at the new fix, no point
+                // of the path came near: outside throughout (no square root for the usual circle).
+                let w = p1 - circles[j].center
+                let reach = circles[j].outer + length
+                if (w * w).sum() > reach * reach { continue }
                 let v = p0 - circles[j].center
                 let d0 = (v * v).sum().squareRoot()
                 let margin0 = max(circles[j].inner - d0, d0 - circles[j].outer, 0)
