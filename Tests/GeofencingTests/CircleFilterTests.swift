@@ -128,6 +128,8 @@ struct CircleFilterTests {
   @Test("Blocks and masks have the layout the kernel reads")
   func layout() {
     #expect(MemoryLayout<FilterBlock>.stride == 48 * MemoryLayout<Float>.stride)
+    let fields: [PartialKeyPath<FilterBlock>] = [\.x, \.y, \.z, \.innerSquared, \.inner, \.outer]
+    #expect(fields.map { MemoryLayout<FilterBlock>.offset(of: $0) } == [0, 32, 64, 96, 128, 160])
     #expect(MemoryLayout<SIMDMask<SIMD8<Int32>>>.stride == 8 * MemoryLayout<Int32>.stride)
   }
 

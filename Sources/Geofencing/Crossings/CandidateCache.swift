@@ -82,6 +82,7 @@ final class CellCandidates {
     scratch.removeAll(keepingCapacity: true)
     regions.appendSlots(nearLatitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2, into: &scratch)
     var slots: [Int32] = []
+    slots.reserveCapacity(scratch.count)
     var circles: [Circle] = []
     var polygonSlots: [Int32] = []
     var touchingPolygonSlots: [Int32] = []
@@ -277,19 +278,27 @@ struct CandidateCache {
   @inline(__always)
   mutating func setInside(_ k: Int, _ state: Bool) {
     inside[k] = state
-    insideMasks[k >> 3][k & 7] = state
+    insideMasks.withUnsafeMutableBufferPointer { masks in
+      Self.lanes(of: masks)[k] = state ? -1 : 0
+    }
   }
 
   mutating func rebuildMasks() {
     insideMasks.removeAll(keepingCapacity: true)
-    var mask = SIMDMask<SIMD8<Int32>>(repeating: false)
-    for k in 0..<inside.count {
-      mask[k & 7] = inside[k]
-      if k & 7 == 7 {
-        insideMasks.append(mask)
-        mask = SIMDMask(repeating: false)
+    guard !inside.isEmpty else { return }
+    insideMasks.append(contentsOf: repeatElement(SIMDMask(repeating: false), count: (inside.count + 7) / 8))
+    inside.withUnsafeBufferPointer { inside in
+      insideMasks.withUnsafeMutableBufferPointer { masks in
+        let lanes = Self.lanes(of: masks)
+        for k in inside.indices { lanes[k] = inside[k] ? -1 : 0 }
       }
     }
-    if inside.count & 7 != 0 { insideMasks.append(mask) }
+  }
+
+  /// The masks' lanes as 32-bit integers, circle k at k (a lane written through `SIMDMask`'s
+  /// subscript goes through memory: about 25 instructions).
+  @inline(__always)
+  static func lanes(of masks: UnsafeMutableBufferPointer<SIMDMask<SIMD8<Int32>>>) -> UnsafeMutablePointer<Int32> {
+    UnsafeMutableRawPointer(masks.baseAddress.unsafelyUnwrapped).assumingMemoryBound(to: Int32.self)
   }
 }

@@ -44,25 +44,23 @@ enum CircleFilter {
   /// The blocks for `circles` (in order: circle k is lane k % 8 of block k / 8), relative to
   /// `origin`, with slack `epsilon`.
   static func blocks(_ circles: [CellCandidates.Circle], origin: SIMD3<Double>, epsilon: Double) -> [FilterBlock] {
-    var blocks: [FilterBlock] = []
-    blocks.reserveCapacity((circles.count + 7) / 8)
-    var block = FilterBlock.unused
-    for (k, circle) in circles.enumerated() {
-      let lane = k & 7
-      let c = circle.center - origin
-      block.x[lane] = Float(c.x)
-      block.y[lane] = Float(c.y)
-      block.z[lane] = Float(c.z)
-      let inner = circle.inner - epsilon
-      block.innerSquared[lane] = inner > 0 ? Float(inner * inner) : -1
-      block.inner[lane] = Float(inner)
-      block.outer[lane] = Float(circle.outer + epsilon)
-      if lane == 7 {
-        blocks.append(block)
-        block = .unused
+    var blocks = [FilterBlock](repeating: .unused, count: (circles.count + 7) / 8)
+    guard !blocks.isEmpty else { return blocks }
+    // Lanes written as plain floats: through `SIMD8`'s subscript each goes through memory.
+    blocks.withUnsafeMutableBufferPointer { blocks in
+      let floats = UnsafeMutableRawPointer(blocks.baseAddress.unsafelyUnwrapped).assumingMemoryBound(to: Float.self)
+      for (k, circle) in circles.enumerated() {
+        let lane = floats + (k >> 3) * 48 + (k & 7)
+        let c = circle.center - origin
+        let inner = circle.inner - epsilon
+        lane[0] = Float(c.x)
+        lane[8] = Float(c.y)
+        lane[16] = Float(c.z)
+        lane[24] = inner > 0 ? Float(inner * inner) : -1
+        lane[32] = Float(inner)
+        lane[40] = Float(circle.outer + epsilon)
       }
     }
-    if circles.count & 7 != 0 { blocks.append(block) }
     return blocks
   }
 
