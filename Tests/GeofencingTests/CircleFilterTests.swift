@@ -77,7 +77,9 @@ struct CircleFilterTests {
       for wasInside in [false, true] {
         let states = [SIMDMask<SIMD8<Int32>>(repeating: wasInside)]
         let (margin, uncleared) = blocks.withUnsafeBufferPointer { blocks in
-          states.withUnsafeBufferPointer { states in CircleFilter.run(blocks, inside: states, from: 0, at: q, step: step) }
+          states.withUnsafeBufferPointer { states in
+            CircleFilter.run(blocks, inside: states, from: 0, at: q, step: step)
+          }
         }
         var least = Double.infinity
         for (k, circle) in circles.enumerated() {
@@ -145,7 +147,8 @@ struct CircleFilterTests {
     for i in 0..<150 {
       let center = Coordinate(
         uncheckedLatitude: latitude + rng.uniform(-0.01...0.01), longitude: longitude + rng.uniform(-0.01...0.01))
-      let circle = try CircularRegion(identifier: RegionIdentifier("c\(i)"), center: center, radius: rng.uniform(50...900))
+      let circle = try CircularRegion(
+        identifier: RegionIdentifier("c\(i)"), center: center, radius: rng.uniform(50...900))
       circles.append(CellCandidates.Circle(CircleGeometry(circle)))
     }
     let epsilon = CircleFilter.slack(extent: CircleFilter.extent(circles, origin: origin, reach: 5_000))
@@ -175,7 +178,9 @@ struct CircleFilterTests {
       var exactLeast = Double.infinity
       for first in stride(from: 0, to: blocks.count, by: CircleFilter.blocksPerRun) {
         let (margin, uncleared) = blocks.withUnsafeBufferPointer { blocks in
-          masks.withUnsafeBufferPointer { masks in CircleFilter.run(blocks, inside: masks, from: first, at: q, step: step) }
+          masks.withUnsafeBufferPointer { masks in
+            CircleFilter.run(blocks, inside: masks, from: first, at: q, step: step)
+          }
         }
         least = min(least, margin)
         for k in first * 8..<min(circles.count, (first + CircleFilter.blocksPerRun) * 8) {

@@ -1,7 +1,8 @@
 import Geodesy
-@testable import Geofencing
 import Testing
 import _GeoWakeTestSupport
+
+@testable import Geofencing
 
 /// Random regions anywhere on Earth, 1 m to 2,000 km, including some across the antimeridian and
 /// around the poles; a quarter are polygons.
@@ -115,7 +116,8 @@ struct RegionIndexTests {
       compacted.appendSlots(nearLatitude: point.latitude, longitude: point.longitude, into: &b)
       #expect(a == b)
       for level in compacted.occupiedLevels {
-        var posting = compacted.heads.value(for: GridCell.key(latitude: point.latitude, longitude: point.longitude, level: level))
+        let key = GridCell.key(latitude: point.latitude, longitude: point.longitude, level: level)
+        var posting = compacted.heads.value(for: key)
         while posting >= 0 {
           let next = compacted.postingNext[Int(posting)]
           #expect(next < 0 || next == posting + 1)

@@ -400,9 +400,9 @@ public struct CrossingDetector {
         let k = first &* 8 &+ left.trailingZeroBitCount
         left &= left &- 1
         cache.inside[k] = settle(
-          old.geometry(k), slot: Int(old.slots[k]), identifier: old.identifiers[k], path: path, wasInside: cache.inside[k],
-          margin0: old.circles[k].classify(p0).margin,
-          p0: p0, p1: p1, length: length, end: fix.coordinate)
+          old.geometry(k), slot: Int(old.slots[k]), identifier: old.identifiers[k], path: path,
+          wasInside: cache.inside[k], margin0: old.circles[k].classify(p0).margin, p0: p0, p1: p1, length: length,
+          end: fix.coordinate)
       }
       first &+= CircleFilter.blocksPerRun
     }
