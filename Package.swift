@@ -52,7 +52,8 @@ package.targets += [
     name: "Geofencing",
     dependencies: ["Geodesy", "CGEOS", "CCircleFilter", .product(name: "RealModule", package: "swift-numerics")],
     // The standard library's square root is a C shim compiled in the caller's module; without
-    // errno (which nothing here reads) it vectorises, which CircleFilter's lanes need.
+    // errno (which nothing here reads) it is one instruction and vectorises, not a call with an
+    // errno fallback. CircleFilter's own loop is C (CCircleFilter) and needs no errno either.
     swiftSettings: [.unsafeFlags(["-Xcc", "-fno-math-errno"])]
   ),
 ]
