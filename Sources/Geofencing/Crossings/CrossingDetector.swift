@@ -556,7 +556,8 @@ public struct CrossingDetector {
     _ circle: CircleGeometry, slot: Int, identifier: RegionIdentifier, path: PathSegment, frame: CartesianFrame,
     wasInside: Bool, p0: SIMD3<Double>, p1: SIMD3<Double>, length: Double
   ) {
-    let solver = CircleCrossingSolver(circle: circle, path: path, frame: frame)
+    var solver = CircleCrossingSolver(circle: circle, path: path, frame: frame)
+    solver.interpolate(from: p0, to: p1)
     var start = solver.evaluation(p0, point: path.point(at: 0))
     // The recorded state is authoritative (the start may sit in the micrometre band).
     if start.inside != wasInside {
