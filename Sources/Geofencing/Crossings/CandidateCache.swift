@@ -77,8 +77,10 @@ final class CellCandidates {
     (meridionalRadius, parallelRadius) = PathSegment.radiusBounds(latitudeA: box.south, latitudeB: box.north)
     metresPerDegreeLatitude = meridionalRadius * (Double.pi / 180)
     metresPerDegreeLongitude = parallelRadius * (Double.pi / 180)
+    // One quadratic map at the centre: the frame keeps its second partials, the filter may use it.
+    let map = LocalQuadraticMap(latitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2)
     frame = CartesianFrame(
-      latitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2, halfSize: (box.north - box.south) / 2)
+      latitude: map.latitude, longitude: map.longitude, halfSize: (box.north - box.south) / 2, map: map)
     scratch.removeAll(keepingCapacity: true)
     regions.appendSlots(nearLatitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2, into: &scratch)
     var slots: [Int32] = []
@@ -129,7 +131,7 @@ final class CellCandidates {
     // The quadratic map's error adds to the slack; it is used only where that at most doubles it.
     let mapError = LocalQuadraticMap.errorBound(reach: reachDegrees)
     if mapError <= epsilon / 2 {
-      quadratic = LocalQuadraticMap(latitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2)
+      quadratic = map
       epsilon += 2 * mapError
     } else {
       quadratic = nil

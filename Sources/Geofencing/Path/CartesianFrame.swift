@@ -31,8 +31,9 @@ struct CartesianFrame {
   static let global = CartesianFrame()
 
   /// A frame for points within `halfSize` degrees of (latitude, longitude); local only when
-  /// `halfSize` ≤ 0.5°.
-  init(latitude: Double, longitude: Double, halfSize: Double) {
+  /// `halfSize` ≤ 0.5°. `map`, when given, is the quadratic map at the same point, whose second
+  /// partials the frame keeps (otherwise it builds one).
+  init(latitude: Double, longitude: Double, halfSize: Double, map: LocalQuadraticMap? = nil) {
     self.latitude = latitude
     self.longitude = longitude
     let phi = latitude * (Double.pi / 180)
@@ -43,7 +44,7 @@ struct CartesianFrame {
     cosLongitude = Double.cos(lambda)
     isLocal = halfSize <= 0.5
     halfSizeRadians = halfSize * (Double.pi / 180)
-    let map = LocalQuadraticMap(latitude: latitude, longitude: longitude)
+    let map = map ?? LocalQuadraticMap(latitude: latitude, longitude: longitude)
     phiPhi = map.dPhiPhi
     phiLambda = map.dPhiLambda
     lambdaLambda = map.dLambdaLambda
