@@ -61,9 +61,18 @@ final class CellCandidates {
   let origin: SIMD3<Double>
   /// The circles in single precision, eight to a block (see ``FilterBlock``).
   let filter: [FilterBlock]
-  /// The map the filter's points are taken through, when its error fits in the filter's slack
-  /// (small cells); `nil`: through ``frame``.
-  let quadratic: LocalQuadraticMap?
+  /// The Taylor map at the cell's centre (the origin of ``filter``'s coordinates).
+  let map: LocalTaylorMap
+  /// Whether the filter's points are taken through ``map`` (its second-order error fits in the
+  /// filter's slack: small cells) or through ``frame``.
+  let filterUsesMap: Bool
+  /// Whether ``cartesian(latitude:longitude:)`` takes the cell's points through ``map`` at third
+  /// order (its error is within ``preciseMapTolerance``: cells of level 14 and finer).
+  let cartesianUsesMap: Bool
+  /// The largest error of ``LocalTaylorMap/preciseOffset(latitude:longitude:)`` in the cell for
+  /// the map to stand in for the exact coordinates: a tenth of the 1e-8 m that
+  /// ``CircleGeometry/slack`` allows for rounding.
+  static let preciseMapTolerance = 1e-9
   /// Polygons whose boundary passes through the cell; the others have one state in the cell.
   let polygonSlots: [Int32]
   /// Every polygon whose bounding box touches the cell, boundary in the cell or not.
@@ -78,7 +87,10 @@ final class CellCandidates {
     metresPerDegreeLatitude = meridionalRadius * (Double.pi / 180)
     metresPerDegreeLongitude = parallelRadius * (Double.pi / 180)
     // One quadratic map at the centre: the frame keeps its second partials, the filter may use it.
-    let map = LocalQuadraticMap(latitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2)
+    let map = LocalTaylorMap(latitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2)
+    self.map = map
+    let halfSize = max(box.north - box.south, box.east - box.west) / 2
+    cartesianUsesMap = LocalTaylorMap.preciseErrorBound(reach: halfSize) <= Self.preciseMapTolerance
     frame = CartesianFrame(
       latitude: map.latitude, longitude: map.longitude, halfSize: (box.north - box.south) / 2, map: map)
     scratch.removeAll(keepingCapacity: true)
@@ -129,13 +141,9 @@ final class CellCandidates {
     let reachMetres = reachDegrees * 112_000 * 2
     var epsilon = CircleFilter.slack(extent: CircleFilter.extent(circles, origin: centre, reach: reachMetres))
     // The quadratic map's error adds to the slack; it is used only where that at most doubles it.
-    let mapError = LocalQuadraticMap.errorBound(reach: reachDegrees)
-    if mapError <= epsilon / 2 {
-      quadratic = map
-      epsilon += 2 * mapError
-    } else {
-      quadratic = nil
-    }
+    let mapError = LocalTaylorMap.errorBound(reach: reachDegrees)
+    filterUsesMap = mapError <= epsilon / 2
+    if filterUsesMap { epsilon += 2 * mapError }
     filter = CircleFilter.blocks(circles, origin: centre, epsilon: epsilon)
     self.polygonSlots = polygonSlots
     self.touchingPolygonSlots = touchingPolygonSlots
@@ -149,6 +157,22 @@ final class CellCandidates {
     return CircleGeometry(
       center: disc.center, radius: disc.radius, centerCartesian: record.center, innerChord: record.inner,
       outerChord: record.outer)
+  }
+
+  /// Earth-centred coordinates of a point, through the cell's map at third order when it is
+  /// precise enough and the point is in the cell, else through ``frame``: within a nanometre of
+  /// each other, both far inside the slack of the exact tests.
+  @inline(__always)
+  func cartesian(latitude: Double, longitude: Double) -> SIMD3<Double> {
+    if cartesianUsesMap && contains(latitude: latitude, longitude: longitude) {
+      return origin + map.preciseOffset(latitude: latitude, longitude: longitude)
+    }
+    return frame.cartesian(latitude: latitude, longitude: longitude)
+  }
+
+  @inline(__always)
+  func cartesian(_ point: Coordinate) -> SIMD3<Double> {
+    cartesian(latitude: point.latitude, longitude: point.longitude)
   }
 
   /// Whether a point is in the cell (half-open, like the grid's own cells).

@@ -36,7 +36,7 @@ struct FilterBlock {
 /// inner threshold, one clear outside is beyond the exact outer threshold plus the step, and its
 /// margin (chord distance to the band, ε taken off) is a lower bound of the exact margin.
 /// `CircleFilterTests` checks the bound against double precision at the extremes of C. A cell
-/// whose points come through its ``LocalQuadraticMap`` adds twice that map's error bound to ε.
+/// whose points come through its ``LocalTaylorMap`` adds twice that map's error bound to ε.
 enum CircleFilter {
   /// ε for a cell whose coordinates and thresholds are bounded by `extent` metres.
   static func slack(extent: Double) -> Double { extent * 0x1p-18 }

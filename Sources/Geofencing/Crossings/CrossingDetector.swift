@@ -258,11 +258,11 @@ public struct CrossingDetector {
     // Earth-centred coordinates only if a circle needs the exact test.
     let exact: SIMD3<Double>?
     let d: SIMD3<Double>
-    if let map = cell.quadratic {
+    if cell.filterUsesMap {
       exact = nil
-      d = map.offset(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+      d = cell.map.offset(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
     } else {
-      let p = cell.frame.cartesian(fix.coordinate)
+      let p = cell.cartesian(fix.coordinate)
       exact = p
       d = p - cell.origin
     }
@@ -287,9 +287,9 @@ public struct CrossingDetector {
         let k = first &* 8 &+ left.trailingZeroBitCount
         left &= left &- 1
         // The exact coordinates of both ends, once per look.
-        let p1 = p ?? cell.frame.cartesian(fix.coordinate)
+        let p1 = p ?? cell.cartesian(fix.coordinate)
         p = p1
-        let start = p0 ?? (previousCartesianIsValid ? previousCartesian : cell.frame.cartesian(last.coordinate))
+        let start = p0 ?? (previousCartesianIsValid ? previousCartesian : cell.cartesian(last.coordinate))
         p0 = start
         settleFlagged(k, in: cell, from: last, to: fix, step: step, p0: start, p1: p1, path: &path)
       }
@@ -367,7 +367,7 @@ public struct CrossingDetector {
     let path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
     let key = GridCell.key(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, level: regions.gridLevel)
     let next = cellCandidates(key)
-    let p1 = next.frame.cartesian(fix.coordinate)
+    let p1 = next.cartesian(fix.coordinate)
     if let old = cache.cell, cache.generation == regions.generation, old.sharesEdge(with: key) {
       transitionToNeighbour(from: old, to: next, path: path, last: last, fix: fix, p1: p1)
       previousCartesian = p1
@@ -390,7 +390,7 @@ public struct CrossingDetector {
     p1: SIMD3<Double>
   ) {
     let length = path.lengthBound(from: 0, to: 1)
-    let p0 = previousCartesianIsValid ? previousCartesian : old.frame.cartesian(last.coordinate)
+    let p0 = previousCartesianIsValid ? previousCartesian : old.cartesian(last.coordinate)
     // The old cell's circles settled at the new fix, in place: the filter (in the old cell's
     // coordinates, which reach its neighbours) clears the usual circle; the rest are settled exactly.
     var first = 0
@@ -632,7 +632,7 @@ public struct CrossingDetector {
     growState()
     let key = GridCell.key(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, level: regions.gridLevel)
     let cell = cellCandidates(key)
-    let p = cell.frame.cartesian(fix.coordinate)
+    let p = cell.cartesian(fix.coordinate)
     if evaluateStates {
       slotBuffer.removeAll(keepingCapacity: true)
       regions.appendSlots(nearLatitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, into: &slotBuffer)

@@ -33,7 +33,7 @@ struct CartesianFrame {
   /// A frame for points within `halfSize` degrees of (latitude, longitude); local only when
   /// `halfSize` ≤ 0.5°. `map`, when given, is the quadratic map at the same point, whose second
   /// partials the frame keeps (otherwise it builds one).
-  init(latitude: Double, longitude: Double, halfSize: Double, map: LocalQuadraticMap? = nil) {
+  init(latitude: Double, longitude: Double, halfSize: Double, map: LocalTaylorMap? = nil) {
     self.latitude = latitude
     self.longitude = longitude
     let phi = latitude * (Double.pi / 180)
@@ -44,7 +44,7 @@ struct CartesianFrame {
     cosLongitude = Double.cos(lambda)
     isLocal = halfSize <= 0.5
     halfSizeRadians = halfSize * (Double.pi / 180)
-    let map = map ?? LocalQuadraticMap(latitude: latitude, longitude: longitude)
+    let map = map ?? LocalTaylorMap(latitude: latitude, longitude: longitude)
     phiPhi = map.dPhiPhi
     phiLambda = map.dPhiLambda
     lambdaLambda = map.dLambdaLambda
@@ -76,7 +76,7 @@ struct CartesianFrame {
   /// P(0) + u (P(1) − P(0)) + (u² − u)/2 · H[D, D].
   ///
   /// **Bound.** The difference E(u) vanishes at both ends and E″ = (H(x(u)) − H(x₀))[D, D], so
-  /// |E| ≤ max|E″| / 8. Every third partial of the map is below 1.1 a (``LocalQuadraticMap``), and
+  /// |E| ≤ max|E″| / 8. Every third partial of the map is below 1.1 a (``LocalTaylorMap``), and
   /// a point of the frame is within o = 2 · ``halfSizeRadians`` of the reference in |δφ| + |δλ|,
   /// so each coordinate of E″ is at most 1.1 a · o · (|δφ| + |δλ|)², the vector √3 times that.
   /// For a 20 m step in a level-14 cell: 4e-9 m.
