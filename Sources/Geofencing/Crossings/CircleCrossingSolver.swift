@@ -61,8 +61,9 @@ struct CircleCrossingSolver {
   }
 
   /// Lets ``chord(_:)`` interpolate between the path's ends, Earth-centred `p0` and `p1`, when
-  /// the frame is local and the interpolation's error bound, with 5e-9 m for the rounding of the
-  /// ends and of the sum, is within ``interpolationTolerance``.
+  /// the frame is local and the interpolation's error bound, with 5e-9 m for the ends' own error
+  /// (rounding, and at most 1e-9 m from ``CellCandidates/cartesian(latitude:longitude:)``'s map)
+  /// and the rounding of the sum, is within ``interpolationTolerance``.
   @inline(__always)
   mutating func interpolate(from p0: SIMD3<Double>, to p1: SIMD3<Double>) {
     guard frame.isLocal else { return }
