@@ -79,7 +79,7 @@ final class CellCandidates {
   let touchingPolygonSlots: [Int32]
 
   /// Builds the cell `key` from the regions whose bounding box touches it.
-  init(key: UInt64, regions: RegionIndex, scratch: inout [Int32]) {
+  init(key: UInt64, regions: borrowing RegionIndex, scratch: inout [Int32]) {
     self.key = key
     let box = GridCell.box(key: key)
     self.box = box

@@ -673,11 +673,10 @@ public struct CrossingDetector {
       }
     }
     for p in pending {
-      var crossing = RegionCrossing(
-        region: p.identifier, direction: p.enter ? .enter : .exit, time: p.time,
-        coordinate: p.coordinate, fromFix: fromFix, toFix: fromFix + 1, isPassThrough: p.passThrough)
-      crossing.slot = Int32(p.slot)
-      crossings.append(crossing)
+      crossings.append(
+        RegionCrossing(
+          region: p.identifier, direction: p.enter ? .enter : .exit, time: p.time, coordinate: p.coordinate,
+          fromFix: fromFix, toFix: fromFix + 1, isPassThrough: p.passThrough, slot: Int32(p.slot)))
     }
     pending.clearKeepingCapacity()
   }

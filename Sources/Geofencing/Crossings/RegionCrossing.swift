@@ -57,6 +57,17 @@ public struct RegionCrossing: Hashable, Sendable, CustomStringConvertible {
     self.isPassThrough = isPassThrough
   }
 
+  /// A crossing found by a detector, with the region's slot in its index.
+  init(
+    region: RegionIdentifier, direction: Direction, time: Double, coordinate: Coordinate,
+    fromFix: Int, toFix: Int, isPassThrough: Bool, slot: Int32
+  ) {
+    self.init(
+      region: region, direction: direction, time: time, coordinate: coordinate, fromFix: fromFix, toFix: toFix,
+      isPassThrough: isPassThrough)
+    self.slot = slot
+  }
+
   public var description: String {
     "\(direction.rawValue) \(region) at \(time) \(coordinate) fixes \(fromFix)→\(toFix)\(isPassThrough ? " pass-through" : "")"
   }
