@@ -258,9 +258,12 @@ public struct CrossingDetector {
     // Earth-centred coordinates only if a circle needs the exact test.
     let exact: SIMD3<Double>?
     let d: SIMD3<Double>
+    // The fix's offset in radians, for the third-order term if a circle needs the exact test.
+    var uv = (u: 0.0, v: 0.0)
     if cell.filterUsesMap {
       exact = nil
-      d = cell.map.offset(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+      uv = cell.map.radians(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+      d = cell.map.offset(u: uv.u, v: uv.v)
     } else {
       let p = cell.cartesian(fix.coordinate)
       exact = p
@@ -287,7 +290,11 @@ public struct CrossingDetector {
         let k = first &* 8 &+ left.trailingZeroBitCount
         left &= left &- 1
         // The exact coordinates of both ends, once per look.
-        let p1 = p ?? cell.cartesian(fix.coordinate)
+        // ``CellCandidates/cartesian(_:)``, with the filter's second-order offset reused.
+        let p1 =
+          p
+          ?? (cell.filterUsesMap && cell.cartesianUsesMap
+            ? cell.origin + (d + cell.map.cubicTerm(u: uv.u, v: uv.v)) : cell.cartesian(fix.coordinate))
         p = p1
         let start = p0 ?? (previousCartesianIsValid ? previousCartesian : cell.cartesian(last.coordinate))
         p0 = start

@@ -96,6 +96,12 @@ struct LocalTaylorMap {
   @inline(__always)
   func offset(latitude: Double, longitude: Double) -> SIMD3<Double> {
     let (u, v) = radians(latitude: latitude, longitude: longitude)
+    return offset(u: u, v: v)
+  }
+
+  /// The second-order offset of the point `u`, `v` radians from the reference point.
+  @inline(__always)
+  func offset(u: Double, v: Double) -> SIMD3<Double> {
     let linear = dPhi * u + dLambda * v
     let quadratic = dPhiPhi * (u * u) + dPhiLambda * (2 * u * v) + dLambdaLambda * (v * v)
     return linear + quadratic * 0.5
@@ -105,14 +111,19 @@ struct LocalTaylorMap {
   @inline(__always)
   func preciseOffset(latitude: Double, longitude: Double) -> SIMD3<Double> {
     let (u, v) = radians(latitude: latitude, longitude: longitude)
-    let linear = dPhi * u + dLambda * v
-    let quadratic = dPhiPhi * (u * u) + dPhiLambda * (2 * u * v) + dLambdaLambda * (v * v)
+    return offset(u: u, v: v) + cubicTerm(u: u, v: v)
+  }
+
+  /// The third-order term at the point `u`, `v` radians from the reference point: added to
+  /// ``offset(u:v:)`` it gives ``preciseOffset(latitude:longitude:)``.
+  @inline(__always)
+  func cubicTerm(u: Double, v: Double) -> SIMD3<Double> {
     let uu = u * u
     let vv = v * v
     let cubic =
       dPhiPhiPhi * (uu * u) + dPhiPhiLambda * (3 * uu * v) + dPhiLambdaLambda * (3 * u * vv)
       + dLambdaLambdaLambda * (vv * v)
-    return linear + (quadratic * 0.5 + cubic * (1.0 / 6))
+    return cubic * (1.0 / 6)
   }
 
   /// A bound on the distance between ``offset(latitude:longitude:)`` and the exact offset for
