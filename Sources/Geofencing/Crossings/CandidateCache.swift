@@ -167,7 +167,15 @@ final class CellCandidates {
     if cartesianUsesMap && contains(latitude: latitude, longitude: longitude) {
       return origin + map.preciseOffset(latitude: latitude, longitude: longitude)
     }
-    return frame.cartesian(latitude: latitude, longitude: longitude)
+    return frameCartesian(latitude: latitude, longitude: longitude)
+  }
+
+  /// ``frame``'s coordinates, out of line: inlined, the optimiser hoisted its sines and cosines
+  /// (libm `sincos`, which it may speculate) above the test that rules them out, and every look
+  /// paid four calls.
+  @inline(never)
+  func frameCartesian(latitude: Double, longitude: Double) -> SIMD3<Double> {
+    frame.cartesian(latitude: latitude, longitude: longitude)
   }
 
   @inline(__always)
