@@ -35,8 +35,19 @@ final class CellCandidates {
     /// to a point with Earth-centred coordinates `p`.
     @inline(__always)
     func classify(_ p: SIMD3<Double>) -> (inside: Bool?, margin: Double) {
+      classify(chord: chord(to: p))
+    }
+
+    /// The chord from the centre to a point with Earth-centred coordinates `p`.
+    @inline(__always)
+    func chord(to p: SIMD3<Double>) -> Double {
       let v = p - center
-      let d = (v * v).sum().squareRoot()
+      return (v * v).sum().squareRoot()
+    }
+
+    /// ``classify(_:)`` for a point at chord `d` from the centre.
+    @inline(__always)
+    func classify(chord d: Double) -> (inside: Bool?, margin: Double) {
       if d <= inner { return (true, inner - d) }
       if d > outer { return (false, d - outer) }
       return (nil, 0)

@@ -103,6 +103,20 @@ struct CircleCrossingSolver {
     return Evaluation(p: p, d: d, inside: circle.exactlyContains(point()), margin: 0)
   }
 
+  /// ``evaluation(_:point:)`` for a point whose chord `d` is known and outside the band, its state
+  /// being `inside`.
+  @inline(__always)
+  func evaluation(_ p: SIMD3<Double>, chord d: Double, inside: Bool) -> Evaluation {
+    Evaluation(p: p, d: d, inside: inside, margin: inside ? circle.innerChord - d : d - circle.outerChord)
+  }
+
+  /// The single crossing of a piece no longer than ``maximumPieceLength`` whose ends' exact states
+  /// differ: what ``crossings(start:end:length:into:)`` finds for it, without the list.
+  @inline(__always)
+  func crossing(start: Evaluation, end: Evaluation) -> Double {
+    root(0, start, 1, end)
+  }
+
   /// Appends the crossings between u = 0 and u = 1 given the exact states at both ends and an
   /// upper bound on the whole path's length.
   func crossings(start: Evaluation, end: Evaluation, length: Double, into out: inout [(u: Double, enter: Bool)]) {

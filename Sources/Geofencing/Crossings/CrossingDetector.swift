@@ -322,8 +322,12 @@ public struct CrossingDetector {
     let record = cell.circles[k]
     let wasInside = cache.inside[k]
     let isInside: Bool
-    if let state = record.classify(p).inside {
+    let chord = record.chord(to: p)
+    // The end's chord and state for the solver, when the chord decided it.
+    var end: (chord: Double, inside: Bool)?
+    if let state = record.classify(chord: chord).inside {
       isInside = state
+      end = (chord, state)
       if state == wasInside && step <= CircleCrossingSolver.maximumPieceLength {
         // Same state at both ends of a short step: inside throughout when inside (the chord is
         // quasi-convex along it), and a pass-through only if the path comes within the band —
@@ -347,7 +351,7 @@ public struct CrossingDetector {
     path = segment
     solveCircle(
       circle, slot: slot, identifier: cell.identifiers[k], path: segment, frame: cell.frame, wasInside: wasInside,
-      p0: p0, p1: p, length: step)
+      p0: p0, p1: p, length: step, end: end)
   }
 
   /// Runs `cell`'s ``CircleFilter`` on blocks `first ..< first + 8` at the point with
@@ -558,10 +562,11 @@ public struct CrossingDetector {
   }
 
   /// Records the crossings of a circle on a segment whose start state is `wasInside`; `p0` and `p1`
-  /// are the Earth-centred coordinates of its ends, `length` a bound on its length.
+  /// are the Earth-centred coordinates of its ends, `length` a bound on its length, `end` the
+  /// chord and state at `p1` when the caller has them from the chord test.
   private mutating func solveCircle(
     _ circle: CircleGeometry, slot: Int, identifier: RegionIdentifier, path: PathSegment, frame: CartesianFrame,
-    wasInside: Bool, p0: SIMD3<Double>, p1: SIMD3<Double>, length: Double
+    wasInside: Bool, p0: SIMD3<Double>, p1: SIMD3<Double>, length: Double, end: (chord: Double, inside: Bool)? = nil
   ) {
     var solver = CircleCrossingSolver(circle: circle, path: path, frame: frame)
     solver.interpolate(from: p0, to: p1)
@@ -571,7 +576,18 @@ public struct CrossingDetector {
       start.inside = wasInside
       start.margin = 0
     }
-    let finish = solver.evaluation(p1, point: path.point(at: 1))
+    let finish =
+      end.map { solver.evaluation(p1, chord: $0.chord, inside: $0.inside) }
+      ?? solver.evaluation(p1, point: path.point(at: 1))
+    if start.inside != finish.inside && length <= CircleCrossingSolver.maximumPieceLength {
+      // The usual case: one crossing on a short step.
+      let u = solver.crossing(start: start, end: finish)
+      pending.append(
+        PendingCrossing(
+          time: path.time(at: u), coordinate: path.point(at: u), slot: slot, identifier: identifier,
+          enter: !start.inside, passThrough: false))
+      return
+    }
     roots.clearKeepingCapacity()
     solver.crossings(start: start, end: finish, length: length, into: &roots)
     let passThrough = start.inside == finish.inside
