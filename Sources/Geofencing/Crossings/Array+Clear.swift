@@ -11,4 +11,17 @@ extension Array {
       while !isEmpty { removeLast() }
     }
   }
+
+  /// Makes the array `count` copies of `value`, keeping its capacity: `append(contentsOf:)` of a
+  /// `repeatElement` went through the generic sequence path.
+  @inline(__always)
+  mutating func reset(to value: Element, count: Int) {
+    if self.count > count {
+      removeLast(self.count - count)
+    } else if self.count < count {
+      reserveCapacity(count)
+      for _ in self.count..<count { append(value) }
+    }
+    withUnsafeMutableBufferPointer { $0.update(repeating: value) }
+  }
 }

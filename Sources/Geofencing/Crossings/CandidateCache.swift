@@ -315,7 +315,7 @@ struct CandidateCache {
     self.generation = generation
     quietSquared = -1
     swap(&inside, &spareInside)
-    polygonInside.removeAll(keepingCapacity: true)
+    polygonInside.clearKeepingCapacity()
     rebuildMasks()
   }
 
@@ -329,9 +329,8 @@ struct CandidateCache {
   }
 
   mutating func rebuildMasks() {
-    insideMasks.removeAll(keepingCapacity: true)
+    insideMasks.reset(to: SIMDMask(repeating: false), count: (inside.count + 7) / 8)
     guard !inside.isEmpty else { return }
-    insideMasks.append(contentsOf: repeatElement(SIMDMask(repeating: false), count: (inside.count + 7) / 8))
     inside.withUnsafeBufferPointer { inside in
       insideMasks.withUnsafeMutableBufferPointer { masks in
         let lanes = Self.lanes(of: masks)

@@ -203,7 +203,8 @@ public struct CrossingDetector {
   /// Processes the next fix, appending the crossings on the path from the previous fix to it.
   /// - Throws: ``CrossingDetectorError`` when the fix's time is not finite or is earlier than the
   ///   previous fix's; the detector is unchanged.
-  public mutating func process(_ fix: LocationFix, into crossings: inout [RegionCrossing]) throws(CrossingDetectorError) {
+  public mutating func process(_ fix: LocationFix, into crossings: inout [RegionCrossing]) throws(CrossingDetectorError)
+  {
     guard fix.time.isFinite else {
       throw CrossingDetectorError(fixIndex: fixCount, time: fix.time, reason: .timeNotFinite)
     }
@@ -376,7 +377,8 @@ public struct CrossingDetector {
   private mutating func transition(from last: LocationFix, to fix: LocationFix) {
     growState()
     let path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
-    let key = GridCell.key(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, level: regions.gridLevel)
+    let key = GridCell.key(
+      latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, level: regions.gridLevel)
     let next = cellCandidates(key)
     let p1 = next.cartesian(fix.coordinate)
     if let old = cache.cell, cache.generation == regions.generation, old.sharesEdge(with: key) {
@@ -400,7 +402,12 @@ public struct CrossingDetector {
     from old: CellCandidates, to next: CellCandidates, path: PathSegment, last: LocationFix, fix: LocationFix,
     p1: SIMD3<Double>
   ) {
-    let length = path.lengthBound(from: 0, to: 1)
+    // The path's latitudes are within the two cells': their radius bounds hold for it (no libm
+    // sines, as the path's own bound would take).
+    let length = PathSegment.lengthBound(
+      meridional: max(old.meridionalRadius, next.meridionalRadius),
+      parallel: max(old.parallelRadius, next.parallelRadius),
+      dPhi: path.deltaLatitude * (Double.pi / 180), dLambda: path.deltaLongitude * (Double.pi / 180))
     let p0 = previousCartesianIsValid ? previousCartesian : old.cartesian(last.coordinate)
     // The old cell's circles settled at the new fix, in place: the filter (in the old cell's
     // coordinates, which reach its neighbours) clears the usual circle; the rest are settled exactly.
@@ -421,39 +428,41 @@ public struct CrossingDetector {
     // The new cell's circles, merged with the old cell's by slot.
     let oldSlots = old.slots
     let m = next.slots.count
-    cache.spareInside.removeAll(keepingCapacity: true)
-    cache.spareInside.append(contentsOf: repeatElement(false, count: m))
-    settleLater.removeAll(keepingCapacity: true)
+    cache.spareInside.reset(to: false, count: m)
+    settleLater.clearKeepingCapacity()
     var i = 0
     oldSlots.withUnsafeBufferPointer { oldSlots in
       next.slots.withUnsafeBufferPointer { slots in
         next.circles.withUnsafeBufferPointer { circles in
           cache.inside.withUnsafeBufferPointer { oldInside in
             cache.spareInside.withUnsafeMutableBufferPointer { inside in
-              for j in 0..<m {
-                let slot = slots[j]
-                // Circles of the old cell only: the fix is in `next`, which their boxes miss, so
-                // they are outside there; their settled state is kept for when they are met again.
-                while i < oldSlots.count && oldSlots[i] < slot {
-                  insideBySlot[Int(oldSlots[i])] = oldInside[i]
-                  i += 1
+              // Written through its buffer: through the array, each write checked uniqueness.
+              insideBySlot.withUnsafeMutableBufferPointer { insideBySlot in
+                for j in 0..<m {
+                  let slot = slots[j]
+                  // Circles of the old cell only: the fix is in `next`, which their boxes miss, so
+                  // they are outside there; their settled state is kept for when they are met again.
+                  while i < oldSlots.count && oldSlots[i] < slot {
+                    insideBySlot[Int(oldSlots[i])] = oldInside[i]
+                    i += 1
+                  }
+                  if i < oldSlots.count && oldSlots[i] == slot {
+                    inside[j] = oldInside[i]
+                    i += 1
+                    continue
+                  }
+                  // Not a candidate of the old cell: its box misses that cell, so the previous
+                  // fix was outside. Beyond the outer threshold plus the step at the new fix, no point
+                  // of the path came near: outside throughout (no square root for the usual circle).
+                  let w = p1 - circles[j].center
+                  let reach = circles[j].outer + length
+                  if (w * w).sum() > reach * reach { continue }
+                  let v = p0 - circles[j].center
+                  let d0 = (v * v).sum().squareRoot()
+                  let margin0 = max(circles[j].inner - d0, d0 - circles[j].outer, 0)
+                  let (state, margin1) = circles[j].classify(p1)
+                  if state != false || margin0 + margin1 <= length { settleLater.append(Int32(j)) }
                 }
-                if i < oldSlots.count && oldSlots[i] == slot {
-                  inside[j] = oldInside[i]
-                  i += 1
-                  continue
-                }
-                // Not a candidate of the old cell: its box misses that cell, so the previous
-                // fix was outside. Beyond the outer threshold plus the step at the new fix, no point
-                // of the path came near: outside throughout (no square root for the usual circle).
-                let w = p1 - circles[j].center
-                let reach = circles[j].outer + length
-                if (w * w).sum() > reach * reach { continue }
-                let v = p0 - circles[j].center
-                let d0 = (v * v).sum().squareRoot()
-                let margin0 = max(circles[j].inner - d0, d0 - circles[j].outer, 0)
-                let (state, margin1) = circles[j].classify(p1)
-                if state != false || margin0 + margin1 <= length { settleLater.append(Int32(j)) }
               }
             }
           }
@@ -600,7 +609,8 @@ public struct CrossingDetector {
   }
 
   /// Records a polygon's crossings on the segment and returns its state at the end.
-  private mutating func solvePolygon(_ polygon: PolygonGeometry, slot: Int, path: PathSegment, wasInside: Bool) -> Bool {
+  private mutating func solvePolygon(_ polygon: PolygonGeometry, slot: Int, path: PathSegment, wasInside: Bool) -> Bool
+  {
     let identifier = regions.identifier(slot: slot)
     let planar = polygon.planar
     let x0 = planar.x(longitude: path.longitude0)
@@ -653,7 +663,8 @@ public struct CrossingDetector {
   /// Enters the cell of the first fix, setting every candidate's state without reporting crossings.
   private mutating func rebuildCache(at fix: LocationFix, evaluateStates: Bool) {
     growState()
-    let key = GridCell.key(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, level: regions.gridLevel)
+    let key = GridCell.key(
+      latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, level: regions.gridLevel)
     let cell = cellCandidates(key)
     let p = cell.cartesian(fix.coordinate)
     if evaluateStates {

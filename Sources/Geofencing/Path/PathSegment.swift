@@ -60,7 +60,14 @@ struct PathSegment {
   /// The bound of ``lengthBound(from:to:)`` for a step within the latitude band [a, b].
   static func lengthBound(latitudeA a: Double, latitudeB b: Double, dPhi: Double, dLambda: Double) -> Double {
     let (m, p) = radiusBounds(latitudeA: a, latitudeB: b)
-    return ((m * dPhi) * (m * dPhi) + (p * dLambda) * (p * dLambda)).squareRoot() * (1 + 1e-12) + 1e-9
+    return lengthBound(meridional: m, parallel: p, dPhi: dPhi, dLambda: dLambda)
+  }
+
+  /// The same bound with M and p bounded by `meridional` and `parallel` over the path's latitudes
+  /// (``radiusBounds(latitudeA:latitudeB:)`` of a range holding them).
+  @inline(__always)
+  static func lengthBound(meridional m: Double, parallel p: Double, dPhi: Double, dLambda: Double) -> Double {
+    ((m * dPhi) * (m * dPhi) + (p * dLambda) * (p * dLambda)).squareRoot() * (1 + 1e-12) + 1e-9
   }
 
   /// (M_max, p_max) over the latitude band between a and b.
