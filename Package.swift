@@ -37,8 +37,8 @@ package.targets += [
     pkgConfig: "geos",
     providers: [.apt(["libgeos-dev"]), .brew(["geos"])]
   ),
-  // The circle filter's vector loop (see Geofencing's CircleFilter): one header, inlined.
-  .target(name: "CCircleFilter"),
+  // The detector's kernels in C (see Geofencing's CircleFilter): headers, inlined.
+  .target(name: "CDetectorKernels"),
 ]
 
 // MARK: - Geometry core
@@ -50,10 +50,10 @@ package.targets += [
   ),
   .target(
     name: "Geofencing",
-    dependencies: ["Geodesy", "CGEOS", "CCircleFilter", .product(name: "RealModule", package: "swift-numerics")],
+    dependencies: ["Geodesy", "CGEOS", "CDetectorKernels", .product(name: "RealModule", package: "swift-numerics")],
     // The standard library's square root is a C shim compiled in the caller's module; without
     // errno (which nothing here reads) it is one instruction and vectorises, not a call with an
-    // errno fallback. CircleFilter's own loop is C (CCircleFilter) and needs no errno either.
+    // errno fallback. CircleFilter's own loop is C (CDetectorKernels) and needs no errno either.
     swiftSettings: [.unsafeFlags(["-Xcc", "-fno-math-errno"])]
   ),
 ]

@@ -1,4 +1,4 @@
-import CCircleFilter
+import CDetectorKernels
 
 /// Eight circles of a cell in single precision and struct-of-arrays form: the first, vectorised
 /// look at every circle of the cell at a fix, which settles almost all of them without a branch
@@ -88,7 +88,7 @@ enum CircleFilter {
   /// quasi-convex along it), or was outside and `q` is beyond the outer threshold by more than
   /// `step` (no point of the path came near).
   ///
-  /// The loop is `geowake_circle_filter` (CCircleFilter), written with clang's vector extensions:
+  /// The loop is `geowake_circle_filter` (CDetectorKernels), written with clang's vector extensions:
   /// through Swift's `SIMD8`, selects and reductions are lane loops that the optimiser
   /// re-vectorises only in part (measured: about 60 instructions per block instead of about 25).
   /// It returns its findings instead of writing them, so that it only reads memory.
