@@ -1,2 +1,4 @@
-// The kernel is `static inline` in include/CircleFilterKernel.h; SwiftPM needs one source file.
+// The kernels are `static inline` in include/ (CircleFilterKernel.h, Prefetch.h); SwiftPM needs
+// one source file.
 #include "CircleFilterKernel.h"
+#include "Prefetch.h"

@@ -1,3 +1,4 @@
+import CDetectorKernels
 import Geodesy
 import RealModule
 
@@ -106,6 +107,22 @@ final class CellCandidates {
       latitude: map.latitude, longitude: map.longitude, halfSize: (box.north - box.south) / 2, map: map)
     scratch.removeAll(keepingCapacity: true)
     regions.appendSlots(nearLatitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2, into: &scratch)
+    // The index's records of these slots are scattered over its arrays: ask for all of them at
+    // once, so that their cache misses overlap instead of following one another.
+    regions.boxes.withUnsafeBufferPointer { boxes in
+      regions.circles.withUnsafeBufferPointer { circles in
+        regions.regions.withUnsafeBufferPointer { records in
+          for slot32 in scratch {
+            let slot = Int(slot32)
+            geowake_prefetch(boxes.baseAddress.map { UnsafeRawPointer($0 + slot) })
+            let circle = circles.baseAddress.map { UnsafeRawPointer($0 + slot) }
+            geowake_prefetch(circle)
+            geowake_prefetch(circle.map { $0 + MemoryLayout<CircleGeometry?>.stride - 1 })
+            geowake_prefetch(records.baseAddress.map { UnsafeRawPointer($0 + slot) })
+          }
+        }
+      }
+    }
     var slots: [Int32] = []
     slots.reserveCapacity(scratch.count)
     var circles: [Circle] = []
