@@ -77,6 +77,14 @@ static long peer_arguments(int argc, char **argv, const char *name, Fixes *fixes
   return limit > fixes->n ? fixes->n : limit;
 }
 
+/* How many times each peer builds its index and runs the track (env PEER_REPEATS, default 3, as
+ * compare-peers gives geowake-peer-run): every engine reports its best build and its best run. */
+static int peer_repeats(void) {
+  const char *text = getenv("PEER_REPEATS");
+  int n = text ? atoi(text) : 3;
+  return n > 0 ? n : 1;
+}
+
 #define EARTH_RADIUS 6371008.8 /* mean radius, as in ../shared/PERF.md */
 #define DEG (3.14159265358979323846 / 180.0)
 #endif
