@@ -18,7 +18,8 @@ int main(int argc, char **argv) {
   long limit = peer_arguments(argc, argv, "peer_s2", &f, &c);
   double build = 1e300, run = 1e300;
   long pairs = 0;
-  for (int repeat = 0; repeat < peer_repeats(); repeat++) {
+  double spent = 0;
+  for (int repeat = 0; peer_more(repeat, spent); repeat++) {
     std::vector<S2Cap> caps;
     caps.reserve(c.n);
     double t0 = now_seconds();
@@ -49,6 +50,7 @@ int main(int argc, char **argv) {
     }
     double ran = now_seconds() - t0;
     if (ran < run) run = ran;
+    spent += built + ran;
   }
   printf("engine=s2-cellindex fixes=%ld regions=%ld build_s=%.6f run_s=%.6f fixes_per_s=%.0f pairs=%ld exact=sphere\n",
          limit, c.n, build, run, limit / run, pairs);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """shapely 2 peer: circles as 32-gons in longitude/latitude, one STRtree, and one vectorised
 query of every fix (predicate "contains" from the polygons' side). Usage:
-peer_shapely.py TRACK.csv REGIONS.csv [LIMIT]; best build and best run of PEER_REPEATS (default 3)."""
+peer_shapely.py TRACK.csv REGIONS.csv [LIMIT]; best build and best run of at least
+PEER_REPEATS passes (default 3) taking PEER_MIN_SECONDS (default 0) in all."""
 import math
 import os
 import sys
@@ -18,8 +19,10 @@ if limit:
     fix = fix[:limit]
 reg = np.loadtxt(regions, delimiter=",", skiprows=1, usecols=(1, 2, 3), comments="#", ndmin=2)
 repeats = max(1, int(os.environ.get("PEER_REPEATS", "3")))
+minimum_seconds = float(os.environ.get("PEER_MIN_SECONDS", "0"))
 build = run = math.inf
-for _ in range(repeats):
+done, spent = 0, 0.0
+while done < repeats or spent < minimum_seconds:
     t0 = time.perf_counter()
     angles = np.linspace(0, 2 * math.pi, 33)[:32]
     mlat = R * math.pi / 180
@@ -31,10 +34,13 @@ for _ in range(repeats):
     polys = np.array(polys)
     tree = shapely.STRtree(polys)
     tree.query(shapely.points([[0.0, 0.0]]))  # forces the build
-    build = min(build, time.perf_counter() - t0)
+    built = time.perf_counter() - t0
+    build = min(build, built)
     points = shapely.points(fix[:, 1], fix[:, 0])
     t0 = time.perf_counter()
     pairs = tree.query(points, predicate="within")
-    run = min(run, time.perf_counter() - t0)
+    ran = time.perf_counter() - t0
+    run = min(run, ran)
+    done, spent = done + 1, spent + built + ran
 print("engine=shapely-strtree fixes=%d regions=%d build_s=%.6f run_s=%.6f fixes_per_s=%.0f pairs=%d exact=32-gon"
       % (len(fix), len(reg), build, run, len(fix) / run, pairs.shape[1]))
