@@ -12,25 +12,34 @@ struct LocalTaylorMapTests {
   func withinBound(latitude: Double) throws {
     var rng = SeededGenerator(seed: UInt64(abs(latitude) * 10) + 1)
     for level in [10, 12, 14, 16] {
-      let halfCell = GridCell.size(level: level) / 2
-      let reach = 3 * halfCell
-      let center = Coordinate(uncheckedLatitude: latitude, longitude: rng.uniform(-180...180))
-      let map = LocalTaylorMap(latitude: center.latitude, longitude: center.longitude)
+      let reach = 3 * GridCell.size(level: level) / 2
       let bound = LocalTaylorMap.errorBound(reach: reach)
-      let origin = Ellipsoid.wgs84.cartesian(center)
-      var worst = 0.0
-      for _ in 0..<2_000 {
-        let lat = min(90, max(-90, center.latitude + rng.uniform(-reach...reach)))
-        let lon = center.longitude + rng.uniform(-reach...reach)
-        let point = try Coordinate(latitude: lat, longitude: lon)
-        let exact = Ellipsoid.wgs84.cartesian(point) - origin
-        let e = map.offset(latitude: lat, longitude: lon) - exact
-        worst = max(worst, (e * e).sum().squareRoot())
-      }
+      let worst = try Self.worstErrors(latitude: latitude, reach: reach, rng: &rng).secondOrder
       #expect(worst <= bound, "level \(level): error \(worst) m, bound \(bound) m")
       // The bound is a bound, not a guess: the map is second order, so the error is of its size.
       #expect(worst >= bound / 1_000, "level \(level): error \(worst) m, bound \(bound) m")
     }
+  }
+
+  /// The largest distances, over 2,000 points within `reach` degrees of a random centre at
+  /// `latitude`, between the exact Earth-centred offset and the map's second- and third-order ones.
+  static func worstErrors(latitude: Double, reach: Double, rng: inout SeededGenerator) throws
+    -> (secondOrder: Double, thirdOrder: Double)
+  {
+    let center = Coordinate(uncheckedLatitude: latitude, longitude: rng.uniform(-180...180))
+    let map = LocalTaylorMap(latitude: center.latitude, longitude: center.longitude)
+    let origin = Ellipsoid.wgs84.cartesian(center)
+    var worst = (secondOrder: 0.0, thirdOrder: 0.0)
+    for _ in 0..<2_000 {
+      let lat = min(90, max(-90, center.latitude + rng.uniform(-reach...reach)))
+      let lon = center.longitude + rng.uniform(-reach...reach)
+      let exact = Ellipsoid.wgs84.cartesian(try Coordinate(latitude: lat, longitude: lon)) - origin
+      let e2 = map.offset(latitude: lat, longitude: lon) - exact
+      let e3 = map.preciseOffset(latitude: lat, longitude: lon) - exact
+      worst.secondOrder = max(worst.secondOrder, (e2 * e2).sum().squareRoot())
+      worst.thirdOrder = max(worst.thirdOrder, (e3 * e3).sum().squareRoot())
+    }
+    return worst
   }
 
   @Test("A level-14 cell's bound is under a millimetre, far inside the filter's slack")
@@ -47,22 +56,8 @@ struct LocalTaylorMapTests {
     // Earth's radius), so that the comparison measures the map.
     for level in [6, 8, 10, 12] {
       let reach = GridCell.size(level: level) / 2
-      let center = Coordinate(uncheckedLatitude: latitude, longitude: rng.uniform(-180...180))
-      let map = LocalTaylorMap(latitude: center.latitude, longitude: center.longitude)
       let bound = LocalTaylorMap.preciseErrorBound(reach: reach)
-      let origin = Ellipsoid.wgs84.cartesian(center)
-      var worst = 0.0
-      var worstSecondOrder = 0.0
-      for _ in 0..<2_000 {
-        let lat = min(90, max(-90, center.latitude + rng.uniform(-reach...reach)))
-        let lon = center.longitude + rng.uniform(-reach...reach)
-        let point = try Coordinate(latitude: lat, longitude: lon)
-        let exact = Ellipsoid.wgs84.cartesian(point) - origin
-        let e = map.preciseOffset(latitude: lat, longitude: lon) - exact
-        worst = max(worst, (e * e).sum().squareRoot())
-        let e2 = map.offset(latitude: lat, longitude: lon) - exact
-        worstSecondOrder = max(worstSecondOrder, (e2 * e2).sum().squareRoot())
-      }
+      let (worstSecondOrder, worst) = try Self.worstErrors(latitude: latitude, reach: reach, rng: &rng)
       #expect(worst <= bound + 1e-8, "level \(level): error \(worst) m, bound \(bound) m")
       // Third order: a wrong third derivative leaves an error of the second order's size.
       #expect(worst <= worstSecondOrder / 20, "level \(level): \(worst) m against \(worstSecondOrder) m")
