@@ -1,7 +1,8 @@
 # GeoWake — two commands on a fresh machine:
 #   make demo   installs what is missing, builds, runs geowake analyze on a bundled real track
 #               and geowake fetch on the bundled morning checker
-#   make test   installs what is missing, runs every test
+#   make test   installs what is missing, runs every test, then builds a package that depends on
+#               GeoWake by version (scripts/check-embeddable.sh)
 SWIFT ?= swift
 DEMO_BIN := .build/release/geowake
 
@@ -20,6 +21,7 @@ demo: deps
 
 test: deps
 	$(SWIFT) test
+	sh scripts/check-embeddable.sh
 
 # package-benchmark suites (Benchmarks/ is its own package, so `make test` never builds them).
 bench: deps

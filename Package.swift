@@ -15,6 +15,7 @@ let package = Package(
   products: [
     .library(name: "Geodesy", targets: ["Geodesy"]),
     .library(name: "Geofencing", targets: ["Geofencing"]),
+    .library(name: "GEOSValidation", targets: ["GEOSValidation"]),
     .library(name: "CellHandoff", targets: ["CellHandoff"]),
     .library(name: "BackgroundRuntime", targets: ["BackgroundRuntime"]),
     .library(name: "GeoWake", targets: ["GeoWake"]),
@@ -50,11 +51,13 @@ package.targets += [
   ),
   .target(
     name: "Geofencing",
-    dependencies: ["Geodesy", "CGEOS", "CDetectorKernels", .product(name: "RealModule", package: "swift-numerics")],
-    // The standard library's square root is a C shim compiled in the caller's module; without
-    // errno (which nothing here reads) it is one instruction and vectorises, not a call with an
-    // errno fallback. CircleFilter's own loop is C (CDetectorKernels) and needs no errno either.
-    swiftSettings: [.unsafeFlags(["-Xcc", "-fno-math-errno"])]
+    dependencies: ["Geodesy", "CDetectorKernels", .product(name: "RealModule", package: "swift-numerics")]
+  ),
+  // Full OGC validity of polygons with GEOS, for polygons from outside (the command-line tool's
+  // readers); the geometry core itself needs no GEOS.
+  .target(
+    name: "GEOSValidation",
+    dependencies: ["Geofencing", "CGEOS"]
   ),
 ]
 
@@ -110,8 +113,8 @@ package.targets += [
   .executableTarget(
     name: "geowake",
     dependencies: [
-      "Geodesy", "Geofencing", "CellHandoff", "BackgroundRuntime", "GeoWake", "TrackIO", "SyntheticData",
-      .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      "Geodesy", "Geofencing", "GEOSValidation", "CellHandoff", "BackgroundRuntime", "GeoWake", "TrackIO",
+      "SyntheticData", .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ]
   )
 ]
@@ -131,6 +134,10 @@ package.targets += [
   .testTarget(
     name: "GeofencingTests",
     dependencies: ["Geofencing", "Geodesy", "_GeoWakeTestSupport"]
+  ),
+  .testTarget(
+    name: "GEOSValidationTests",
+    dependencies: ["GEOSValidation", "Geofencing", "Geodesy", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "CellHandoffTests",

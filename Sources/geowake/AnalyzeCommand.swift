@@ -146,7 +146,7 @@ struct AnalyzeCommand: ParsableCommand {
   private func makeMonitor() throws -> RegionMonitor {
     var regionFile = RegionFile(regions: [])
     if let regions {
-      do { regionFile = try RegionFileReader.read(path: regions) } catch { throw Diagnostics.fail(error) }
+      do { regionFile = try RegionFileReader.readValidated(path: regions) } catch { throw Diagnostics.fail(error) }
     }
     do {
       return try RegionMonitor(

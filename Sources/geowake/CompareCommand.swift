@@ -58,7 +58,7 @@ struct CompareCommand: ParsableCommand {
 
   func run() throws {
     let regionFile: RegionFile
-    do { regionFile = try RegionFileReader.read(path: regions) } catch { throw Diagnostics.fail(error) }
+    do { regionFile = try RegionFileReader.readValidated(path: regions) } catch { throw Diagnostics.fail(error) }
     var energy = EnergyModel.standard
     if let energyModel {
       do { energy = try EnergyModelReader.read(path: energyModel) } catch { throw Diagnostics.fail(error) }

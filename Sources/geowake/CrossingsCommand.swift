@@ -35,14 +35,9 @@ struct CrossingsCommand: ParsableCommand {
 
   func run() throws {
     let regionList: [Region]
-    do { regionList = try RegionFileReader.read(path: regions).regions } catch { throw Diagnostics.fail(error) }
+    do { regionList = try RegionFileReader.readValidated(path: regions).regions } catch { throw Diagnostics.fail(error) }
     var index = RegionIndex()
-    for region in regionList {
-      do { try index.insert(region) } catch {
-        Diagnostics.error("\(regions): \(error)")
-        throw SysExit.dataError
-      }
-    }
+    for region in regionList { index.insert(region) }
     var reader: TrackFileReader
     do { reader = try TrackFileReader(path: track) } catch { throw Diagnostics.fail(error) }
     var detector = CrossingDetector(regions: index)

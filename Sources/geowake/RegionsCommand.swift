@@ -26,7 +26,7 @@ struct RegionsCommand: ParsableCommand {
 
     func run() throws {
       let regionFile: RegionFile
-      do { regionFile = try RegionFileReader.read(path: file) } catch { throw Diagnostics.fail(error) }
+      do { regionFile = try RegionFileReader.readValidated(path: file) } catch { throw Diagnostics.fail(error) }
       var circles = 0
       var polygons = 0
       var smallest = Double.infinity

@@ -139,4 +139,22 @@ struct AnalyzeCommandTests {
     #expect(result.status == 65)
     #expect(result.stderr == "\(regions):3:1: error: duplicate region identifier \"a\" (first on line 2): expected unique identifiers\n")
   }
+
+  @Test(arguments: ["check", "analyze", "crossings"])
+  func invalidPolygonIsRejectedWithGEOSReasonAndPlace(_ command: String) throws {
+    let folder = try TemporaryFolder()
+    let regions = try folder.file(
+      "bow.json",
+      containing: "{\"type\":\"Feature\",\"id\":\"bow\",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,1],[1,0],[0,1],[0,0]]]}}")
+    let track = try folder.file("t.csv", containing: "time,lat,lon\n0,0.5,0.2\n60,0.5,0.8\n")
+    let arguments =
+      switch command {
+      case "check": ["regions", "check", regions]
+      case "analyze": ["analyze", "--regions", regions, track]
+      default: ["crossings", "--regions", regions, track]
+      }
+    let result = try CommandRunner.run(arguments)
+    #expect(result.status == 65, "\(result.stderr)")
+    #expect(result.stderr.contains("\(regions):1:41: error: region \"bow\": invalid polygon: Self-intersection[0.5 0.5]"))
+  }
 }

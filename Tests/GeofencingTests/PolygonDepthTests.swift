@@ -42,7 +42,7 @@ struct PolygonDepthTests {
     let center = try Coordinate(latitude: latitude, longitude: 10)
     let corners: [(Double, Double)] = [(-900, -700), (1_100, -500), (800, 900), (-600, 1_200)]
     let region = try Self.polygon("quad", around: center, corners)
-    let geometry = try PolygonGeometry(region.planar)
+    let geometry = PolygonGeometry(region.planar)
     let ring = corners.map { east, north in offset(offset(center, 90, east), 0, north) }
     var checked = 0
     for azimuth in stride(from: 0.0, to: 360, by: 37) {

@@ -85,24 +85,23 @@ public struct StrategyComparison {
     do throws(CellLayoutError) { tracker = try ServingCellTracker(layout: cells) } catch { throw .cells(error) }
     var truthProfile = RegionMonitoringProfile.server
     truthProfile.gapLimit = .infinity
-    do throws(RegionError) {
+    do throws(RegionMonitoringProfile.InvalidValue) {
       truth = try RegionMonitor(regions: regions, profile: truthProfile)
       self.platform = try RegionMonitor(regions: regions, profile: platform, seed: seed)
-      index = try RegionIndex(regions)
-    } catch { throw .region(error) }
+    } catch { throw .profile(error) }
+    index = RegionIndex(regions)
     significant = SignificantChangeMonitor(profile: significantChanges)
     self.energy = energy
   }
 
-  /// Why a comparison cannot be set up: a region that cannot be prepared, or an unusable cell
-  /// layout.
+  /// Why a comparison cannot be set up: a profile value out of range, or an unusable cell layout.
   public enum SetupError: Error, Hashable, Sendable, CustomStringConvertible {
-    case region(RegionError)
+    case profile(RegionMonitoringProfile.InvalidValue)
     case cells(CellLayoutError)
 
     public var description: String {
       switch self {
-      case .region(let e): return e.description
+      case .profile(let e): return e.description
       case .cells(let e): return e.description
       }
     }

@@ -18,7 +18,7 @@ public import Geodesy
 /// **Streaming.** Memory is bounded by the index and the regions near the device, never by the
 /// track's length. In the steady state no allocation happens per fix for circles (the
 /// `CrossingDetector` benchmarks count mallocs); a fix in a grid cell that a polygon's boundary
-/// crosses costs one short-lived GEOS point for that polygon.
+/// crosses costs one exact point-in-polygon test for that polygon, over the edges at its latitude.
 ///
 /// **Order.** Crossings of one segment are appended in time order (ties by identifier, then enter
 /// before exit), so the same fixes and regions always give the same output.
@@ -91,9 +91,9 @@ public struct CrossingDetector {
   /// crossing is reported for it until the path next crosses its boundary.
   /// - Returns: The region replaced, if any.
   @discardableResult
-  public mutating func insert(_ region: Region) throws(RegionError) -> Region? {
+  public mutating func insert(_ region: Region) -> Region? {
     writeBack()
-    let replaced = try regions.insert(region)
+    let replaced = regions.insert(region)
     growState()
     if let slot = regions.slotByIdentifier[region.identifier] {
       if let fix = previous {

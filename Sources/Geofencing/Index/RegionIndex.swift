@@ -8,17 +8,17 @@ import RealModule
 /// as its bounding box (capped at ``gridLevel``). A query visits one cell per
 /// occupied level, keeps the regions whose bounding box touches the query, then decides each with
 /// the chord test of ``ChordBound`` — exact geodesic only within micrometres of a circle's
-/// boundary — or GEOS for polygons. ``CrossingDetector`` adds temporal coherence on top.
+/// boundary — or the polygon's own edge index (``PolygonRegion``'s even-odd rule, exact). ``CrossingDetector`` adds temporal coherence on top.
 ///
 /// **Identity.** Identifiers are unique: inserting a region whose identifier is present replaces
 /// the old one.
 ///
 /// **Memory.** About 345 bytes per circular region including its identifier (measured by the
-/// "RegionIndex memory per region" benchmark for 100,000 circles); a polygon adds its GEOS
-/// geometry. ``memoryFootprint`` reports the index's own share.
+/// "RegionIndex memory per region" benchmark for 100,000 circles); a polygon adds its edges and
+/// their band index. ``memoryFootprint`` reports the index's own share.
 ///
-/// - Important: Not `Sendable` once it holds polygons (GEOS prepared geometries are built lazily
-///   and are not thread-safe); confine an index to one task.
+/// - Important: Not `Sendable` once it holds polygons (a polygon's inscribed radius is computed
+///   lazily); confine an index to one task.
 public struct RegionIndex {
   /// Tuning of the grid.
   public struct Configuration: Hashable, Sendable {
@@ -62,9 +62,6 @@ public struct RegionIndex {
   /// Changes on every insert or remove, so that detectors can drop cached candidates.
   var generation = 0
 
-  /// One GEOS context shared by every polygon of this index.
-  var geosContext: GEOSContext?
-
   /// Creates an empty index.
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
@@ -73,9 +70,8 @@ public struct RegionIndex {
 
   /// Creates an index holding `regions`; a later region replaces an earlier one with the same
   /// identifier.
-  /// - Throws: ``RegionError`` if GEOS fails to prepare a polygon.
   /// - Complexity: O(n) expected; 100,000 circles take about 40 ms (the `IndexBuild` benchmark).
-  public init(_ regions: some Collection<Region>, configuration: Configuration = Configuration()) throws(RegionError) {
+  public init(_ regions: some Collection<Region>, configuration: Configuration = Configuration()) {
     self.init(configuration: configuration)
     let list = Array(regions)
     // Geometry once: the level choice and the insertion share it.
@@ -97,7 +93,7 @@ public struct RegionIndex {
     if configuration.gridLevel == nil { gridLevel = Self.chooseGridLevel(boxes: boxes) }
     regionsReserve(list.count)
     for i in list.indices {
-      _ = try insert(list[i], circle: circles[i], box: boxes[i])
+      _ = insert(list[i], circle: circles[i], box: boxes[i])
     }
     compactPostings()
   }
@@ -188,30 +184,21 @@ public struct RegionIndex {
 
   /// Inserts a region, replacing any region with the same identifier.
   /// - Returns: The region replaced, if any.
-  /// - Throws: ``RegionError`` if GEOS fails to prepare a polygon (the index is unchanged).
   /// - Complexity: O(1) expected for a circle; O(vertices) for a polygon.
   @discardableResult
-  public mutating func insert(_ region: Region) throws(RegionError) -> Region? {
+  public mutating func insert(_ region: Region) -> Region? {
     switch region {
     case .circle(let c):
       let geometry = CircleGeometry(c)
-      return try insert(region, circle: geometry, box: geometry.boundingBox)
+      return insert(region, circle: geometry, box: geometry.boundingBox)
     case .polygon(let p):
-      return try insert(region, circle: nil, box: p.planar.box)
+      return insert(region, circle: nil, box: p.planar.box)
     }
   }
 
-  private mutating func insert(_ region: Region, circle: CircleGeometry?, box: GeoBox) throws(RegionError) -> Region? {
+  private mutating func insert(_ region: Region, circle: CircleGeometry?, box: GeoBox) -> Region? {
     var polygon: PolygonGeometry? = nil
-    if case .polygon(let p) = region {
-      do throws(GEOSError) {
-        let context = if let existing = geosContext { existing } else { try GEOSContext() }
-        geosContext = context
-        polygon = try PolygonGeometry(p.planar, context: context)
-      } catch {
-        throw RegionError(identifier: p.identifier.rawValue, reason: .geometryEngine(error.description))
-      }
-    }
+    if case .polygon(let p) = region { polygon = PolygonGeometry(p.planar) }
     let slot: Int
     if let free = freeSlots.popLast() {
       slot = Int(free)

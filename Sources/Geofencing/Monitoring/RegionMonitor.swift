@@ -76,11 +76,13 @@ public struct RegionMonitor {
   /// - Parameters:
   ///   - notifications: per region, which transitions the app wants (default: both).
   ///   - seed: seeds the delivery latencies.
-  /// - Throws: ``RegionError`` when GEOS cannot prepare a polygon.
+  /// - Throws: ``RegionMonitoringProfile/InvalidValue`` when a profile field is out of range
+  ///   (see ``RegionMonitoringProfile/validate()``).
   public init(
     regions: [Region], profile: RegionMonitoringProfile = .ios,
     notifications: [RegionIdentifier: RegionNotifications] = [:], seed: UInt64 = 0
-  ) throws(RegionError) {
+  ) throws(RegionMonitoringProfile.InvalidValue) {
+    try profile.validate()
     self.profile = profile
     self.notifications = notifications
     self.seed = seed
@@ -88,7 +90,7 @@ public struct RegionMonitor {
     // Usually every region fits under the cap and identifiers are unique: the index, which hashes
     // each identifier anyway, tells (it replaces a repeated identifier, so it then holds fewer).
     if regions.count <= profile.maximumRegions ?? Int.max {
-      let index = try RegionIndex(regions)
+      let index = RegionIndex(regions)
       if index.count == regions.count {
         monitoredRegions = regions
         failedRegions = []
@@ -115,7 +117,7 @@ public struct RegionMonitor {
     failedRegions = Array(unique[cap...])
     unique.removeSubrange(cap...)
     monitoredRegions = unique
-    detector = CrossingDetector(regions: try RegionIndex(monitoredRegions))
+    detector = CrossingDetector(regions: RegionIndex(monitoredRegions))
     confirmed = Array(repeating: .unknown, count: monitoredRegions.count)
     #if GEOWAKE_INTERNAL_CHECKS
       for (k, region) in monitoredRegions.enumerated() { assert(detector.regions.slotByIdentifier[region.identifier] == Int32(k)) }

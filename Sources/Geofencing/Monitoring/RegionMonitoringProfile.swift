@@ -203,3 +203,62 @@ public struct AccuracyOverlap: Hashable, Sendable {
 extension Double {
   fileprivate func clamped(_ low: Double, _ high: Double) -> Double { Swift.min(high, Swift.max(low, self)) }
 }
+
+extension RegionMonitoringProfile {
+  /// A profile field whose value a ``RegionMonitor`` cannot work with.
+  public struct InvalidValue: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The profile's ``RegionMonitoringProfile/name``.
+    public let profile: String
+    /// The field, as spelled in Swift (`reorderWindow`, `accuracyOverlap.exitRatio`).
+    public let field: String
+    /// The value found, as text.
+    public let value: String
+    /// What the field must hold.
+    public let expected: String
+
+    public var description: String {
+      "profile \"\(profile)\": \(field) is \(value): expected \(expected)"
+    }
+  }
+
+  /// Checks every field: distances, times and speeds finite and not negative (the gap limit may
+  /// be +∞), latency ranges finite and not negative, fractions and ratios in [0, 1], a cap of at
+  /// least 0 regions.
+  /// - Throws: ``InvalidValue`` for the first field out of range.
+  public func validate() throws(InvalidValue) {
+    func fail(_ field: String, _ value: some CustomStringConvertible, _ expected: String) -> InvalidValue {
+      InvalidValue(profile: name, field: field, value: value.description, expected: expected)
+    }
+    func metres(_ field: String, _ value: Double) throws(InvalidValue) {
+      guard value.isFinite, value >= 0 else { throw fail(field, value, "a finite number ≥ 0") }
+    }
+    func fraction(_ field: String, _ value: Double) throws(InvalidValue) {
+      guard value >= 0, value <= 1 else { throw fail(field, value, "a fraction in [0, 1]") }
+    }
+    func latency(_ field: String, _ range: ClosedRange<Double>) throws(InvalidValue) {
+      guard range.lowerBound >= 0, range.upperBound.isFinite else {
+        throw fail(field, "\(range.lowerBound)...\(range.upperBound)", "finite seconds ≥ 0")
+      }
+    }
+    if let cap = maximumRegions, cap < 0 { throw fail("maximumRegions", cap, "nil or a count ≥ 0") }
+    try metres("confirmationDistance", confirmationDistance)
+    try fraction("maximumEntryDepthFraction", maximumEntryDepthFraction)
+    try metres("confirmationTime", confirmationTime)
+    if let limit = maximumHorizontalAccuracy {
+      guard limit >= 0, !limit.isNaN else { throw fail("maximumHorizontalAccuracy", limit, "nil or metres ≥ 0") }
+    }
+    try latency("deliveryLatency", deliveryLatency)
+    guard gapLimit > 0, !gapLimit.isNaN else { throw fail("gapLimit", gapLimit, "seconds > 0 (+infinity: no limit)") }
+    try metres("reorderWindow", reorderWindow)
+    if let overlap = accuracyOverlap {
+      try metres("accuracyOverlap.smallRegionRadius", overlap.smallRegionRadius)
+      try fraction("accuracyOverlap.enterRatio", overlap.enterRatio)
+      try fraction("accuracyOverlap.smallRegionEnterRatio", overlap.smallRegionEnterRatio)
+      try fraction("accuracyOverlap.exitRatio", overlap.exitRatio)
+      try fraction("accuracyOverlap.smallRegionExitRatio", overlap.smallRegionExitRatio)
+    }
+    if let delay = loiteringDelay { try metres("loiteringDelay", delay) }
+    if let range = stationaryDeliveryLatency { try latency("stationaryDeliveryLatency", range) }
+    try metres("stationarySpeed", stationarySpeed)
+  }
+}

@@ -1,4 +1,3 @@
-internal import CGEOS
 import Geodesy
 import RealModule
 
@@ -12,19 +11,33 @@ enum RectangleCoverage: Sendable {
   case boundary
 }
 
-/// A polygonal region prepared for repeated queries: a GEOS prepared geometry over the projected
-/// rings, plus the rings' edges for segment intersection.
-/// - Important: Not `Sendable`; confine to one task (it holds a GEOS context).
+/// A polygonal region prepared for repeated queries: the projected rings' edges, and an index of
+/// them by horizontal band so that a point or a rectangle looks only at the edges at its latitude.
+///
+/// Pure Swift, no geometry engine. Containment is the even-odd rule over every ring of every
+/// polygon with the boundary included, decided with exact orientation tests
+/// (``PlanarOrientation``); for valid polygons and multipolygons (the only kind GeoWake's readers
+/// accept, see `GEOSValidation`) this is exactly GEOS's and shapely's `covers`/`intersects` for a
+/// point.
+/// - Important: Not `Sendable`: ``inscribedRadius`` is computed on first use.
 final class PolygonGeometry {
   let planar: PlanarPolygons
-  let prepared: GEOSPreparedGeometry
   /// Every ring edge as (x0, y0, x1, y1), projected.
   let edges: [SIMD4<Double>]
+  /// The band index: band b covers latitudes [bandSouth + b·bandHeight, … + bandHeight] and lists
+  /// `bandEdges[bandStart[b]..<bandStart[b + 1]]`, every edge whose latitude range meets it.
+  private let bandSouth: Double
+  private let bandScale: Double
+  private let bandCount: Int
+  private let bandStart: [Int32]
+  private let bandEdges: [Int32]
 
-  init(_ planar: PlanarPolygons, context: GEOSContext? = nil) throws(GEOSError) {
-    let context = if let context { context } else { try GEOSContext() }
+  /// At most this many band entries per edge on average; long edges spanning many bands are what
+  /// could make the index large, so the band count shrinks until the index fits.
+  private static let entriesPerEdgeLimit = 4
+
+  init(_ planar: PlanarPolygons) {
     self.planar = planar
-    prepared = try GEOSPreparedGeometry(GEOSGeometry.polygonal(context, polygons: planar.rings))
     var edges: [SIMD4<Double>] = []
     for rings in planar.rings {
       for ring in rings {
@@ -34,20 +47,93 @@ final class PolygonGeometry {
       }
     }
     self.edges = edges
+    let south = planar.box.south
+    let height = max(planar.box.north - south, 0x1p-40)
+    // About four edges a band, fewer bands if long edges would repeat too often.
+    var count = max(1, min(edges.count / 4, 1 << 16))
+    var total = 0
+    while true {
+      let scale = Double(count) / height
+      total = 0
+      for e in edges {
+        total += Self.band(max(e.y, e.w), south: south, scale: scale, count: count)
+          - Self.band(min(e.y, e.w), south: south, scale: scale, count: count) + 1
+      }
+      if count == 1 || total <= Self.entriesPerEdgeLimit * edges.count { break }
+      count = max(1, count / 2)
+    }
+    let scale = Double(count) / height
+    var start = [Int32](repeating: 0, count: count + 1)
+    for e in edges {
+      let first = Self.band(min(e.y, e.w), south: south, scale: scale, count: count)
+      let last = Self.band(max(e.y, e.w), south: south, scale: scale, count: count)
+      for b in first...last { start[b + 1] += 1 }
+    }
+    for b in 0..<count { start[b + 1] += start[b] }
+    var fill = Array(start.dropLast())
+    var list = [Int32](repeating: 0, count: total)
+    for (k, e) in edges.enumerated() {
+      let first = Self.band(min(e.y, e.w), south: south, scale: scale, count: count)
+      let last = Self.band(max(e.y, e.w), south: south, scale: scale, count: count)
+      for b in first...last {
+        list[Int(fill[b])] = Int32(k)
+        fill[b] += 1
+      }
+    }
+    bandSouth = south
+    bandScale = scale
+    bandCount = count
+    bandStart = start
+    bandEdges = list
   }
 
-  var context: GEOSContext { prepared.context }
+  /// The band of latitude y (clamped; monotone in y, so an edge's bands are those of its ends and
+  /// every band between).
+  @inline(__always)
+  private static func band(_ y: Double, south: Double, scale: Double, count: Int) -> Int {
+    let b = (y - south) * scale
+    guard b > 0 else { return 0 }
+    return b >= Double(count - 1) ? count - 1 : Int(b)
+  }
 
-  /// Whether the projected point (x, y) is inside or on the boundary (`GEOSPreparedIntersects_r`).
+  /// The range of bands meeting latitudes [south, north].
+  @inline(__always)
+  private func bands(south: Double, north: Double) -> ClosedRange<Int> {
+    Self.band(south, south: bandSouth, scale: bandScale, count: bandCount)...Self.band(
+      north, south: bandSouth, scale: bandScale, count: bandCount)
+  }
+
+  /// Whether the projected point (x, y) is inside or on the boundary.
+  ///
+  /// A ray to the east counts the edges it crosses (GEOS's `RayCrossingCounter` rules: an edge
+  /// counts if it straddles the ray's latitude half-open from below, a horizontal edge never; an
+  /// edge through the point, found with an exact orientation test, puts it on the boundary).
   func contains(x: Double, y: Double) -> Bool {
     let box = planar.box
     guard y >= box.south, y <= box.north, x >= box.west, x <= box.east else { return false }
-    guard let point = GEOSGeom_createPointFromXY_r(context.handle, x, y) else { return crossingNumberContains(x: x, y: y) }
-    defer { GEOSGeom_destroy_r(context.handle, point) }
-    switch GEOSPreparedIntersects_r(context.handle, prepared.handle, point) {
-    case 1: return true
-    case 0: return false
-    default: return crossingNumberContains(x: x, y: y)
+    let b = Self.band(y, south: bandSouth, scale: bandScale, count: bandCount)
+    var inside = false
+    return edges.withUnsafeBufferPointer { edges in
+      bandEdges.withUnsafeBufferPointer { list in
+        for k in Int(bandStart[b])..<Int(bandStart[b + 1]) {
+          let e = edges[Int(list[k])]
+          let (x0, y0, x1, y1) = (e.x, e.y, e.z, e.w)
+          if x0 < x && x1 < x { continue }
+          if y0 == y && y1 == y {
+            if min(x0, x1) <= x && x <= max(x0, x1) { return true }
+            continue
+          }
+          if (y0 > y) != (y1 > y) {
+            var orientation = PlanarOrientation.sign(x0, y0, x1, y1, x, y)
+            if orientation == 0 { return true }
+            if y1 < y0 { orientation = -orientation }
+            if orientation > 0 { inside.toggle() }
+          } else if (x0 == x && y0 == y) || (x1 == x && y1 == y) {
+            return true
+          }
+        }
+        return inside
+      }
     }
   }
 
@@ -55,25 +141,36 @@ final class PolygonGeometry {
     contains(x: planar.x(longitude: point.longitude), y: point.latitude)
   }
 
-  /// Even-odd containment over all edges; used only if GEOS reports an exception.
-  func crossingNumberContains(x: Double, y: Double) -> Bool {
-    var inside = false
-    for e in edges where (e.y > y) != (e.w > y) {
-      let xCross = e.x + (y - e.y) * (e.z - e.x) / (e.w - e.y)
-      if x < xCross { inside.toggle() }
-    }
-    return inside
-  }
-
   /// How the polygon covers the rectangle [west, east] × [south, north] of projected coordinates.
+  ///
+  /// `.boundary` whenever an edge may meet the closed rectangle (the test is conservative: an edge
+  /// within 10⁻¹² of its size of a corner counts); otherwise the rectangle lies in one face and
+  /// its centre decides between `.inside` and `.outside`.
   func coverage(west: Double, south: Double, east: Double, north: Double) -> RectangleCoverage {
     let box = planar.box
     if north < box.south || south > box.north || east < box.west || west > box.east { return .outside }
-    guard let rectangle = try? GEOSGeometry.rectangle(context, xmin: west, ymin: south, xmax: east, ymax: north)
-    else { return .boundary }
-    if (try? prepared.containsProperly(rectangle)) == true { return .inside }
-    if (try? prepared.intersects(rectangle)) == false { return .outside }
-    return .boundary
+    for b in bands(south: south, north: north) {
+      for k in Int(bandStart[b])..<Int(bandStart[b + 1]) {
+        let e = edges[Int(bandEdges[k])]
+        if Self.segment(e, meets: west, south, east, north) { return .boundary }
+      }
+    }
+    return contains(x: (west + east) / 2, y: (south + north) / 2) ? .inside : .outside
+  }
+
+  /// Whether segment e may meet the closed rectangle (never false when it does).
+  private static func segment(_ e: SIMD4<Double>, meets west: Double, _ south: Double, _ east: Double, _ north: Double)
+    -> Bool
+  {
+    if max(e.x, e.z) < west || min(e.x, e.z) > east || max(e.y, e.w) < south || min(e.y, e.w) > north { return false }
+    let dx = e.z - e.x
+    let dy = e.w - e.y
+    // Signed areas of the four corners against the edge's line: all strictly on one side, no meeting.
+    let tolerance = 1e-12 * (abs(dx) + abs(dy) + (east - west) + (north - south)) * (abs(dx) + abs(dy))
+    let areas = SIMD4(
+      dx * (south - e.y) - dy * (west - e.x), dx * (south - e.y) - dy * (east - e.x),
+      dx * (north - e.y) - dy * (east - e.x), dx * (north - e.y) - dy * (west - e.x))
+    return any(areas .> SIMD4(repeating: -tolerance)) && any(areas .< SIMD4(repeating: tolerance))
   }
 
   /// The geodesic distance (metres) from `point` to the polygons' boundary — how deep inside or
@@ -118,10 +215,10 @@ final class PolygonGeometry {
   }
 
   /// The radius (metres) of the largest circle inside the polygons: the greatest depth a point
-  /// can reach, which caps the depth an entry may be asked for. GEOS's maximum inscribed circle
-  /// in the polygons' own projection with longitudes scaled to metres at the middle latitude
-  /// (approximate where the polygons span many degrees of latitude; to 0.1 % of their size).
-  /// Computed on first use; +∞ if GEOS fails (no cap).
+  /// can reach, which caps the depth an entry may be asked for. Found in the polygons' own
+  /// projection with longitudes scaled to metres at the middle latitude (approximate where the
+  /// polygons span many degrees of latitude) by ``InscribedCircleSearch``, to within 0.1 % of the
+  /// polygons' size below the largest radius in that plane, never above it. Computed on first use.
   lazy var inscribedRadius: Double = {
     let box = planar.box
     let phi = (box.south + box.north) / 2 * (Double.pi / 180)
@@ -129,14 +226,8 @@ final class PolygonGeometry {
     let sinPhi = Double.sin(phi)
     let metresPerDegreeY = ellipsoid.meridionalRadius(sinLatitude: sinPhi) * (Double.pi / 180)
     let xScale = ellipsoid.parallelRadius(sinLatitude: sinPhi, cosLatitude: Double.cos(phi)) * (Double.pi / 180) / metresPerDegreeY
-    let middle = planar.middleX
-    let scaled = planar.rings.map { rings in
-      rings.map { ring in ring.enumerated().map { k, v in k % 2 == 0 ? (v - middle) * xScale : v } }
-    }
     let size = max((box.east - box.west) * xScale, box.north - box.south)
-    guard let geometry = try? GEOSGeometry.polygonal(context, polygons: scaled),
-      let radius = try? geometry.maximumInscribedRadius(tolerance: max(size / 1_000, 1e-9))
-    else { return .infinity }
+    let radius = InscribedCircleSearch(geometry: self, xScale: xScale).radius(tolerance: max(size / 1_000, 1e-9))
     return radius * metresPerDegreeY
   }()
 

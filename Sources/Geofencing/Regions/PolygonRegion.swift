@@ -4,7 +4,7 @@ public import Geodesy
 /// GeoJSON sense.
 ///
 /// **Edges and projection.** Edges are straight lines in longitude/latitude (RFC 7946 §3.1.1),
-/// the convention of GeoJSON, shapely and GEOS on geographic data. GeoWake hands GEOS the
+/// the convention of GeoJSON, shapely and GEOS on geographic data. GeoWake works in the
 /// projection x = longitude *unwrapped* (each vertex's longitude is shifted by whole turns to stay
 /// within 180° of the previous one, starting within 180° of the first vertex of the first ring),
 /// y = latitude. This is an exact translation of longitude/latitude space for ordinary polygons, so
@@ -15,6 +15,14 @@ public import Geodesy
 /// 80°" is one ring.
 ///
 /// **Boundary.** Points on the boundary belong to the region, as for ``CircularRegion``.
+///
+/// **Validity.** The initialiser checks what containment needs: at least three distinct positions
+/// a ring, holes that do not encircle a pole, no more than 360° of longitude. Containment is the
+/// even-odd rule over all rings, which for a valid polygon (OGC simple features: rings that do not
+/// cross, holes inside their shell, parts that do not overlap) is the usual meaning. Whether a
+/// polygon is valid in that full sense is checked by the `GEOSValidation` module
+/// (`PolygonRegion.geosInvalidityReason()`), which GeoWake's command-line tool applies to every
+/// polygon it reads; it needs the GEOS library, the core does not.
 public struct PolygonRegion: Hashable, Sendable {
   /// One polygon: an exterior ring and zero or more holes. A ring may repeat its first position
   /// at the end (GeoJSON) or not; either way it is closed.
@@ -32,25 +40,14 @@ public struct PolygonRegion: Hashable, Sendable {
   public let identifier: RegionIdentifier
   /// The polygons (one for a Polygon, several for a MultiPolygon).
   public let polygons: [Polygon]
-  /// The projected rings handed to GEOS.
-  let planar: PlanarPolygons
+  /// The projected rings.
+  package let planar: PlanarPolygons
 
-  /// Creates a polygonal region, validating it with GEOS (`GEOSisValidReason_r`).
-  /// - Throws: ``RegionError`` naming the polygon and ring, or quoting GEOS's reason (with the
-  ///   location in projected coordinates: unwrapped longitude, latitude).
+  /// Creates a polygonal region.
+  /// - Throws: ``RegionError`` naming the polygon and ring that is too short or encircles a pole
+  ///   as a hole, or saying that the polygons span more than 360° of longitude.
   public init(identifier: RegionIdentifier, polygons: [Polygon]) throws(RegionError) {
     let planar = try PlanarPolygons(identifier: identifier.rawValue, polygons: polygons)
-    do {
-      let context = try GEOSContext()
-      let geometry = try GEOSGeometry.polygonal(context, polygons: planar.rings)
-      if let reason = try geometry.invalidityReason() {
-        throw RegionError(identifier: identifier.rawValue, reason: .invalidPolygon(reason))
-      }
-    } catch let error as RegionError {
-      throw error
-    } catch {
-      throw RegionError(identifier: identifier.rawValue, reason: .geometryEngine(String(describing: error)))
-    }
     self.identifier = identifier
     self.polygons = polygons
     self.planar = planar
@@ -68,11 +65,10 @@ public struct PolygonRegion: Hashable, Sendable {
 
   /// Whether `point` is inside or on the boundary.
   ///
-  /// Builds and prepares a GEOS geometry on every call; to test many points, put the region in a
-  /// ``RegionIndex``, which prepares it once.
+  /// Indexes the edges on every call; to test many points, put the region in a ``RegionIndex``,
+  /// which indexes them once.
   public func contains(_ point: Coordinate) -> Bool {
-    guard let geometry = try? PolygonGeometry(planar) else { return false }
-    return geometry.contains(point)
+    PolygonGeometry(planar).contains(point)
   }
 
   public static func == (lhs: Self, rhs: Self) -> Bool {
@@ -87,9 +83,9 @@ public struct PolygonRegion: Hashable, Sendable {
 
 /// Rings of a polygonal region in GeoWake's polygon projection (see ``PolygonRegion``): flat
 /// (x, y) pairs, x = unwrapped longitude, y = latitude, each ring closed.
-struct PlanarPolygons: Sendable {
+package struct PlanarPolygons: Sendable {
   /// `rings[p][0]` is the exterior of polygon p, the rest its holes; each is [x0, y0, x1, y1, …].
-  let rings: [[[Double]]]
+  package let rings: [[[Double]]]
   /// The bounding box in (unwrapped longitude, latitude).
   let box: GeoBox
 

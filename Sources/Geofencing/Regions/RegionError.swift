@@ -23,10 +23,11 @@ public struct RegionError: Error, Hashable, Sendable, CustomStringConvertible {
     case ringTooShort(polygon: Int, ring: Int, positions: Int)
     /// A hole ring encircles a pole, which only an exterior ring may do.
     case holeEncirclesPole(polygon: Int, ring: Int)
-    /// GEOS found the polygon invalid; the text is GEOS's `isValidReason` (with the location in
-    /// GeoWake's projected coordinates, longitude unwrapped and latitude, in degrees).
+    /// The polygon is not valid; from the `GEOSValidation` module, the text is GEOS's
+    /// `isValidReason` (with the location in GeoWake's projected coordinates, longitude unwrapped
+    /// and latitude, in degrees).
     case invalidPolygon(String)
-    /// GEOS failed while building the geometry.
+    /// The geometry engine (GEOS, in the `GEOSValidation` module) failed while building the geometry.
     case geometryEngine(String)
   }
 

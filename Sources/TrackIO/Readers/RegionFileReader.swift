@@ -27,16 +27,22 @@ public struct RegionFile: Sendable {
 ///
 /// Identifiers must be unique within a file: a repeat is an error naming both places.
 public enum RegionFileReader {
+  /// A check of each polygon beyond what ``PolygonRegion``'s initialiser does (such as
+  /// `GEOSValidation`'s full validity), run as it is read so that a failure names its place.
+  public typealias PolygonCheck = (PolygonRegion) throws(RegionError) -> Void
+
   /// Reads every region of the file at `path`.
+  /// - Parameter checkPolygon: applied to every polygon read; its error becomes a
+  ///   ``TrackIOError`` at the polygon's geometry.
   /// - Throws: ``TrackIOError`` with the line and column of the first problem.
-  public static func read(path: String) throws(TrackIOError) -> RegionFile {
+  public static func read(path: String, checkPolygon: PolygonCheck? = nil) throws(TrackIOError) -> RegionFile {
     let first = path == "-" ? nil : TrackFileReader.firstCharacter(path)
     guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
       return RegionFile(regions: try RegionCSVReader.read(path: path))
     }
     var parser = try JSONParser(path: path)
     let root = try parser.parseDocument()
-    var reader = Reader(parser: parser)
+    var reader = Reader(parser: parser, checkPolygon: checkPolygon)
     switch root.value {
     case .array(let items):
       for item in items { try reader.plainRegion(item) }
@@ -60,6 +66,7 @@ public enum RegionFileReader {
 
   private struct Reader {
     let parser: JSONParser
+    let checkPolygon: PolygonCheck?
     var regions: [Region] = []
     var notifications: [RegionIdentifier: RegionNotifications] = [:]
     var seen: [RegionIdentifier: Int] = [:]
@@ -181,7 +188,11 @@ public enum RegionFileReader {
     }
 
     func polygonRegion(_ id: RegionIdentifier, _ polygons: [PolygonRegion.Polygon], _ at: JSONNode) throws(TrackIOError) -> Region {
-      do throws(RegionError) { return .polygon(try PolygonRegion(identifier: id, polygons: polygons)) } catch {
+      do throws(RegionError) {
+        let region = try PolygonRegion(identifier: id, polygons: polygons)
+        try checkPolygon?(region)
+        return .polygon(region)
+      } catch {
         throw fail(error.description, at)
       }
     }

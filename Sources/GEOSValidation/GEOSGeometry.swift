@@ -2,12 +2,12 @@ internal import CGEOS
 
 /// An owned GEOS geometry (`GEOSGeom_destroy_r` on deinit). Keeps its context alive.
 /// - Important: Confine to one task, like its ``GEOSContext``.
-final class GEOSGeometry {
-  let context: GEOSContext
-  let handle: OpaquePointer
+package final class GEOSGeometry {
+  package let context: GEOSContext
+  package let handle: OpaquePointer
 
   /// Takes ownership of `handle`.
-  init(context: GEOSContext, owning handle: OpaquePointer) {
+  package init(context: GEOSContext, owning handle: OpaquePointer) {
     self.context = context
     self.handle = handle
   }
@@ -16,7 +16,7 @@ final class GEOSGeometry {
 
   /// A linear ring from (x, y) pairs; the first pair must equal the last.
   /// Wraps `GEOSCoordSeq_copyFromBuffer_r` and `GEOSGeom_createLinearRing_r`.
-  static func ringHandle(_ context: GEOSContext, xy: [Double]) throws(GEOSError) -> OpaquePointer {
+  package static func ringHandle(_ context: GEOSContext, xy: [Double]) throws(GEOSError) -> OpaquePointer {
     let sequence: OpaquePointer? = xy.withUnsafeBufferPointer { buffer in
       guard let base = buffer.baseAddress else { return nil }
       return GEOSCoordSeq_copyFromBuffer_r(context.handle, base, UInt32(buffer.count / 2), 0, 0)
@@ -32,7 +32,7 @@ final class GEOSGeometry {
   /// A polygon or multipolygon from rings of (x, y) pairs: `polygons[i][0]` is the shell of
   /// polygon i, the rest are its holes. Wraps `GEOSGeom_createPolygon_r` and
   /// `GEOSGeom_createCollection_r(GEOS_MULTIPOLYGON)`.
-  static func polygonal(_ context: GEOSContext, polygons: [[[Double]]]) throws(GEOSError) -> GEOSGeometry {
+  package static func polygonal(_ context: GEOSContext, polygons: [[[Double]]]) throws(GEOSError) -> GEOSGeometry {
     var parts: [OpaquePointer?] = []
     do throws(GEOSError) {
       for rings in polygons {
@@ -66,7 +66,7 @@ final class GEOSGeometry {
   }
 
   /// An axis-aligned rectangle (`GEOSGeom_createRectangle_r`).
-  static func rectangle(_ context: GEOSContext, xmin: Double, ymin: Double, xmax: Double, ymax: Double)
+  package static func rectangle(_ context: GEOSContext, xmin: Double, ymin: Double, xmax: Double, ymax: Double)
     throws(GEOSError) -> GEOSGeometry
   {
     guard let handle = GEOSGeom_createRectangle_r(context.handle, xmin, ymin, xmax, ymax) else {
@@ -76,7 +76,7 @@ final class GEOSGeometry {
   }
 
   /// A point (`GEOSGeom_createPointFromXY_r`).
-  static func point(_ context: GEOSContext, x: Double, y: Double) throws(GEOSError) -> GEOSGeometry {
+  package static func point(_ context: GEOSContext, x: Double, y: Double) throws(GEOSError) -> GEOSGeometry {
     guard let handle = GEOSGeom_createPointFromXY_r(context.handle, x, y) else {
       throw context.takeError("GEOSGeom_createPointFromXY_r")
     }
@@ -86,7 +86,7 @@ final class GEOSGeometry {
   /// The radius of the largest circle inside the (polygonal) geometry, within `tolerance`
   /// (`GEOSMaximumInscribedCircle_r`, whose result is the line from that circle's centre to the
   /// nearest boundary point; `GEOSLength_r`).
-  func maximumInscribedRadius(tolerance: Double) throws(GEOSError) -> Double {
+  package func maximumInscribedRadius(tolerance: Double) throws(GEOSError) -> Double {
     guard let line = GEOSMaximumInscribedCircle_r(context.handle, handle, tolerance) else {
       throw context.takeError("GEOSMaximumInscribedCircle_r")
     }
@@ -97,7 +97,7 @@ final class GEOSGeometry {
   }
 
   /// GEOS's explanation when the geometry is invalid, `nil` when valid (`GEOSisValidReason_r`).
-  func invalidityReason() throws(GEOSError) -> String? {
+  package func invalidityReason() throws(GEOSError) -> String? {
     guard try context.predicate(GEOSisValid_r(context.handle, handle), "GEOSisValid_r") == false else { return nil }
     guard let reason = GEOSisValidReason_r(context.handle, handle) else {
       throw context.takeError("GEOSisValidReason_r")
@@ -110,11 +110,11 @@ final class GEOSGeometry {
 /// A prepared geometry (`GEOSPrepare_r`): indexes its source once for fast repeated predicates.
 /// Keeps the source geometry (and its context) alive.
 /// - Important: Confine to one task; GEOS builds the prepared indexes lazily.
-final class GEOSPreparedGeometry {
-  let geometry: GEOSGeometry
-  let handle: OpaquePointer
+package final class GEOSPreparedGeometry {
+  package let geometry: GEOSGeometry
+  package let handle: OpaquePointer
 
-  init(_ geometry: GEOSGeometry) throws(GEOSError) {
+  package init(_ geometry: GEOSGeometry) throws(GEOSError) {
     guard let handle = GEOSPrepare_r(geometry.context.handle, geometry.handle) else {
       throw geometry.context.takeError("GEOSPrepare_r")
     }
@@ -124,15 +124,15 @@ final class GEOSPreparedGeometry {
 
   deinit { GEOSPreparedGeom_destroy_r(geometry.context.handle, handle) }
 
-  var context: GEOSContext { geometry.context }
+  package var context: GEOSContext { geometry.context }
 
   /// `GEOSPreparedIntersects_r`: the geometries share at least one point.
-  func intersects(_ other: GEOSGeometry) throws(GEOSError) -> Bool {
+  package func intersects(_ other: GEOSGeometry) throws(GEOSError) -> Bool {
     try context.predicate(GEOSPreparedIntersects_r(context.handle, handle, other.handle), "GEOSPreparedIntersects_r")
   }
 
   /// `GEOSPreparedContainsProperly_r`: `other` lies in the interior, touching no boundary.
-  func containsProperly(_ other: GEOSGeometry) throws(GEOSError) -> Bool {
+  package func containsProperly(_ other: GEOSGeometry) throws(GEOSError) -> Bool {
     try context.predicate(
       GEOSPreparedContainsProperly_r(context.handle, handle, other.handle), "GEOSPreparedContainsProperly_r")
   }

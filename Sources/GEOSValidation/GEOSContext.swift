@@ -1,10 +1,10 @@
-internal import CGEOS
+package import CGEOS
 
 /// An error reported by GEOS, with the operation that failed and GEOS's own message.
-struct GEOSError: Error, Hashable, Sendable, CustomStringConvertible {
-  let operation: String
-  let message: String
-  var description: String { message.isEmpty ? "\(operation) failed" : "\(operation): \(message)" }
+package struct GEOSError: Error, Hashable, Sendable, CustomStringConvertible {
+  package let operation: String
+  package let message: String
+  package var description: String { message.isEmpty ? "\(operation) failed" : "\(operation): \(message)" }
 }
 
 /// One GEOS context handle (`GEOS_init_r`), the owner of every geometry made with it.
@@ -12,12 +12,12 @@ struct GEOSError: Error, Hashable, Sendable, CustomStringConvertible {
 /// GEOS's re-entrant API is safe when each context is used by one thread at a time; this class
 /// is therefore not `Sendable`.
 /// - Important: Confine a context, and every geometry made with it, to one task.
-final class GEOSContext {
-  let handle: GEOSContextHandle_t
+package final class GEOSContext {
+  package let handle: GEOSContextHandle_t
   /// The last error message GEOS reported on this context (set by the error handler).
-  fileprivate(set) var lastError: String = ""
+  package fileprivate(set) var lastError: String = ""
 
-  init() throws(GEOSError) {
+  package init() throws(GEOSError) {
     guard let handle = GEOS_init_r() else { throw GEOSError(operation: "GEOS_init_r", message: "no context") }
     self.handle = handle
     // The handler gets `self` back as user data; unretained because the context owns the handler.
@@ -32,7 +32,7 @@ final class GEOSContext {
   deinit { GEOS_finish_r(handle) }
 
   /// Decodes GEOS's predicate convention: 1 = true, 0 = false, 2 = exception.
-  func predicate(_ result: CChar, _ operation: StaticString) throws(GEOSError) -> Bool {
+  package func predicate(_ result: CChar, _ operation: StaticString) throws(GEOSError) -> Bool {
     switch result {
     case 1: return true
     case 0: return false
@@ -41,7 +41,7 @@ final class GEOSContext {
   }
 
   /// The pending error message as a ``GEOSError``, clearing it.
-  func takeError(_ operation: String) -> GEOSError {
+  package func takeError(_ operation: String) -> GEOSError {
     defer { lastError = "" }
     return GEOSError(operation: operation, message: lastError)
   }

@@ -1,0 +1,114 @@
+#!/bin/sh
+# GeoWake as an app or a server adds it: a throwaway package that depends on a clone of this
+# repository tagged 1.0.0, by version, and builds every library product. SwiftPM refuses unsafe
+# build flags in a versioned dependency, so this fails if any library target has them.
+#
+# The geometry core must not need GEOS: the consumer of the core products is checked not to
+# link libgeos and not to compile the GEOS module; GEOSValidation, which does, is built apart.
+#
+# It clones the last commit (HEAD), not uncommitted changes.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/geowake-embed.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+
+git clone -q "$root" "$work/GeoWake"
+git -C "$work/GeoWake" tag 1.0.0
+
+consumer="$work/Consumer"
+mkdir -p "$consumer/Sources/CoreConsumer" "$consumer/Sources/ValidationConsumer"
+cat > "$consumer/Package.swift" <<SWIFT
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+  name: "Consumer",
+  platforms: [.macOS(.v13)],
+  dependencies: [.package(url: "file://$work/GeoWake", from: "1.0.0")],
+  targets: [
+    .executableTarget(
+      name: "CoreConsumer",
+      dependencies: [
+        .product(name: "Geodesy", package: "GeoWake"),
+        .product(name: "Geofencing", package: "GeoWake"),
+        .product(name: "CellHandoff", package: "GeoWake"),
+        .product(name: "BackgroundRuntime", package: "GeoWake"),
+        .product(name: "GeoWake", package: "GeoWake"),
+        .product(name: "TrackIO", package: "GeoWake"),
+        .product(name: "SyntheticData", package: "GeoWake"),
+      ]
+    ),
+    .executableTarget(
+      name: "ValidationConsumer",
+      dependencies: [
+        .product(name: "Geofencing", package: "GeoWake"),
+        .product(name: "GEOSValidation", package: "GeoWake"),
+      ]
+    ),
+  ]
+)
+SWIFT
+cat > "$consumer/Sources/CoreConsumer/main.swift" <<'SWIFT'
+import BackgroundRuntime
+import CellHandoff
+import Geodesy
+import Geofencing
+import GeoWake
+import SyntheticData
+import TrackIO
+
+let pier = try CircularRegion(identifier: "pier", center: Coordinate(latitude: 35.6586, longitude: 139.7454), radius: 100)
+let square = try PolygonRegion(
+  identifier: "square",
+  exterior: [(0.0, 0.0), (0.01, 0.0), (0.01, 0.01), (0.0, 0.01)].map { try Coordinate(latitude: $0.1, longitude: $0.0) })
+var monitor = try RegionMonitor(regions: [.circle(pier), .polygon(square)], profile: .server)
+var events: [RegionEvent] = []
+for (k, metres) in [-300.0, 0, 300].enumerated() {
+  let fix = LocationFix(time: Double(k) * 60, coordinate: pier.center.moved(metres), horizontalAccuracy: 5)
+  monitor.process(fix, into: &events)
+}
+monitor.finish(into: &events)
+let kinds = events.map { "\($0.kind)" }
+guard kinds.contains("enter"), kinds.contains("exit") else { fatalError("expected an enter and an exit, got \(kinds)") }
+print("core products: \(events.count) events")
+
+extension Coordinate {
+  func moved(_ metres: Double) -> Coordinate {
+    Geodesic.wgs84.direct(from: self, azimuth: 90, distance: metres)!.destination
+  }
+}
+SWIFT
+cat > "$consumer/Sources/ValidationConsumer/main.swift" <<'SWIFT'
+import GEOSValidation
+import Geodesy
+import Geofencing
+
+let bowtie = try PolygonRegion(
+  identifier: "bowtie",
+  exterior: [(0.0, 0.0), (1.0, 1.0), (1.0, 0.0), (0.0, 1.0)].map { try Coordinate(latitude: $0.1, longitude: $0.0) })
+do {
+  try bowtie.validateWithGEOS()
+  fatalError("GEOS accepted a self-intersecting ring")
+} catch {
+  print("GEOSValidation: \(error)")
+}
+SWIFT
+
+cd "$consumer"
+echo "check-embeddable: building the core products as a versioned dependency" >&2
+swift build --product CoreConsumer >&2
+bin=$(swift build --show-bin-path)
+"$bin/CoreConsumer"
+if ldd "$bin/CoreConsumer" | grep -q geos; then
+  echo "check-embeddable: the core products link libgeos:" >&2
+  ldd "$bin/CoreConsumer" | grep geos >&2
+  exit 1
+fi
+# SwiftPM plans a folder for every target; only compiled objects or a module mean it was built.
+if ls "$bin/GEOSValidation.build/"*.o >/dev/null 2>&1 || [ -e "$bin/Modules/GEOSValidation.swiftmodule" ]; then
+  echo "check-embeddable: building the core products compiled GEOSValidation" >&2
+  exit 1
+fi
+echo "check-embeddable: building GEOSValidation as a versioned dependency" >&2
+swift build --product ValidationConsumer >&2
+"$bin/ValidationConsumer"
