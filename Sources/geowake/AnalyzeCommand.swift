@@ -363,7 +363,7 @@ struct AnalyzeCommand: ParsableCommand {
       do { content = try FeedCSVReader.read(path: feed) } catch { throw Diagnostics.fail(error) }
     } else {
       let start = min(launches.first?.time ?? window.lowerBound, window.lowerBound)
-      content = .daytimeNews(from: start, days: Int(((window.upperBound - start) / LocalTime.secondsPerDay).rounded(.up)) + 1, utcOffset: offset)
+      content = try .daytimeNews(from: start, days: Int(((window.upperBound - start) / LocalTime.secondsPerDay).rounded(.up)) + 1, utcOffset: offset)
     }
     var conditions = DeviceConditions()
     if let connectivity {

@@ -90,7 +90,7 @@ struct FetchCommand: ParsableCommand {
     } else {
       let first = launches.first?.time ?? window.lowerBound
       let days = Int(((window.upperBound - first) / LocalTime.secondsPerDay).rounded(.up)) + 1
-      contentFeed = .daytimeNews(from: first, days: days, utcOffset: offset)
+      contentFeed = try .daytimeNews(from: first, days: days, utcOffset: offset)
       feedSource = "news every 30 min from 06:00 to 22:00 local time (generated)"
     }
     var deviceConditions = DeviceConditions()

@@ -112,7 +112,7 @@ struct GenerateCommand: ParsableCommand {
 
     func run() throws {
       guard let start = calendar.startTime(), let offset = calendar.offsetSeconds() else { return }
-      let feed = ContentFeed.daytimeNews(
+      let feed = try ContentFeed.daytimeNews(
         from: start, days: calendar.days, utcOffset: offset, every: Double(every), firstHour: firstHour, lastHour: lastHour)
       let sink = try calendar.sink()
       do {

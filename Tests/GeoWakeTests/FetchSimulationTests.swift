@@ -17,7 +17,7 @@ private func simulation(
   return FetchSimulation(
     configuration: AppConfiguration(backgroundModes: modes, fetchPolicy: policy), handler: handler, seed: seed, launches: launches,
     window: monday..<(monday + Double(days) * day),
-    feed: .daytimeNews(from: start, days: historyDays + days + 1, utcOffset: offset), conditions: conditions)
+    feed: try! .daytimeNews(from: start, days: historyDays + days + 1, utcOffset: offset), conditions: conditions)
 }
 
 @Suite("Local time")
@@ -100,8 +100,8 @@ struct FetchMeasureTests {
   }
 
   @Test("the feed counts what is waiting")
-  func feed() {
-    let feed = ContentFeed.daytimeNews(from: monday, days: 1, utcOffset: offset)
+  func feed() throws {
+    let feed = try ContentFeed.daytimeNews(from: monday, days: 1, utcOffset: offset)
     #expect(feed.publications.count == 33)  // 06:00 … 22:00 every 30 min
     let (count, oldest) = feed.unfetched(after: monday + 6 * 3_600, through: monday + 7 * 3_600)
     #expect(count == 2)
@@ -299,6 +299,26 @@ struct FetchSimulationTests {
       let ends = run.events.filter { $0.outcome != nil || $0.kind == .fetchLost }.count
       #expect(ends == run.summary.fetches)
       #expect(zip(run.events, run.events.dropFirst()).allSatisfy { $0.time <= $1.time })
+    }
+  }
+}
+
+@Suite struct ContentFeedScheduleTests {
+  @Test(arguments: [
+    (0.0, 1, 0.0, 6, 22, "content feed: every is 0.0: expected seconds > 0"),
+    (.nan, 1, 1_800, 6, 22, "content feed: start is nan: expected a finite time"),
+    (0, -1, 1_800, 6, 22, "content feed: days is -1: expected a count ≥ 0"),
+    (0, 1, 1_800, 22, 6, "content feed: firstHour, lastHour is 22, 6: expected hours in 0...24, first ≤ last"),
+  ] as [(Double, Int, Double, Int, Int, String)])
+  func badParametersAreThrownNotTrapped(
+    start: Double, days: Int, every: Double, firstHour: Int, lastHour: Int, expected: String
+  ) {
+    do {
+      _ = try ContentFeed.daytimeNews(
+        from: start, days: days, utcOffset: 0, every: every, firstHour: firstHour, lastHour: lastHour)
+      Issue.record("accepted \(expected)")
+    } catch {
+      #expect(error.description == expected)
     }
   }
 }

@@ -264,3 +264,100 @@ struct RegionMonitorTests {
     }
   }
 }
+
+@Suite struct RegionMonitoringProfileValidationTests {
+  @Test func outOfRangeFieldsAreThrownNamingTheField() throws {
+    var profile = RegionMonitoringProfile.ios
+    profile.reorderWindow = -1
+    #expect(
+      throws: RegionMonitoringProfile.InvalidValue(
+        profile: "ios", field: "reorderWindow", value: "-1.0", expected: "a finite number ≥ 0")
+    ) { try RegionMonitor(regions: [], profile: profile) }
+    profile = .android
+    profile.accuracyOverlap?.exitRatio = 1.5
+    #expect(throws: RegionMonitoringProfile.InvalidValue.self) { try RegionMonitor(regions: [], profile: profile) }
+    profile = .server
+    profile.deliveryLatency = 0...Double.infinity
+    #expect(throws: RegionMonitoringProfile.InvalidValue.self) { try profile.validate() }
+  }
+
+  @Test(arguments: [RegionMonitoringProfile.ios, .android, .server])
+  func builtInProfilesAreValid(_ profile: RegionMonitoringProfile) throws {
+    try profile.validate()
+  }
+}
+
+@Suite struct InvalidAccuracyTests {
+  @Test(arguments: [Double.nan, -1, .infinity])
+  func invalidAccuracyIsRejectedAndChangesNothing(_ accuracy: Double) throws {
+    let center = try Coordinate(latitude: 48.85, longitude: 2.35)
+    let region = Region.circle(try CircularRegion(identifier: "c", center: center, radius: 100))
+    let walk = (0..<80).map { k in
+      LocationFix(time: Double(k) * 30, coordinate: offset(center, 90, -1_000 + Double(k) * 25), horizontalAccuracy: 10)
+    }
+    // The same walk with an invalid fix after every valid one, each placed far away.
+    var mixed: [LocationFix] = []
+    for fix in walk {
+      mixed.append(fix)
+      mixed.append(LocationFix(time: fix.time + 1, coordinate: offset(center, 0, 5_000), horizontalAccuracy: accuracy))
+    }
+    for profile in [RegionMonitoringProfile.ios, .android, .server] {
+      var m = try RegionMonitor(regions: [region], profile: profile)
+      var events: [RegionEvent] = []
+      var rejected = 0
+      for fix in mixed {
+        if let why = m.process(fix, into: &events) {
+          #expect(why == .accuracyInvalid(accuracy: fix.horizontalAccuracy!) || accuracy.isNaN, "\(why)")
+          #expect(why.cause == "accuracy invalid")
+          rejected += 1
+        }
+      }
+      m.finish(into: &events)
+      #expect(rejected == walk.count)
+      let (_, clean) = try monitor(walk, [region], profile)
+      #expect(events.map(\.kind) == clean.map(\.kind), "\(profile.name)")
+      #expect(events.contains { $0.kind == .enter } && events.contains { $0.kind == .exit }, "\(profile.name) \(events.map(\.kind))")
+    }
+  }
+}
+
+@Suite struct RegionEventCauseTests {
+  /// Over random walks through random circles under every profile: every event's typed cause
+  /// matches its kind, fix numbers are ordered, and an event is withheld exactly when undelivered.
+  @Test(arguments: [11, 12, 13] as [UInt64])
+  func causesMatchKindsAndDelivery(seed: UInt64) throws {
+    var rng = SeededGenerator(seed: seed)
+    let origin = try Coordinate(latitude: 35.68, longitude: 139.76)
+    let regions: [Region] = try (0..<25).map { k in
+      .circle(try CircularRegion(
+        identifier: RegionIdentifier("r\(k)"), center: offset(origin, rng.uniform(0...360), rng.uniform(0...2_000)),
+        radius: rng.uniform(50...400)))
+    }
+    var position = origin
+    var fixes: [LocationFix] = []
+    var time = 1_700_000_000.0
+    for _ in 0..<600 {
+      position = offset(position, rng.uniform(0...360), rng.uniform(0...60))
+      time += rng.uniform(1...40) + (rng.uniform(0...1) < 0.01 ? 1_200 : 0)
+      fixes.append(LocationFix(time: time, coordinate: position, horizontalAccuracy: rng.uniform(5...60)))
+    }
+    let notifications: [RegionIdentifier: RegionNotifications] = [try RegionIdentifier("r1"): [.exit], try RegionIdentifier("r2"): []]
+    for profile in [RegionMonitoringProfile.ios, .android, .server] {
+      let (_, events) = try monitor(fixes, regions, profile, notifications: notifications, seed: seed)
+      #expect(!events.isEmpty)
+      for e in events {
+        #expect((e.withheld == nil) == (e.deliveredAt != nil), "\(e)")
+        switch (e.kind, e.cause) {
+        case (.enter, .crossingConfirmed(let from, let to, let by)), (.exit, .crossingConfirmed(let from, let to, let by)):
+          #expect(from < to && to <= by && by < fixes.count, "\(e)")
+          if e.withheld != nil { #expect(e.withheld == .notRequested) }
+        case (.state, .initialState), (.state, .stateRegained): break
+        case (.passThrough, .passedThrough(let from, let to)): #expect(from < to, "\(e)")
+        case (.dwell, .loiteringDelayElapsed): break
+        case (.monitoringFailed, .regionCapExceeded(let limit)): #expect(limit == profile.maximumRegions)
+        default: Issue.record("cause \(e.cause) for a \(e.kind) event")
+        }
+      }
+    }
+  }
+}

@@ -10,10 +10,20 @@ public struct ContentFeed: Hashable, Sendable {
   /// at `firstHour`:00 and every `every` seconds after it while before or at `lastHour`:00 (local
   /// time, `utcOffset` seconds ahead of UTC). The default — every 30 min from 06:00 to 22:00 —
   /// is the documented generator the bundled examples use.
+  /// - Throws: ``InvalidSchedule`` when `start` is not finite, `every` is not a positive number of
+  ///   seconds, `days` is negative, or the hours are not 0...24 with `firstHour` ≤ `lastHour`.
   public static func daytimeNews(
     from start: Double, days: Int, utcOffset: Int, every: Double = 1_800, firstHour: Int = 6, lastHour: Int = 22
-  ) -> ContentFeed {
-    precondition(every > 0 && days >= 0 && (0...24).contains(firstHour) && (0...24).contains(lastHour))
+  ) throws(InvalidSchedule) -> ContentFeed {
+    guard start.isFinite else { throw InvalidSchedule(field: "start", value: "\(start)", expected: "a finite time") }
+    guard every > 0, every.isFinite else {
+      throw InvalidSchedule(field: "every", value: "\(every)", expected: "seconds > 0")
+    }
+    guard days >= 0 else { throw InvalidSchedule(field: "days", value: "\(days)", expected: "a count ≥ 0") }
+    guard (0...24).contains(firstHour), (0...24).contains(lastHour), firstHour <= lastHour else {
+      throw InvalidSchedule(
+        field: "firstHour, lastHour", value: "\(firstHour), \(lastHour)", expected: "hours in 0...24, first ≤ last")
+    }
     let first = LocalTime(start, utcOffset: utcOffset).day
     var times: [Double] = []
     for day in first..<(first + days) {
@@ -24,6 +34,14 @@ public struct ContentFeed: Hashable, Sendable {
       }
     }
     return ContentFeed(times)
+  }
+
+  /// A parameter of ``daytimeNews(from:days:utcOffset:every:firstHour:lastHour:)`` out of range.
+  public struct InvalidSchedule: Error, Hashable, Sendable, CustomStringConvertible {
+    public let field: String
+    public let value: String
+    public let expected: String
+    public var description: String { "content feed: \(field) is \(value): expected \(expected)" }
   }
 
   /// The index of the first publication after `time`.

@@ -26,6 +26,35 @@ public struct RegionEvent: Hashable, Sendable {
     case unknown
   }
 
+  /// Why the event happened, as a value (``reason`` says it in a sentence).
+  public enum Cause: Hashable, Sendable {
+    /// The region was registered past the profile's cap of `limit` regions.
+    case regionCapExceeded(limit: Int)
+    /// The state established by the first fix.
+    case initialState
+    /// The state regained by the first fix after `gap` seconds without fixes (more than the
+    /// profile's gap limit); it was `previous` before the gap.
+    case stateRegained(gap: Double, previous: State)
+    /// The path crossed the boundary between fixes `fromFix` and `toFix` (0-based, counting every
+    /// fix used), and fix `confirmedByFix` confirmed it under the profile's rules.
+    case crossingConfirmed(fromFix: Int, toFix: Int, confirmedByFix: Int)
+    /// The path went through the region (or out and back) between fixes `fromFix` and `toFix`,
+    /// neither of them on the other side.
+    case passedThrough(fromFix: Int, toFix: Int)
+    /// The device stayed inside for the profile's loitering delay, seen at fix `seenAtFix`.
+    case loiteringDelayElapsed(seenAtFix: Int)
+  }
+
+  /// Why an event is not delivered to the app (``deliveredAt`` is `nil`).
+  public enum Withholding: Hashable, Sendable {
+    /// The app did not ask for this transition (`notifyOnEntry`, `notifyOnExit`, `notifyOnDwell`).
+    case notRequested
+    /// The profile does not deliver `state` events (the app could ask with `requestState`).
+    case stateNotDelivered
+    /// The profile does not report pass-throughs (no fix was on the other side).
+    case passThroughNotReported
+  }
+
   public var kind: Kind
   public var region: RegionIdentifier
   /// When the path crossed the boundary (interpolated); for `state` and `monitoringFailed`, the
@@ -38,14 +67,20 @@ public struct RegionEvent: Hashable, Sendable {
   public var coordinate: Coordinate
   /// For `state` events: the state.
   public var state: State?
+  /// Why this event happened.
+  public var cause: Cause
+  /// Why it is not delivered, when ``deliveredAt`` is `nil`.
+  public var withheld: Withholding?
   /// Why this event happened (or was not delivered), in a sentence.
   public var reason: String
 
   public init(
     kind: Kind, region: RegionIdentifier, crossedAt: Double, deliveredAt: Double?, coordinate: Coordinate,
-    state: State? = nil, reason: String
+    state: State? = nil, cause: Cause, withheld: Withholding? = nil, reason: String
   ) {
     self.kind = kind
+    self.cause = cause
+    self.withheld = withheld
     self.region = region
     self.crossedAt = crossedAt
     self.deliveredAt = deliveredAt
@@ -76,6 +111,9 @@ public enum FixRejection: Hashable, Sendable {
   case outOfOrder(previousTime: Double, window: Double)
   /// Its horizontal accuracy is worse than the profile's limit.
   case inaccurate(accuracy: Double, limit: Double)
+  /// Its horizontal accuracy is NaN, infinite or negative (CoreLocation's mark of an invalid
+  /// location): the fix says nothing usable about where the device is.
+  case accuracyInvalid(accuracy: Double)
 
   /// A short explanation.
   public var description: String {
@@ -84,6 +122,8 @@ public enum FixRejection: Hashable, Sendable {
     case .outOfOrder(let previous, let window):
       return "earlier than fix time \(previous) by more than the \(window) s reorder window: fixes must arrive in time order"
     case .inaccurate(let accuracy, let limit): return "horizontal accuracy \(accuracy) m is worse than the profile's limit of \(limit) m"
+    case .accuracyInvalid(let accuracy):
+      return "horizontal accuracy \(accuracy) is not a valid radius: expected finite metres ≥ 0 (negative marks an invalid location)"
     }
   }
 
@@ -93,6 +133,7 @@ public enum FixRejection: Hashable, Sendable {
     case .timeNotFinite: return "time not finite"
     case .outOfOrder: return "out of time order"
     case .inaccurate: return "accuracy worse than the limit"
+    case .accuracyInvalid: return "accuracy invalid"
     }
   }
 }

@@ -147,6 +147,9 @@ public struct RegionMonitor {
   @discardableResult
   public mutating func process(_ fix: LocationFix, into events: inout [RegionEvent]) -> FixRejection? {
     guard fix.time.isFinite else { return reject(.timeNotFinite) }
+    if let accuracy = fix.horizontalAccuracy, !(accuracy >= 0 && accuracy.isFinite) {
+      return reject(.accuracyInvalid(accuracy: accuracy))
+    }
     if let limit = profile.maximumHorizontalAccuracy, let accuracy = fix.horizontalAccuracy, accuracy > limit {
       return reject(.inaccurate(accuracy: accuracy, limit: limit))
     }
@@ -220,14 +223,14 @@ public struct RegionMonitor {
       let limit = profile.maximumRegions ?? 0
       events.append(RegionEvent(
         kind: .monitoringFailed, region: region.identifier, crossedAt: fix.time, deliveredAt: fix.time,
-        coordinate: fix.coordinate,
+        coordinate: fix.coordinate, cause: .regionCapExceeded(limit: limit),
         reason: "the \(profile.name) profile monitors at most \(limit) regions per app; this one was registered past the cap"))
     }
     for (slot, region) in monitoredRegions.enumerated() {
       let inside = detector.isInside(slot: Int32(slot))
       confirmed[slot] = inside ? .inside : .outside
       if inside {
-        events.append(stateEvent(region.identifier, .inside, at: fix, reason: "initial state at the first fix"))
+        events.append(stateEvent(region.identifier, .inside, at: fix, cause: .initialState, reason: "initial state at the first fix"))
         startDwell(region.identifier, at: fix.time)
       }
     }
@@ -248,16 +251,18 @@ public struct RegionMonitor {
       confirmed[slot] = now
       if now == .inside { startDwell(id, at: fix.time) } else { dwellDue[id] = nil }
       events.append(stateEvent(
-        id, now, at: fix,
+        id, now, at: fix, cause: .stateRegained(gap: gap, previous: before),
         reason: "state regained after \(Int(gap.rounded())) s without fixes (the \(profile.name) profile's limit is \(Int(profile.gapLimit)) s): was \(before.rawValue)"))
     }
   }
 
-  private func stateEvent(_ region: RegionIdentifier, _ state: RegionEvent.State, at fix: LocationFix, reason: String) -> RegionEvent {
+  private func stateEvent(
+    _ region: RegionIdentifier, _ state: RegionEvent.State, at fix: LocationFix, cause: RegionEvent.Cause, reason: String
+  ) -> RegionEvent {
     let delivered = profile.deliversStateEvents
     return RegionEvent(
       kind: .state, region: region, crossedAt: fix.time, deliveredAt: delivered ? fix.time : nil,
-      coordinate: fix.coordinate, state: state,
+      coordinate: fix.coordinate, state: state, cause: cause, withheld: delivered ? nil : .stateNotDelivered,
       reason: reason + (delivered ? "" : "; not an event on \(profile.name) (requestState would answer \(state.rawValue))"))
   }
 
@@ -274,6 +279,8 @@ public struct RegionMonitor {
     let delivered = profile.reportsPassThroughs ? fix.time + latency(first.region, first.time, range: profile.deliveryLatency) : nil
     events.append(RegionEvent(
       kind: .passThrough, region: first.region, crossedAt: first.time, deliveredAt: delivered, coordinate: first.coordinate,
+      cause: .passedThrough(fromFix: first.fromFix, toFix: first.toFix),
+      withheld: delivered == nil ? .passThroughNotReported : nil,
       reason: "the path \(what) the region between fixes \(first.fromFix) and \(first.toFix) (\(Int((second.time - first.time).rounded())) s)"
         + (delivered == nil ? "; no fix was on the other side, so \(profile.name) would not have seen it" : "")))
   }
@@ -323,7 +330,10 @@ public struct RegionMonitor {
       if delivered == nil { reason += "; not delivered: notifyOn\(entering ? "Entry" : "Exit") is off" }
       events.append(RegionEvent(
         kind: entering ? .enter : .exit, region: id, crossedAt: p.crossing.time, deliveredAt: delivered,
-        coordinate: p.crossing.coordinate, reason: reason))
+        coordinate: p.crossing.coordinate,
+        cause: .crossingConfirmed(
+          fromFix: p.crossing.fromFix, toFix: p.crossing.toFix, confirmedByFix: detector.fixCount - 1),
+        withheld: delivered == nil ? .notRequested : nil, reason: reason))
     }
   }
 
@@ -345,7 +355,10 @@ public struct RegionMonitor {
       var reason = "inside for the \(profile.name) profile's loitering delay of \(delay) s, seen at fix \(detector.fixCount - 1)"
       let delivered = wants(id).contains(.dwell) ? deliveryTime(id, time, confirmedBy: fix, reason: &reason) : nil
       if delivered == nil { reason += "; not delivered: notifyOnDwell is off" }
-      events.append(RegionEvent(kind: .dwell, region: id, crossedAt: time, deliveredAt: delivered, coordinate: fix.coordinate, reason: reason))
+      events.append(RegionEvent(
+        kind: .dwell, region: id, crossedAt: time, deliveredAt: delivered, coordinate: fix.coordinate,
+        cause: .loiteringDelayElapsed(seenAtFix: detector.fixCount - 1), withheld: delivered == nil ? .notRequested : nil,
+        reason: reason))
     }
   }
 

@@ -216,6 +216,13 @@ extension RegionMonitoringProfile {
     /// What the field must hold.
     public let expected: String
 
+    public init(profile: String, field: String, value: String, expected: String) {
+      self.profile = profile
+      self.field = field
+      self.value = value
+      self.expected = expected
+    }
+
     public var description: String {
       "profile \"\(profile)\": \(field) is \(value): expected \(expected)"
     }
