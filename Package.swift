@@ -42,6 +42,12 @@ package.targets += [
   .target(name: "CDetectorKernels"),
 ]
 
+// MARK: - Seeded randomness (one generator, its mappings defined by the project)
+
+package.targets += [
+  .target(name: "SeededRandom")
+]
+
 // MARK: - Geometry core
 
 package.targets += [
@@ -51,7 +57,7 @@ package.targets += [
   ),
   .target(
     name: "Geofencing",
-    dependencies: ["Geodesy", "CDetectorKernels", .product(name: "RealModule", package: "swift-numerics")]
+    dependencies: ["Geodesy", "SeededRandom", "CDetectorKernels", .product(name: "RealModule", package: "swift-numerics")]
   ),
   // Full OGC validity of polygons with GEOS, for polygons from outside (the command-line tool's
   // readers); the geometry core itself needs no GEOS.
@@ -75,6 +81,7 @@ package.targets += [
 package.targets += [
   .target(
     name: "BackgroundRuntime",
+    dependencies: ["SeededRandom"],
     // No Foundation: rounding comes from libm, linked explicitly for executables that use only this.
     linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
   )
@@ -94,7 +101,9 @@ package.targets += [
 package.targets += [
   .target(
     name: "SyntheticData",
-    dependencies: ["Geodesy", "Geofencing", "BackgroundRuntime", .product(name: "RealModule", package: "swift-numerics")]
+    dependencies: [
+      "Geodesy", "Geofencing", "BackgroundRuntime", "SeededRandom", .product(name: "RealModule", package: "swift-numerics"),
+    ]
   )
 ]
 
@@ -126,6 +135,10 @@ package.targets += [
     name: "_GeoWakeTestSupport",
     dependencies: ["Geodesy", "Geofencing", "SyntheticData", .product(name: "RealModule", package: "swift-numerics")],
     path: "Sources/_GeoWakeTestSupport"
+  ),
+  .testTarget(
+    name: "SeededRandomTests",
+    dependencies: ["SeededRandom"]
   ),
   .testTarget(
     name: "GeodesyTests",

@@ -17,7 +17,7 @@ func regionsAlong(_ fixes: [LocationFix], seed: UInt64, count: Int, polygonFract
 }
 
 func detect(_ fixes: [LocationFix], _ regions: [Region]) throws -> (CrossingDetector, [RegionCrossing]) {
-  var detector = CrossingDetector(regions: try RegionIndex(regions))
+  var detector = CrossingDetector(regions: RegionIndex(regions))
   var crossings: [RegionCrossing] = []
   try detector.process(fixes, into: &crossings)
   return (detector, crossings)
@@ -36,7 +36,7 @@ struct CrossingDetectorTests {
 
     var reference: [BruteForceCrossings.Crossing] = []
     for region in regions {
-      let single = try RegionIndex([region])
+      let single = RegionIndex([region])
       let radius: Double
       switch region {
       case .circle(let c): radius = c.radius
@@ -71,7 +71,7 @@ struct CrossingDetectorTests {
     let fixes = syntheticFixes(seed: seed, count: 2_000, interval: interval, center: center)
     let regions = regionsAlong(fixes, seed: seed, count: 60, polygonFraction: 0.2)
     let (detector, crossings) = try detect(fixes, regions)
-    let index = try RegionIndex(regions)
+    let index = RegionIndex(regions)
     let initial = Set(index.regions(containing: fixes[0].coordinate))
     var inside = Dictionary(uniqueKeysWithValues: regions.map { ($0.identifier, initial.contains($0.identifier)) })
     for c in crossings {
@@ -177,13 +177,13 @@ struct CrossingDetectorConsistencyTests {
     let fixes = syntheticFixes(seed: seed, count: 3_000, interval: [1.0, 4, 15][Int(seed % 3)], center: center)
     let regions = regionsAlong(fixes, seed: seed, count: 80, polygonFraction: 0.15)
     let (_, batch) = try detect(fixes, regions)
-    var one = CrossingDetector(regions: try RegionIndex(regions))
+    var one = CrossingDetector(regions: RegionIndex(regions))
     var single: [RegionCrossing] = []
     for fix in fixes { try one.process(fix, into: &single) }
     #expect(single == batch)
     #expect(batch.count > 20)
     for level in [8, 11, 14, 17] {
-      var detector = CrossingDetector(regions: try RegionIndex(regions, configuration: .init(gridLevel: level)))
+      var detector = CrossingDetector(regions: RegionIndex(regions, configuration: .init(gridLevel: level)))
       var crossings: [RegionCrossing] = []
       try detector.process(fixes, into: &crossings)
       #expect(crossings.map { "\($0.region) \($0.direction) \($0.fromFix)" } == batch.map { "\($0.region) \($0.direction) \($0.fromFix)" }, "grid level \(level)")
@@ -222,7 +222,7 @@ struct CrossingDetectorAnywhereTests {
     }
     let regions = circles.map(Region.circle)
     for level in [nil, 10, 14, 18] as [Int?] {
-      var detector = CrossingDetector(regions: try RegionIndex(regions, configuration: .init(gridLevel: level)))
+      var detector = CrossingDetector(regions: RegionIndex(regions, configuration: .init(gridLevel: level)))
       var crossings: [RegionCrossing] = []
       try detector.process(fixes, into: &crossings)
       var inside = Dictionary(uniqueKeysWithValues: circles.map { ($0.identifier, $0.contains(fixes[0].coordinate)) })

@@ -12,7 +12,7 @@ struct QuietEllipseTests {
   static func cell(latitude: Double, longitude: Double, level: Int) throws -> CellCandidates {
     let circle = try CircularRegion(
       identifier: "c", center: Coordinate(latitude: latitude, longitude: longitude), radius: 100)
-    let index = try RegionIndex([.circle(circle)], configuration: .init(gridLevel: level))
+    let index = RegionIndex([.circle(circle)], configuration: .init(gridLevel: level))
     var scratch: [Int32] = []
     let key = GridCell.key(latitude: latitude, longitude: longitude, level: level)
     return CellCandidates(key: key, regions: index, scratch: &scratch)

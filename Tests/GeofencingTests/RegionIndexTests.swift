@@ -59,7 +59,7 @@ struct RegionIndexTests {
   func agreesWithBruteForce(seed: UInt64) throws {
     var rng = SeededGenerator(seed: seed)
     let regions = try randomRegions(count: 400, rng: &rng)
-    let index = try RegionIndex(regions)
+    let index = RegionIndex(regions)
     #expect(index.count == regions.count)
     for point in try queryPoints(near: regions, count: 1500, rng: &rng) {
       let expected = regions.filter { BruteForceCrossings.exactlyContains($0, point) }.map(\.identifier).sorted()
@@ -70,7 +70,7 @@ struct RegionIndexTests {
   @Test func insertReplaceAndRemoveByIdentifier() throws {
     var rng = SeededGenerator(seed: 99)
     var regions = try randomRegions(count: 300, rng: &rng)
-    var index = try RegionIndex(regions)
+    var index = RegionIndex(regions)
     // Replace every third region by a different one with the same identifier; remove every fifth.
     let replacements = try randomRegions(count: 300, rng: &rng)
     for i in stride(from: 0, to: regions.count, by: 3) {
@@ -103,7 +103,7 @@ struct RegionIndexTests {
     var rng = SeededGenerator(seed: 5)
     let regions = try randomRegions(count: 500, rng: &rng)
     var linked = RegionIndex(configuration: .init(gridLevel: 9))
-    for region in regions { try linked.insert(region) }
+    for region in regions { linked.insert(region) }
     // Leave holes on the free list, as a stream of removals does.
     for i in stride(from: 0, to: regions.count, by: 7) { linked.remove(regions[i].identifier) }
     var compacted = linked

@@ -41,7 +41,7 @@ let benchmarks: @Sendable () -> Void = {
   // crossing with its interpolated time. Scaled per fix: throughput is fixes per second.
   for count in [20, 1_000, 100_000] {
     Benchmark("CrossingDetector track 1M fixes, \(count) circles", configuration: .init(scalingFactor: .mega)) { benchmark in
-      let index = try RegionIndex(circleSets[count] ?? [])
+      let index = RegionIndex(circleSets[count] ?? [])
       var detector = CrossingDetector(regions: index)
       var crossings: [RegionCrossing] = []
       crossings.reserveCapacity(1 << 18)
@@ -60,7 +60,7 @@ let benchmarks: @Sendable () -> Void = {
       metrics: [.wallClock, .throughput, .mallocCountTotal], scalingFactor: .mega,
       thresholds: [.mallocCountTotal: .init(absolute: [.p100: 0])])
   ) { benchmark in
-    let index = try RegionIndex(circleSets[100_000] ?? [])
+    let index = RegionIndex(circleSets[100_000] ?? [])
     var detector = CrossingDetector(regions: index)
     var crossings: [RegionCrossing] = []
     crossings.reserveCapacity(1 << 20)
@@ -76,7 +76,7 @@ let benchmarks: @Sendable () -> Void = {
   Benchmark("RegionIndex build, 100000 circles") { benchmark in
     let regions = circleSets[100_000] ?? []
     benchmark.startMeasurement()
-    let index = try RegionIndex(regions)
+    let index = RegionIndex(regions)
     benchmark.stopMeasurement()
     blackHole(index.count)
   }
@@ -88,7 +88,7 @@ let benchmarks: @Sendable () -> Void = {
     configuration: .init(metrics: [.custom("bytes per region", polarity: .prefersSmaller, useScalingFactor: false)], maxIterations: 1)
   ) { benchmark in
     let regions = circleSets[100_000] ?? []
-    let index = try RegionIndex(regions)
+    let index = RegionIndex(regions)
     let identifierBytes = regions.reduce(0) { $0 + ($1.identifier.rawValue.utf8.count > 15 ? $1.identifier.rawValue.utf8.count + 32 : 0) }
     benchmark.measurement(.custom("bytes per region"), (index.memoryFootprint + identifierBytes) / index.count)
   }

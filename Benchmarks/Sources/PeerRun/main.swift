@@ -86,7 +86,7 @@ var passes = 0
 var spent = 0.0
 repeat {
   var built = RegionIndex()
-  let buildSeconds = try seconds { built = try RegionIndex(regions, configuration: .init(gridLevel: level)) }
+  let buildSeconds = try seconds { built = RegionIndex(regions, configuration: .init(gridLevel: level)) }
   bestBuild = min(bestBuild, buildSeconds)
   index = built
   let run = try runTrack(fixes, index)

@@ -1,3 +1,5 @@
+import SeededRandom
+
 /// One app's life on a virtual clock: launches, wakes, budgets, background tasks, expirations,
 /// terminations and foreground sessions, under a ``RuntimeProfile``.
 ///
@@ -43,7 +45,7 @@ public struct AppRuntime {
   private var external: [SystemEvent] = []
   private var nextExternal = 0
   private var externalSorted = true
-  private var random: SplitMix64
+  private var random: SeededGenerator
   private var forceQuit = false
   /// The wake in progress: its reason and start, the budget's end and its version (deadlines of
   /// older versions are stale).
@@ -94,7 +96,7 @@ public struct AppRuntime {
   public init(profile: RuntimeProfile = .ios, behaviours: [LaunchReason: HandlerBehaviour] = [:], seed: UInt64 = 0) {
     self.profile = profile
     self.behaviours = behaviours
-    random = SplitMix64(seed: seed)
+    random = SeededGenerator(seed: seed)
   }
 
   /// Adds an event from outside.

@@ -1,3 +1,5 @@
+import SeededRandom
+
 /// The user opening the app: when, for how long, on which clock.
 public struct UserLaunch: Hashable, Sendable {
   /// Seconds since the Unix epoch.
@@ -253,7 +255,7 @@ private struct RunState {
   var review: Double?
   var needsPlan = true
   var nextFixed: Double
-  var random: SplitMix64
+  var random: SeededGenerator
   /// The last refusal of a BGTaskScheduler submission, reported once until it changes.
   var lastRefusal: TaskSchedulerError?
 
@@ -280,7 +282,7 @@ private struct RunState {
       // Back from the first launch to the window's start, keeping the phase.
       nextFixed -= ((nextFixed - sim.window.lowerBound) / interval).rounded(.down) * interval
     }
-    random = SplitMix64(seed: sim.seed ^ 0x5EED_FE7C_0000_0001)
+    random = SeededGenerator(seed: sim.seed ^ 0x5EED_FE7C_0000_0001)
   }
 
   mutating func run() {

@@ -1,4 +1,5 @@
 public import Geodesy
+import SeededRandom
 
 /// Region monitoring as a platform does it: raw crossings from a ``CrossingDetector``, turned into
 /// the enter, exit, pass-through and state events an app would be told about, under a
@@ -456,16 +457,13 @@ public struct RegionMonitor {
   }
 
   /// The delivery latency of an event: uniform in the profile's range, from the seed, the region
-  /// and the crossing time (SplitMix64 over an FNV-1a hash; no process-random hashing).
+  /// and the crossing time (SplitMix64's finaliser over an FNV-1a hash of the identifier; no
+  /// process-random hashing).
   private func latency(_ region: RegionIdentifier, _ time: Double, range: ClosedRange<Double>) -> Double {
     guard range.upperBound > range.lowerBound else { return range.lowerBound }
     var h: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in region.rawValue.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
-    var z = seed ^ h ^ time.bitPattern
-    z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-    z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-    z ^= z >> 31
-    let unit = Double(z >> 11) * 0x1p-53
+    let unit = SeededGenerator.unit(SeededGenerator.hash(seed ^ h ^ time.bitPattern))
     return range.lowerBound + unit * (range.upperBound - range.lowerBound)
   }
 }

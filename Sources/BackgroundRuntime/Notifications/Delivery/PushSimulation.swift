@@ -1,3 +1,5 @@
+import SeededRandom
+
 /// What became of one provider request.
 public struct PushOutcome: Hashable, Sendable {
   public enum Kind: String, Hashable, Sendable, CaseIterable {
@@ -283,7 +285,7 @@ private struct PushRunState {
     var wakesApp: Bool
     var userVisible: Bool
   }
-  var random: SplitMix64
+  var random: SeededGenerator
 
   // APNs and device state.
   var online = true
@@ -311,7 +313,7 @@ private struct PushRunState {
     accepted = []
     accepted.reserveCapacity(sim.requests.count)
     tokens = Double(sim.profile.silentPushBurst)
-    random = SplitMix64(seed: sim.device.seed ^ 0x9A55_0000_0000_0001)
+    random = SeededGenerator(seed: sim.device.seed ^ 0x9A55_0000_0000_0001)
   }
 
   /// Things that happen, besides requests, in time order; at one instant in this order.
