@@ -6,6 +6,9 @@
 # The geometry core must not need GEOS: the consumer of the core products is checked not to
 # link libgeos and not to compile the GEOS module; GEOSValidation, which does, is built apart.
 #
+# Every ```swift block of the README becomes a program of the consumer (ReadmeExample1, …),
+# built and run against the tagged clone, so the README's examples compile as users copy them.
+#
 # It clones the last commit (HEAD), not uncommitted changes.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,27 +20,38 @@ git -C "$work/GeoWake" tag 1.0.0
 
 consumer="$work/Consumer"
 mkdir -p "$consumer/Sources/CoreConsumer" "$consumer/Sources/ValidationConsumer"
+# The README's Swift blocks, one program each.
+readme_targets=$(awk -v dir="$consumer/Sources" '
+  /^```swift$/ { n++; inside = 1; path = dir "/ReadmeExample" n; system("mkdir -p " path); file = path "/main.swift"; next }
+  /^```$/ && inside { inside = 0; close(file); next }
+  inside { print > file }
+  END { for (i = 1; i <= n; i++) printf "ReadmeExample%d ", i }
+' "$work/GeoWake/README.md")
+readme_target_list=""
+for t in $readme_targets; do
+  readme_target_list="$readme_target_list
+    .executableTarget(name: \"$t\", dependencies: core),"
+done
 cat > "$consumer/Package.swift" <<SWIFT
 // swift-tools-version:6.1
 import PackageDescription
+
+let core: [Target.Dependency] = [
+  .product(name: "Geodesy", package: "GeoWake"),
+  .product(name: "Geofencing", package: "GeoWake"),
+  .product(name: "CellHandoff", package: "GeoWake"),
+  .product(name: "BackgroundRuntime", package: "GeoWake"),
+  .product(name: "GeoWake", package: "GeoWake"),
+  .product(name: "TrackIO", package: "GeoWake"),
+  .product(name: "SyntheticData", package: "GeoWake"),
+]
 
 let package = Package(
   name: "Consumer",
   platforms: [.macOS(.v13)],
   dependencies: [.package(url: "file://$work/GeoWake", from: "1.0.0")],
   targets: [
-    .executableTarget(
-      name: "CoreConsumer",
-      dependencies: [
-        .product(name: "Geodesy", package: "GeoWake"),
-        .product(name: "Geofencing", package: "GeoWake"),
-        .product(name: "CellHandoff", package: "GeoWake"),
-        .product(name: "BackgroundRuntime", package: "GeoWake"),
-        .product(name: "GeoWake", package: "GeoWake"),
-        .product(name: "TrackIO", package: "GeoWake"),
-        .product(name: "SyntheticData", package: "GeoWake"),
-      ]
-    ),
+    .executableTarget(name: "CoreConsumer", dependencies: core),$readme_target_list
     .executableTarget(
       name: "ValidationConsumer",
       dependencies: [
@@ -109,6 +123,11 @@ if ls "$bin/GEOSValidation.build/"*.o >/dev/null 2>&1 || [ -e "$bin/Modules/GEOS
   echo "check-embeddable: building the core products compiled GEOSValidation" >&2
   exit 1
 fi
+for t in $readme_targets; do
+  echo "check-embeddable: building and running the README's $t" >&2
+  swift build --product "$t" >&2
+  "$bin/$t" >/dev/null
+done
 echo "check-embeddable: building GEOSValidation as a versioned dependency" >&2
 swift build --product ValidationConsumer >&2
 "$bin/ValidationConsumer"
