@@ -31,6 +31,33 @@ struct CircularRegionTests {
     #expect(failures == 0)
   }
 
+  /// Circles of 5 km to 10,000 km against GeographicLib's own distances (Fixtures/geodesic/
+  /// circles.txt): the region, an index and a detector that walks from the centre to the point
+  /// all say inside exactly when GeographicLib's s ≤ radius (|s − radius| > 1 mm).
+  @Test func largeCirclesAgreeWithGeographicLib() throws {
+    let records = try FixtureFiles.records("geodesic/circles.txt")
+    #expect(records.count == 3_000)
+    var nearBoundary = 0
+    for (k, r) in records.enumerated() {
+      let v = r.map { Double($0)! }
+      let center = try Coordinate(latitude: v[0], longitude: v[1])
+      let point = try Coordinate(latitude: v[3], longitude: v[4])
+      let radius = v[2]
+      let truth = v[5] <= radius
+      if abs(v[5] - radius) < 1 { nearBoundary += 1 }
+      let region = try CircularRegion(identifier: RegionIdentifier("c\(k)"), center: center, radius: radius)
+      #expect(region.contains(point) == truth, "line \(k + 2): s \(v[5]) radius \(radius)")
+      let index = RegionIndex([.circle(region)])
+      #expect(index.regions(containing: point).isEmpty == !truth, "index, line \(k + 2)")
+      var detector = CrossingDetector(regions: index)
+      var crossings: [RegionCrossing] = []
+      try detector.process(LocationFix(time: 0, coordinate: center), into: &crossings)
+      try detector.process(LocationFix(time: 60, coordinate: point), into: &crossings)
+      #expect(detector.isInside(region.identifier) == truth, "detector, line \(k + 2)")
+    }
+    #expect(nearBoundary > 1_000)
+  }
+
   @Test(arguments: [0.0, -5.0, .nan, .infinity, 10_000_001.0])
   func rejectsBadRadius(_ radius: Double) throws {
     let center = try Coordinate(latitude: 0, longitude: 0)
