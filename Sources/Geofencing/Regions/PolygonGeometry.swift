@@ -24,7 +24,8 @@ final class PolygonGeometry {
   let planar: PlanarPolygons
   /// Every ring edge as (x0, y0, x1, y1), projected.
   let edges: [SIMD4<Double>]
-  /// The band index: band b covers latitudes [bandSouth + b·bandHeight, … + bandHeight] and lists
+  /// The band index: band b covers latitudes [bandSouth + b / bandScale, bandSouth + (b + 1) /
+  /// bandScale] (the first and last bands extend past the box) and lists
   /// `bandEdges[bandStart[b]..<bandStart[b + 1]]`, every edge whose latitude range meets it.
   private let bandSouth: Double
   private let bandScale: Double
