@@ -20,6 +20,7 @@ let package = Package(
     .library(name: "BackgroundRuntime", targets: ["BackgroundRuntime"]),
     .library(name: "GeoWake", targets: ["GeoWake"]),
     .library(name: "TrackIO", targets: ["TrackIO"]),
+    .library(name: "GeoWakeReports", targets: ["GeoWakeReports"]),
     .library(name: "SyntheticData", targets: ["SyntheticData"]),
     .executable(name: "geowake", targets: ["geowake"]),
   ],
@@ -45,7 +46,10 @@ package.targets += [
 // MARK: - Seeded randomness (one generator, its mappings defined by the project)
 
 package.targets += [
-  .target(name: "SeededRandom")
+  .target(
+    name: "SeededRandom",
+    dependencies: [.product(name: "RealModule", package: "swift-numerics")]
+  )
 ]
 
 // MARK: - Geometry core
@@ -116,13 +120,22 @@ package.targets += [
   )
 ]
 
+// MARK: - Reports of whole simulations
+
+package.targets += [
+  .target(
+    name: "GeoWakeReports",
+    dependencies: ["GeoWake", "TrackIO", "BackgroundRuntime"]
+  )
+]
+
 // MARK: - Command-line tool
 
 package.targets += [
   .executableTarget(
     name: "geowake",
     dependencies: [
-      "Geodesy", "Geofencing", "GEOSValidation", "CellHandoff", "BackgroundRuntime", "GeoWake", "TrackIO",
+      "Geodesy", "Geofencing", "GEOSValidation", "CellHandoff", "BackgroundRuntime", "GeoWake", "GeoWakeReports", "TrackIO",
       "SyntheticData", .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ]
   )

@@ -93,7 +93,7 @@ struct AnalyzeCommand: ParsableCommand {
   @Flag(name: .customLong("periodic-wake"), help: "With --significant-changes: also wake every 15 minutes without movement (disputed; off by default).")
   var periodicWake = false
 
-  @Option(help: "Platform profile: ios, android or server.")
+  @Option(help: "Platform profile: ios or android (calibrated to measured phones), ios-documented or android-documented (the vendors' stated rules), or server.")
   var profile: String = "ios"
 
   @Option(help: "Output format: table, jsonl, csv, geojson or html.")
@@ -127,7 +127,9 @@ struct AnalyzeCommand: ParsableCommand {
     guard TimelineWriter.Format(rawValue: format) != nil else {
       throw ValidationError("--format must be table, jsonl, csv, geojson or html, got \(format)")
     }
-    guard Self.profiles[profile] != nil else { throw ValidationError("--profile must be ios, android or server, got \(profile)") }
+    guard Self.profiles[profile] != nil else {
+      throw ValidationError("--profile must be ios, android, ios-documented, android-documented or server, got \(profile)")
+    }
   }
 
   static let profiles = RegionMonitoringProfile.named

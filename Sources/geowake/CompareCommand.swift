@@ -30,7 +30,7 @@ struct CompareCommand: ParsableCommand {
   @Option(help: "Regions file (CSV, GeoJSON or JSON).")
   var regions: String
 
-  @Option(help: "Region-monitoring profile: ios or android.")
+  @Option(help: "Region-monitoring profile: ios or android (calibrated to measured phones), ios-documented or android-documented (the vendors' stated rules).")
   var profile: String = "ios"
 
   @Option(help: "Cell towers (OpenCellID CSV).")
@@ -49,7 +49,8 @@ struct CompareCommand: ParsableCommand {
   var seed: UInt64 = 0
 
   func validate() throws {
-    guard ["ios", "android"].contains(profile) else { throw ValidationError("--profile must be ios or android, got \(profile)") }
+    let names = ["ios", "android", "ios-documented", "android-documented"]
+    guard names.contains(profile) else { throw ValidationError("--profile must be \(names.joined(separator: ", ")), got \(profile)") }
     guard towers == nil || syntheticCells == nil else { throw ValidationError("--towers and --synthetic-cells exclude each other") }
     if let syntheticCells, AnalyzeCommand.spacing(syntheticCells) == nil {
       throw ValidationError("--synthetic-cells must be urban, rural or metres in 100...100000, got \(syntheticCells)")
@@ -105,10 +106,11 @@ struct CompareCommand: ParsableCommand {
 
   static func table(_ results: [StrategyComparison.Result], passThroughs: Int, energy: EnergyModel) -> String {
     func duration(_ seconds: Double?) -> String { seconds.map { CrossingsCommand.duration($0) } ?? "-" }
-    var text = "strategy                      wakes  wakes/h  learned    missed  mean delay    median delay  energy\n"
+    let width = max(30, (results.map(\.strategy.count).max() ?? 0) + 2)
+    var text = "strategy".column(width) + "wakes  wakes/h  learned    missed  mean delay    median delay  energy\n"
     for r in results {
       let percent = energy.batteryPercent(joules: r.joules)
-      text += r.strategy.column(30) + "\(r.wakes)".column(7) + NumberText.fixed(r.wakesPerHour, decimals: 1).column(9)
+      text += r.strategy.column(width) + "\(r.wakes)".column(7) + NumberText.fixed(r.wakesPerHour, decimals: 1).column(9)
         + "\(r.learned) of \(r.crossings)".column(11) + "\(r.missed)".column(8) + duration(r.meanDelay).column(14)
         + duration(r.medianDelay).column(14) + "\(NumberText.fixed(r.joules, decimals: 1)) J (\(NumberText.fixed(percent, decimals: 3)) % of \(NumberText.fixed(energy.batteryWattHours, decimals: 0)) Wh)\n"
     }

@@ -9,7 +9,7 @@ struct GeoWakeCommand: ParsableCommand {
       Exit status follows sysexits(3): 0 success, 64 bad usage, 65 bad input data, 66 input \
       missing, 73 output cannot be created, 74 I/O error.
       """,
-    subcommands: [AnalyzeCommand.self, InfoCommand.self, RegionsCommand.self, CellsCommand.self, CompareCommand.self, FetchCommand.self, PushCommand.self, CrossingsCommand.self, GeodesicCommand.self, GenerateCommand.self]
+    subcommands: [AnalyzeCommand.self, InfoCommand.self, RegionsCommand.self, CellsCommand.self, CompareCommand.self, FetchCommand.self, PushCommand.self, FidelityCommand.self, CrossingsCommand.self, GeodesicCommand.self, GenerateCommand.self]
   )
 }
 

@@ -6,15 +6,16 @@ import _GeoWakeTestSupport
 struct AnalyzeCommandTests {
   static let demo = ["analyze", "--regions", "Fixtures/demo/tokyo-regions.csv", "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx"]
 
-  /// On the Tokyo recording, iOS rules turn the server's 55 crossings into a handful of events.
+  /// On the Tokyo recording, Apple's documented rules turn the server's 55 crossings into a
+  /// handful of events.
   @Test func iosTimelineOfTheDemoTrack() throws {
-    let result = try CommandRunner.run(Self.demo)
+    let result = try CommandRunner.run(Self.demo + ["--profile", "ios-documented"])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains(
       "2018-11-29T02:36:16.457Z  2018-11-29T02:42:08.509Z  aoyama-itchome    enter             crossed the boundary between fixes 558 and 559; confirmed at fix 614, 121 m inside (needed 100 m) for 20 s (needed 20 s); delivered 242 s later\n"))
-    #expect(result.stdout.contains("4142 fixes used over 7 h 34 min, 8 regions monitored (profile ios)\n"))
+    #expect(result.stdout.contains("4142 fixes used over 7 h 34 min, 8 regions monitored (profile ios-documented)\n"))
     #expect(result.stdout.contains("shibuya-crossing  3       2      3     13                4            1 h 12 min\n"))
-    #expect(result.stdout.contains("no fix was on the other side, so ios would not have seen it"))
+    #expect(result.stdout.contains("no fix was on the other side, so ios-documented would not have seen it"))
   }
 
   @Test func serverProfileMatchesTheCrossings() throws {
@@ -38,24 +39,24 @@ struct AnalyzeCommandTests {
 
   /// Android rules on the same track: dwell events and their column, the 85 % / 75 % thresholds.
   @Test func androidProfileDwells() throws {
-    let result = try CommandRunner.run(Self.demo + ["--profile", "android"])
+    let result = try CommandRunner.run(Self.demo + ["--profile", "android-documented"])
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(result.stdout.contains("aoyama-itchome    dwell             inside for the android profile's loitering delay of 300 s"))
+    #expect(result.stdout.contains("aoyama-itchome    dwell             inside for the android-documented profile's loitering delay of 300 s"))
     #expect(result.stdout.contains("region            enters  exits  pass  dwells  flaps suppressed  undelivered  time inside\n"))
     #expect(result.stdout.contains("aoyama-itchome    2       2      0     2       0                 0            15 min 41 s\n"))
-    #expect(result.stdout.contains("8 regions monitored (profile android)"))
+    #expect(result.stdout.contains("8 regions monitored (profile android-documented)"))
   }
 
   /// Every format has every event: as many as JSON Lines has lines.
   @Test func everyFormatHasEveryEvent() throws {
-    let lines = try CommandRunner.run(Self.demo + ["--format", "jsonl"]).stdout.split(separator: "\n").count
+    let lines = try CommandRunner.run(Self.demo + ["--profile", "ios-documented", "--format", "jsonl"]).stdout.split(separator: "\n").count
     #expect(lines == 21)
-    let csv = try CommandRunner.run(Self.demo + ["--format", "csv"])
+    let csv = try CommandRunner.run(Self.demo + ["--profile", "ios-documented", "--format", "csv"])
     #expect(csv.status == 0 && csv.stdout.split(separator: "\n").count == lines + 1)
-    let geojson = try CommandRunner.run(Self.demo + ["--format", "geojson"])
+    let geojson = try CommandRunner.run(Self.demo + ["--profile", "ios-documented", "--format", "geojson"])
     #expect(geojson.status == 0 && geojson.stdout.components(separatedBy: "\"kind\":\"event\"").count - 1 == lines)
     #expect(geojson.stdout.components(separatedBy: "\"kind\":\"region\"").count - 1 == 8)
-    let html = try CommandRunner.run(Self.demo + ["--format", "html"])
+    let html = try CommandRunner.run(Self.demo + ["--profile", "ios-documented", "--format", "html"])
     #expect(html.status == 0 && html.stdout.components(separatedBy: "<tr id=\"row-").count - 1 == lines)
     #expect(html.stdout.contains("<title>GeoWake: GPXTest-TrackPointOnly.gpx</title>"))
     #expect(html.stdout.contains("4142 fixes used over 7 h 34 min"))

@@ -103,11 +103,11 @@ struct CompareCommandTests {
   static let args = ["compare", "--regions", "Fixtures/demo/tokyo-regions.csv", "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx"]
 
   @Test func tableOfBothStrategies() throws {
-    let result = try CommandRunner.run(Self.args)
+    let result = try CommandRunner.run(Self.args + ["--profile", "ios-documented"])
     #expect(result.status == 0, "\(result.stderr)")
-    #expect(result.stdout.hasPrefix("strategy                      wakes  wakes/h  learned    missed  mean delay    median delay  energy\n"))
-    #expect(result.stdout.contains("region monitoring (ios)       13     1.7      13 of 88"))
-    #expect(result.stdout.contains("significant changes (ios)     "))
+    #expect(result.stdout.hasPrefix("strategy                            wakes  wakes/h  learned    missed  mean delay    median delay  energy\n"))
+    #expect(result.stdout.contains("region monitoring (ios-documented)  13     1.7      13 of 88"))
+    #expect(result.stdout.contains("significant changes (ios)           "))
     #expect(result.stdout.contains("88 real crossings (enter or exit), 11 pass-throughs between fixes that neither strategy can see"))
   }
 
@@ -132,7 +132,10 @@ struct AnalyzeAppTests {
   @Test func overrunningHandlerIsKilledAndRelaunched() throws {
     let folder = try TemporaryFolder()
     let scenario = try folder.file("app.json", containing: #"{"handlers": {"location": {"work": 40}}}"#)
-    let args = ["analyze", "--regions", "Fixtures/demo/tokyo-regions.csv", "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx", "--app", scenario]
+    let args = [
+      "analyze", "--regions", "Fixtures/demo/tokyo-regions.csv", "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx", "--app", scenario,
+      "--profile", "ios-documented",
+    ]
     let table = try CommandRunner.run(args)
     #expect(table.status == 0, "\(table.stderr)")
     let delivered = table.stdout.split(separator: "\n").filter { $0.hasPrefix("2018") && !$0.contains(" app ") && $0.dropFirst(26).hasPrefix("2018") }.count

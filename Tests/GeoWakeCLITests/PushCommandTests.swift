@@ -91,7 +91,7 @@ struct AnalyzePushesTests {
   @Test func locationAndPushEventsShareOneAppTimeline() throws {
     let folder = try TemporaryFolder()
     let app = try folder.file("app.json", containing: #"{"backgroundModes": ["location", "remote-notification"], "handlers": {"location": {"work": 3}, "remoteNotification": {"work": 4}}}"#)
-    let args = AnalyzeCommandTests.demo + ["--app", app, "--pushes", "Fixtures/push/tokyo-pushes.jsonl"]
+    let args = AnalyzeCommandTests.demo + ["--profile", "ios-documented", "--app", app, "--pushes", "Fixtures/push/tokyo-pushes.jsonl"]
     let table = try CommandRunner.run(args)
     #expect(table.status == 0, "\(table.stderr)")
     #expect(table.stdout.contains("2018-11-29T05:00:00.000Z  2018-11-29T05:00:00.000Z  push              push delivered    shown to the user, the app not woken"))

@@ -15,7 +15,8 @@ struct StrategyComparisonTests {
       Region.circle(try CircularRegion(
         identifier: "r\(k)", center: Geodesic.wgs84.direct(from: start, azimuth: 90, distance: east)!.destination, radius: 2_000))
     }
-    var comparison = try StrategyComparison(regions: regions, cells: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), energy: energy)
+    var comparison = try StrategyComparison(
+      regions: regions, platform: .iosDocumented, cells: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), energy: energy)
     for t in stride(from: 0.0, through: 4_000, by: 1) {
       let position = Geodesic.wgs84.direct(from: start, azimuth: 90, distance: 15 * t)!.destination
       comparison.process(LocationFix(time: 1_700_000_000 + t, coordinate: position, horizontalAccuracy: 10))

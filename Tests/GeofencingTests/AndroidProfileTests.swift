@@ -44,7 +44,7 @@ struct AndroidProfileTests {
   /// at the boundary; the crossing time is still the boundary's.
   @Test func entryWaitsForTheOverlapThreshold() throws {
     let fixes = walk(Array(stride(from: 1_000.0, through: 0, by: -5)), accuracy: 100)
-    let (_, events) = try monitor(fixes, [.circle(plaza)], .android)
+    let (_, events) = try monitor(fixes, [.circle(plaza)], .androidDocumented)
     #expect(events.map(\.kind) == [.enter])
     let enter = events[0]
     #expect(abs(enter.crossedAt - (1_000_000 + 140)) < 0.01)
@@ -64,7 +64,7 @@ struct AndroidProfileTests {
     var north = Array(stride(from: 1_000.0, to: 300, by: -5))
     for k in 0..<120 { north.append(k % 2 == 0 ? 280 : 290) }
     north += Array(stride(from: 305.0, through: 1_000, by: 5))
-    let (android, events) = try monitor(walk(north, accuracy: 80), [.circle(plaza)], .android)
+    let (android, events) = try monitor(walk(north, accuracy: 80), [.circle(plaza)], .androidDocumented)
     #expect(events.isEmpty)
     #expect(android.suppressedFlaps[plaza.identifier] == 1)
     // The server profile sees the geometric truth.
@@ -82,22 +82,22 @@ struct AndroidProfileTests {
   /// Dwell after the loitering delay, once, and only if the device is still inside.
   @Test func dwellAfterTheLoiteringDelay() throws {
     let walkIn = Array(stride(from: 1_000.0, through: 0, by: -10))
-    let stay = try monitor(walk(walkIn + Array(repeating: 0, count: 600), accuracy: 10), [.circle(plaza)], .android).1
+    let stay = try monitor(walk(walkIn + Array(repeating: 0, count: 600), accuracy: 10), [.circle(plaza)], .androidDocumented).1
     #expect(stay.map(\.kind) == [.enter, .dwell])
     let confirmedAt = 1_000_000.0 + 71  // first fix 10 m beyond the 300 m boundary with a 10 m disc
     #expect(abs(stay[1].crossedAt - (confirmedAt + 300)) <= 1)
     #expect(stay[1].reason.contains("loitering delay of 300 s"))
     let brief = walk(walkIn + Array(repeating: 0, count: 120) + Array(stride(from: 0.0, through: 1_000, by: 10)), accuracy: 10)
-    #expect(try monitor(brief, [.circle(plaza)], .android).1.map(\.kind) == [.enter, .exit])
-    let unwanted = try monitor(walk(walkIn + Array(repeating: 0, count: 600)), [.circle(plaza)], .android,
+    #expect(try monitor(brief, [.circle(plaza)], .androidDocumented).1.map(\.kind) == [.enter, .exit])
+    let unwanted = try monitor(walk(walkIn + Array(repeating: 0, count: 600)), [.circle(plaza)], .androidDocumented,
       notifications: [plaza.identifier: [.entry, .exit]]).1
     #expect(unwanted.map(\.kind) == [.enter, .dwell] && unwanted[1].deliveredAt == nil)
-    #expect(try monitor(walk(walkIn + Array(repeating: 0, count: 600)), [.circle(plaza)], .ios).1.map(\.kind) == [.enter])
+    #expect(try monitor(walk(walkIn + Array(repeating: 0, count: 600)), [.circle(plaza)], .iosDocumented).1.map(\.kind) == [.enter])
   }
 
   /// Already inside at the first fix: a delivered `state` (INITIAL_TRIGGER_ENTER), then a dwell.
   @Test func initialTriggerAndDwell() throws {
-    let events = try monitor(walk(Array(repeating: 0, count: 400)), [.circle(plaza)], .android).1
+    let events = try monitor(walk(Array(repeating: 0, count: 400)), [.circle(plaza)], .androidDocumented).1
     #expect(events.map(\.kind) == [.state, .dwell])
     #expect(events[0].deliveredAt == 1_000_000 && events[0].state == .inside)
     #expect(events[1].crossedAt == 1_000_300)
@@ -107,7 +107,7 @@ struct AndroidProfileTests {
   @Test func stationaryDevicesGetLaterDeliveries() throws {
     let fixes = walk([400, 320, 200, 200, 200], interval: 10)
     for seed in UInt64(0)..<20 {
-      let events = try monitor(fixes, [.circle(plaza)], .android, seed: seed).1
+      let events = try monitor(fixes, [.circle(plaza)], .androidDocumented, seed: seed).1
       #expect(events.map(\.kind) == [.enter])
       // The 200 m fix after 320 m moves 12 m/s; confirmed there, so not stationary.
       let latency = try #require(events[0].deliveredAt) - fixes[2].time
@@ -116,7 +116,7 @@ struct AndroidProfileTests {
     // Crossed at 60 s, 5 m inside with a 10 m disc (81 %, low confidence), confirmed by a fix
     // 5 m deeper a minute later: stationary.
     let slow = walk([400, 295, 290], interval: 60)
-    let events = try monitor(slow, [.circle(plaza)], .android).1
+    let events = try monitor(slow, [.circle(plaza)], .androidDocumented).1
     #expect(events.map(\.kind) == [.enter])
     let latency = try #require(events[0].deliveredAt) - slow[2].time
     #expect(latency >= 120 && latency <= 360)
@@ -127,7 +127,7 @@ struct AndroidProfileTests {
     let regions = try (0..<105).map { k in
       Region.circle(try CircularRegion(identifier: "r\(k)", center: offset(origin, Double(k) * 3, 5_000), radius: 100))
     }
-    let (android, events) = try monitor(walk([0, 10]), regions, .android)
+    let (android, events) = try monitor(walk([0, 10]), regions, .androidDocumented)
     #expect(events.map(\.kind) == Array(repeating: .monitoringFailed, count: 5))
     #expect(android.monitoredRegions.count == 100)
   }
@@ -144,7 +144,7 @@ struct AndroidProfileTests {
       return f
     }
     let regions = regionsAlong(fixes, seed: seed, count: 100, polygonFraction: 0.2)
-    let (_, events) = try monitor(fixes, regions, .android)
+    let (_, events) = try monitor(fixes, regions, .androidDocumented)
     #expect(events.contains { $0.kind == .enter } && events.contains { $0.kind == .dwell })
     #expect(transitionsAlternate(events))
     var insideSince: [RegionIdentifier: Double] = [:]

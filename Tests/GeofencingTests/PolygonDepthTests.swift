@@ -85,7 +85,7 @@ struct PolygonDepthTests {
     norths += Array(stride(from: 10.0, through: 600, by: 5))
     norths += Array(stride(from: 600.0, through: -400, by: -5))
     let fixes = walk(norths)
-    let (_, events) = try monitor(fixes, [.polygon(square)], .ios)
+    let (_, events) = try monitor(fixes, [.polygon(square)], .iosDocumented)
     let transitions = events.filter { $0.kind == .enter || $0.kind == .exit }
     #expect(transitions.map(\.kind) == [.enter, .exit])
     let enter = try #require(transitions.first)
@@ -104,7 +104,7 @@ struct PolygonDepthTests {
   @Test func smallPolygonCanBeEntered() throws {
     let kiosk = try Self.polygon("kiosk", around: offset(origin, 0, 100), [(-40, -40), (40, -40), (40, 40), (-40, 40)])
     let fixes = walk(Array(stride(from: 0.0, through: 100, by: 2)) + Array(repeating: 100, count: 30), accuracy: 5)
-    let (_, events) = try monitor(fixes, [.polygon(kiosk)], .ios)
+    let (_, events) = try monitor(fixes, [.polygon(kiosk)], .iosDocumented)
     let enter = try #require(events.first { $0.kind == .enter })
     #expect(enter.reason.contains("needed 20 m"), "\(enter.reason)")
   }

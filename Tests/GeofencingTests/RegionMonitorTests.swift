@@ -80,7 +80,7 @@ struct RegionMonitorTests {
     north += Array(stride(from: 0.0, to: 1_000, by: 5))  // leave
     let fixes = walk(north)
     let (_, server) = try monitor(fixes, [.circle(plaza)], .server)
-    let (ios, events) = try monitor(fixes, [.circle(plaza)], .ios)
+    let (ios, events) = try monitor(fixes, [.circle(plaza)], .iosDocumented)
     #expect(server.filter { $0.kind == .enter }.count > 100)
     #expect(events.map(\.kind) == [.enter, .exit])
     #expect(ios.suppressedFlaps[plaza.identifier, default: 0] > 100)
@@ -107,13 +107,13 @@ struct RegionMonitorTests {
     let kiosk = try CircularRegion(identifier: "kiosk", center: offset(origin, 0, 2_000), radius: 100)
     let fixes = walk([0, 4_000], interval: 300)
     let (_, server) = try monitor(fixes, [.circle(kiosk)], .server)
-    let (_, ios) = try monitor(fixes, [.circle(kiosk)], .ios)
+    let (_, ios) = try monitor(fixes, [.circle(kiosk)], .iosDocumented)
     #expect(server.map(\.kind) == [.passThrough])
     #expect(server[0].deliveredAt == fixes[1].time)
     #expect(abs(server[0].crossedAt - (1_000_000 + 300 * 1_900 / 4_000)) < 0.5)
     #expect(ios.map(\.kind) == [.passThrough])
     #expect(ios[0].deliveredAt == nil)
-    #expect(ios[0].reason.contains("ios would not have seen it"))
+    #expect(ios[0].reason.contains("ios-documented would not have seen it"))
   }
 
   /// One wild fix (transistorsoft #892) does not fire an exit on iOS; an inaccurate one is rejected.
@@ -123,7 +123,7 @@ struct RegionMonitorTests {
     fixes[400].coordinate = offset(origin, 90, 3_000)
     fixes[400].horizontalAccuracy = 2_500
     let (server, serverEvents) = try monitor(fixes, [.circle(plaza)], .server)
-    let (ios, events) = try monitor(fixes, [.circle(plaza)], .ios)
+    let (ios, events) = try monitor(fixes, [.circle(plaza)], .iosDocumented)
     #expect(serverEvents.map(\.kind) == [.state, .exit, .enter, .exit, .enter])
     #expect(server.rejections.isEmpty)
     #expect(events.map(\.kind) == [.state])
@@ -139,7 +139,7 @@ struct RegionMonitorTests {
       Region.circle(try CircularRegion(identifier: "r\(k)", center: offset(origin, Double(k) * 14, 5_000), radius: 100))
     }
     let fixes = walk([0, 10])
-    let (ios, events) = try monitor(fixes, regions, .ios)
+    let (ios, events) = try monitor(fixes, regions, .iosDocumented)
     #expect(events.map(\.kind) == Array(repeating: .monitoringFailed, count: 5))
     #expect(events.map(\.region.rawValue) == ["r20", "r21", "r22", "r23", "r24"])
     #expect(events[0].reason.contains("at most 20 regions"))
@@ -149,7 +149,7 @@ struct RegionMonitorTests {
 
   @Test func notifyOnExitOffKeepsTheExitUndelivered() throws {
     let fixes = walk(Array(stride(from: 0.0, to: 1_000, by: 5)))
-    let (_, events) = try monitor(fixes, [.circle(plaza)], .ios, notifications: [plaza.identifier: .entry])
+    let (_, events) = try monitor(fixes, [.circle(plaza)], .iosDocumented, notifications: [plaza.identifier: .entry])
     #expect(events.map(\.kind) == [.state, .exit])
     #expect(events[1].deliveredAt == nil)
     #expect(events[1].reason.hasSuffix("not delivered: notifyOnExit is off"))
@@ -174,7 +174,7 @@ struct RegionMonitorTests {
 
   /// iOS has no reorder window: a fix earlier than its predecessor is rejected, and counted.
   @Test func outOfOrderFixesAreRejectedAndCounted() throws {
-    var m = try RegionMonitor(regions: [.circle(plaza)], profile: .ios)
+    var m = try RegionMonitor(regions: [.circle(plaza)], profile: .iosDocumented)
     var events: [RegionEvent] = []
     let fixes = walk([0, 1, 2])
     #expect(m.process(fixes[1], into: &events) == nil)
@@ -251,9 +251,9 @@ struct RegionMonitorTests {
   /// Same inputs, same events; another seed moves only the delivery times, within the range.
   @Test func latenciesAreSeededAndInRange() throws {
     let fixes = walk(Array(stride(from: 1_000.0, to: -1_000, by: -5)))
-    let a = try monitor(fixes, [.circle(plaza)], .ios, seed: 1).1
-    let b = try monitor(fixes, [.circle(plaza)], .ios, seed: 1).1
-    let c = try monitor(fixes, [.circle(plaza)], .ios, seed: 2).1
+    let a = try monitor(fixes, [.circle(plaza)], .iosDocumented, seed: 1).1
+    let b = try monitor(fixes, [.circle(plaza)], .iosDocumented, seed: 1).1
+    let c = try monitor(fixes, [.circle(plaza)], .iosDocumented, seed: 2).1
     #expect(a == b)
     #expect(a.map(\.crossedAt) == c.map(\.crossedAt))
     #expect(a.map(\.deliveredAt) != c.map(\.deliveredAt))
@@ -277,11 +277,19 @@ struct RegionMonitorTests {
     profile.accuracyOverlap?.exitRatio = 1.5
     #expect(throws: RegionMonitoringProfile.InvalidValue.self) { try RegionMonitor(regions: [], profile: profile) }
     profile = .server
-    profile.deliveryLatency = 0...Double.infinity
+    profile.deliveryLatency = .uniform(0...Double.infinity)
     #expect(throws: RegionMonitoringProfile.InvalidValue.self) { try profile.validate() }
+    profile.deliveryLatency = .logNormal(median: 30, sigma: 1, maximum: 10)
+    #expect(throws: RegionMonitoringProfile.InvalidValue.self) { try profile.validate() }
+    profile = .server
+    profile.triggerDepth = .fixed(-5)
+    #expect(
+      throws: RegionMonitoringProfile.InvalidValue(
+        profile: "server", field: "triggerDepth", value: "-5", expected: "finite values ≥ 0")
+    ) { try profile.validate() }
   }
 
-  @Test(arguments: [RegionMonitoringProfile.ios, .android, .server])
+  @Test(arguments: RegionMonitoringProfile.named.values.sorted { $0.name < $1.name })
   func builtInProfilesAreValid(_ profile: RegionMonitoringProfile) throws {
     try profile.validate()
   }
@@ -301,7 +309,7 @@ struct RegionMonitorTests {
       mixed.append(fix)
       mixed.append(LocationFix(time: fix.time + 1, coordinate: offset(center, 0, 5_000), horizontalAccuracy: accuracy))
     }
-    for profile in [RegionMonitoringProfile.ios, .android, .server] {
+    for profile in RegionMonitoringProfile.named.values.sorted(by: { $0.name < $1.name }) {
       var m = try RegionMonitor(regions: [region], profile: profile)
       var events: [RegionEvent] = []
       var rejected = 0
@@ -342,7 +350,7 @@ struct RegionMonitorTests {
       fixes.append(LocationFix(time: time, coordinate: position, horizontalAccuracy: rng.uniform(5...60)))
     }
     let notifications: [RegionIdentifier: RegionNotifications] = [try RegionIdentifier("r1"): [.exit], try RegionIdentifier("r2"): []]
-    for profile in [RegionMonitoringProfile.ios, .android, .server] {
+    for profile in RegionMonitoringProfile.named.values.sorted(by: { $0.name < $1.name }) {
       let (_, events) = try monitor(fixes, regions, profile, notifications: notifications, seed: seed)
       #expect(!events.isEmpty)
       for e in events {

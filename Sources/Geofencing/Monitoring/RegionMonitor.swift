@@ -6,7 +6,8 @@ import SeededRandom
 /// ``RegionMonitoringProfile``.
 ///
 /// **Confirmation.** A crossing becomes *pending*; it is confirmed once a fix is beyond the
-/// boundary by the profile's confirmation distance (plus the fix's accuracy when the profile
+/// boundary by the profile's confirmation distance or, when the profile has one, a trigger depth
+/// drawn for this crossing (plus the fix's accuracy when the profile
 /// says so; an entry never needs more than ``RegionMonitoringProfile/maximumEntryDepthFraction``
 /// of the radius) and a fix at least ``RegionMonitoringProfile/confirmationTime`` later is still
 /// there. If the path crosses back first, the pending crossing is dropped (counted in
@@ -35,7 +36,8 @@ import SeededRandom
 /// (time not finite, accuracy worse than the profile's limit, out of time order beyond the
 /// profile's reorder window). Fixes out of order within the window are put back in place.
 ///
-/// Deterministic: delivery latencies are drawn from the seed, the region and the crossing time.
+/// Deterministic: delivery latencies (and, with a ``RegionMonitoringProfile/triggerDepth``, each
+/// crossing's depth) are drawn from the seed, the region and the crossing time.
 public struct RegionMonitor {
   public let profile: RegionMonitoringProfile
   /// Regions monitored, in registration order (the last definition of an identifier wins; it
@@ -71,6 +73,8 @@ public struct RegionMonitor {
     var region: Region
     /// Time of the first fix beyond the confirmation distance since the crossing, if any.
     var beyondSince: Double?
+    /// Metres beyond the boundary this crossing needs (before accuracy and the entry cap).
+    var depth: Double
   }
 
   /// Monitors `regions` (in registration order) under `profile`.
@@ -277,7 +281,7 @@ public struct RegionMonitor {
       return
     }
     let what = first.direction == .enter ? "entered and left" : "left and re-entered"
-    let delivered = profile.reportsPassThroughs ? fix.time + latency(first.region, first.time, range: profile.deliveryLatency) : nil
+    let delivered = profile.reportsPassThroughs ? fix.time + draw(profile.deliveryLatency, first.region, first.time) : nil
     events.append(RegionEvent(
       kind: .passThrough, region: first.region, crossedAt: first.time, deliveredAt: delivered, coordinate: first.coordinate,
       cause: .passedThrough(fromFix: first.fromFix, toFix: first.toFix),
@@ -293,7 +297,8 @@ public struct RegionMonitor {
       suppressedFlaps[c.region, default: 0] += 1
       return
     }
-    pending.append(Pending(crossing: c, region: monitoredRegions[Int(c.slot)], beyondSince: nil))
+    let depth = profile.triggerDepth.map { draw($0, c.region, c.time, stream: Self.depthStream) } ?? profile.confirmationDistance
+    pending.append(Pending(crossing: c, region: monitoredRegions[Int(c.slot)], beyondSince: nil, depth: depth))
   }
 
   private mutating func confirmPending(at fix: LocationFix, into events: inout [RegionEvent]) {
@@ -301,7 +306,7 @@ public struct RegionMonitor {
     while k < pending.count {
       let p = pending[k]
       let entering = p.crossing.direction == .enter
-      let evidence = evidence(p.region, slot: p.crossing.slot, entering: entering, fix: fix)
+      let evidence = evidence(p.region, slot: p.crossing.slot, entering: entering, depth: p.depth, fix: fix)
       guard evidence.isSufficient else {
         pending[k].beyondSince = nil
         k += 1
@@ -365,15 +370,15 @@ public struct RegionMonitor {
 
   /// When an event confirmed by `fix` reaches the app; adds the latency to `reason`.
   private func deliveryTime(_ id: RegionIdentifier, _ time: Double, confirmedBy fix: LocationFix, reason: inout String) -> Double {
-    var range = profile.deliveryLatency
+    var distribution = profile.deliveryLatency
     if let stationary = profile.stationaryDeliveryLatency, let t = lastTime, let c = lastCoordinate {
       let speed = fix.time > t ? Geodesic.wgs84.distance(from: c, to: fix.coordinate) / (fix.time - t) : 0
       if speed < profile.stationarySpeed {
-        range = stationary
+        distribution = stationary
         reason += "; the device was stationary (under \(profile.stationarySpeed) m/s)"
       }
     }
-    let delivered = fix.time + latency(id, time, range: range)
+    let delivered = fix.time + draw(distribution, id, time)
     if delivered > fix.time { reason += "; delivered \(Int((delivered - fix.time).rounded())) s later" }
     return delivered
   }
@@ -419,13 +424,13 @@ public struct RegionMonitor {
     }
   }
 
-  private func evidence(_ region: Region, slot: Int32, entering: Bool, fix: LocationFix) -> Evidence {
+  private func evidence(_ region: Region, slot: Int32, entering: Bool, depth: Double, fix: LocationFix) -> Evidence {
     switch region {
     case .circle(let c):
       var needed = 0.0
       if profile.accuracyOverlap == nil {
         let accuracy = profile.requiresDepthBeyondAccuracy ? (fix.horizontalAccuracy ?? 0) : 0
-        needed = profile.confirmationDistance + accuracy
+        needed = depth + accuracy
         if entering { needed = min(needed, c.radius * profile.maximumEntryDepthFraction) }
         // Depth 0 is needed: the side is the detector's exact containment, no geodesic to solve.
         if needed <= 0 { return Evidence(measure: detector.isInside(slot: slot) == entering ? .containment : .otherSide) }
@@ -445,7 +450,7 @@ public struct RegionMonitor {
       // Depth is the distance to the boundary, on the side the detector's containment says.
       guard profile.accuracyOverlap == nil else { return Evidence(measure: .containment) }
       let accuracy = profile.requiresDepthBeyondAccuracy ? (fix.horizontalAccuracy ?? 0) : 0
-      var needed = profile.confirmationDistance + accuracy
+      var needed = depth + accuracy
       let onPendingSide = detector.isInside(slot: slot) == entering
       guard needed > 0, let polygon = detector.regions.polygons[Int(slot)] else {
         return Evidence(measure: onPendingSide ? .containment : .otherSide)
@@ -456,14 +461,19 @@ public struct RegionMonitor {
     }
   }
 
-  /// The delivery latency of an event: uniform in the profile's range, from the seed, the region
-  /// and the crossing time (SplitMix64's finaliser over an FNV-1a hash of the identifier; no
-  /// process-random hashing).
-  private func latency(_ region: RegionIdentifier, _ time: Double, range: ClosedRange<Double>) -> Double {
-    guard range.upperBound > range.lowerBound else { return range.lowerBound }
+  /// Mixed into the draw of a crossing's trigger depth, so that it is independent of the draw of
+  /// its delivery latency.
+  private static let depthStream: UInt64 = 0x6465_7074_6800_0000
+
+  /// A value of `distribution` for an event: from the seed, the region and the crossing time
+  /// (SplitMix64's finaliser over an FNV-1a hash of the identifier; no process-random hashing),
+  /// and `stream`, which keeps draws for different purposes apart.
+  private func draw(_ distribution: Distribution, _ region: RegionIdentifier, _ time: Double, stream: UInt64 = 0) -> Double {
+    if case .fixed(let value) = distribution { return value }
     var h: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in region.rawValue.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
-    let unit = SeededGenerator.unit(SeededGenerator.hash(seed ^ h ^ time.bitPattern))
-    return range.lowerBound + unit * (range.upperBound - range.lowerBound)
+    var bits = SeededGenerator.hash(seed ^ h ^ time.bitPattern)
+    if stream != 0 { bits = SeededGenerator.hash(bits ^ stream) }
+    return distribution.value(atUnit: SeededGenerator.unit(bits))
   }
 }

@@ -6,7 +6,7 @@ public import Geodesy
 /// The first line is a header naming the columns (case-insensitive, any order):
 /// `time` (seconds since the Unix epoch, or ISO 8601 such as `2024-05-01T07:00:00.5Z`),
 /// `lat`/`latitude`, `lon`/`lng`/`longitude` (degrees) are required; `accuracy`
-/// (`horizontal_accuracy`, metres, positive) is optional, and so is `cell`, the serving cell
+/// (`horizontal_accuracy`, metres, positive; empty, `nan` or `NA` where unknown) is optional, and so is `cell`, the serving cell
 /// (``CellIdentity`` text such as `LTE 272-1-100-5`, or a bare cell number). Other columns are
 /// ignored. Empty lines and lines starting with `#` are skipped. Every bad value is a
 /// ``TrackIOError`` naming the file, line and column.
@@ -122,7 +122,7 @@ public struct FixCSVReader {
           throw fail(error.component == .latitude ? la : lo, error.description)
         }
         var accuracy: Double? = nil
-        if let ac, !fields.field(ac, in: line).isEmpty {
+        if let ac, !fields.field(ac, in: line).isEmpty, !Self.isUnknown(fields.field(ac, in: line)) {
           guard let a = ByteNumbers.double(fields.field(ac, in: line)), a > 0 else {
             throw fail(ac, "accuracy \"\(fields.text(ac, in: line))\" is not a positive number of metres")
           }
@@ -201,6 +201,12 @@ public struct FixCSVReader {
   }
 
   /// Reads every remaining fix.
+  /// `nan`, `NaN` or `NA`: how data frames write a value that is not known.
+  static func isUnknown(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
+    let lower = field.map { $0 | 0x20 }
+    return lower.elementsEqual("nan".utf8) || lower.elementsEqual("na".utf8)
+  }
+
   public mutating func readAll() throws(TrackIOError) -> [LocationFix] {
     var fixes: [LocationFix] = []
     while let fix = try next() { fixes.append(fix) }

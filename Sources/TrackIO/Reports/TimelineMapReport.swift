@@ -223,28 +223,8 @@ public struct TimelineMapReport {
     }
   }
 
-  /// Text for XML content and attribute values.
-  static func escaped(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&#39;"
-      default:
-        // XML 1.0 forbids most control characters, even escaped.
-        if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r" {
-          out += "\u{FFFD}"
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out
-  }
+  /// Text for XML content and attribute values (see ``MarkupText/escaped(_:)``).
+  static func escaped(_ text: String) -> String { MarkupText.escaped(text) }
 
   static func number(_ value: Double) -> String { NumberText.fixed(value, decimals: 1) }
 

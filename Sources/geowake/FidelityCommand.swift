@@ -1,0 +1,116 @@
+import ArgumentParser
+import GeoWake
+import GeoWakeReports
+import Geofencing
+import TrackIO
+
+/// `geowake fidelity`: measured geofence departures replayed through the platform profiles,
+/// predicted exit delays against the measured ones.
+struct FidelityCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "fidelity",
+    abstract: "Replay measured geofence departures through the profiles: predicted exit delays against measured ones.",
+    discussion: """
+      DATASET is a folder with departures.csv (id, platform ios or android, departure_time, \
+      exit_time: seconds since 1970 or ISO 8601, exit_time empty when the phone reported no exit; \
+      optionally exit_class normal, premature or none, fence_created_time, notes) and, per \
+      departure, a folder named by its id holding track.csv (the ground truth: time, lat, lon, \
+      accuracy) and fence.csv (one circle: id, lat, lon, radius). docs/fidelity.md describes \
+      the layout and the replay.
+
+      Each departure is replayed with its platform's profile once per seed: the monitor sees \
+      the ground truth from 600 s before the departure (or the fence's creation) to 1,800 s \
+      after it; where the ground truth begins after the departure, the user stands at the \
+      fence's centre from 60 s before it, then moves straight to the first fix. The predicted \
+      exit is the first exit delivered in that window. Departures whose measured exit is \
+      premature (the fence fired as it was created) are listed but not compared.
+
+      The report lists each departure (measured delay, predicted median and p10–p90 over the \
+      seeds, replays with no exit), then per platform the median, interquartile range and 90th \
+      percentile of both distributions, the share with no exit, and their two-sample \
+      Kolmogorov–Smirnov distance. --format html plots the two cumulative distributions.
+      """
+  )
+
+  @Argument(help: "The data set's folder.")
+  var dataset: String
+
+  @Option(help: "Profile for iOS departures.")
+  var iosProfile: String = "ios"
+
+  @Option(help: "Profile for Android departures.")
+  var androidProfile: String = "android"
+
+  @Option(help: "Seeds per departure.")
+  var seeds: Int = 20
+
+  @Option(help: "The first seed; the others follow it.")
+  var seed: UInt64 = 1
+
+  @Option(help: "Output format: table, jsonl or html.")
+  var format: String = "table"
+
+  @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
+  var output: String = "-"
+
+  @Flag(help: "Replace the output file if it exists.")
+  var force = false
+
+  func validate() throws {
+    let names = RegionMonitoringProfile.named.keys.sorted().joined(separator: ", ")
+    for (option, name) in [("--ios-profile", iosProfile), ("--android-profile", androidProfile)] {
+      guard RegionMonitoringProfile.named[name] != nil else { throw ValidationError("\(option) must be one of \(names), got \(name)") }
+    }
+    guard (1...10_000).contains(seeds) else { throw ValidationError("--seeds must be in 1...10000, got \(seeds)") }
+    guard seed <= UInt64.max - UInt64(seeds) else { throw ValidationError("--seed is too large for \(seeds) seeds") }
+    guard FidelityReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl or html, got \(format)") }
+  }
+
+  func run() throws {
+    let folder = dataset.hasSuffix("/") ? String(dataset.dropLast()) : dataset
+    let departures: [MeasuredDeparture]
+    do { departures = try Self.read(folder) } catch { throw Diagnostics.fail(error) }
+    guard !departures.isEmpty else {
+      Diagnostics.error("\(folder)/departures.csv: no departures: expected at least one line after the header")
+      throw SysExit.dataError
+    }
+    let profiles: [MeasuredDeparture.Platform: RegionMonitoringProfile] = [
+      .ios: RegionMonitoringProfile.named[iosProfile]!, .android: RegionMonitoringProfile.named[androidProfile]!,
+    ]
+    let run: FidelityRun
+    do { run = try FidelityRun(departures: departures, profiles: profiles, seeds: (0..<UInt64(seeds)).map { seed + $0 }) } catch {
+      Diagnostics.error(error.description)
+      throw SysExit.usage
+    }
+    let out: ByteSink
+    do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }
+    do {
+      try FidelityReport(run, source: folder).write(FidelityReport.Format(rawValue: format) ?? .table, to: out)
+      try out.commit()
+    } catch { throw Diagnostics.fail(error) }
+  }
+
+  /// The departures of the data set in `folder`, with their tracks and fences.
+  static func read(_ folder: String) throws(TrackIOError) -> [MeasuredDeparture] {
+    let list = folder + "/departures.csv"
+    var departures: [MeasuredDeparture] = []
+    for record in try DepartureCSVReader.read(path: list) {
+      let trackPath = "\(folder)/\(record.id)/track.csv"
+      let fencePath = "\(folder)/\(record.id)/fence.csv"
+      var reader = try FixCSVReader(path: trackPath)
+      let track = try reader.readAll()
+      if let k = track.indices.dropFirst().first(where: { track[$0].time < track[$0 - 1].time }) {
+        throw TrackIOError(path: trackPath, line: 0, column: 0, message: "fix \(k + 1) is earlier than the one before: expected fixes in time order")
+      }
+      let regions = try RegionFileReader.readValidated(path: fencePath).regions
+      guard regions.count == 1, case .circle(let fence) = regions[0] else {
+        throw TrackIOError(path: fencePath, line: 0, column: 0, message: "\(regions.count) regions: expected one circle, the fence")
+      }
+      departures.append(MeasuredDeparture(
+        id: record.id, platform: MeasuredDeparture.Platform(rawValue: record.platform) ?? .ios, departureTime: record.departureTime,
+        exitTime: record.exitTime, fenceCreatedTime: record.fenceCreatedTime, isComparable: record.exitClass != "premature",
+        fence: fence, track: track))
+    }
+    return departures
+  }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import _GeoWakeTestSupport
+
+@Suite("geowake fidelity")
+struct FidelityCommandTests {
+  static let dataset = "Fixtures/fidelity/mobilitynet"
+
+  static func platforms(_ arguments: [String]) throws -> [String: [String: Any]] {
+    let result = try CommandRunner.run(["fidelity", dataset, "--format", "jsonl"] + arguments)
+    #expect(result.status == 0, "\(result.stderr)")
+    var found: [String: [String: Any]] = [:]
+    for line in result.stdout.split(separator: "\n") {
+      let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      if object["kind"] as? String == "platform" { found[object["platform"] as! String] = object }
+    }
+    return found
+  }
+
+  /// The calibrated profiles against the measured departures: medians and 90th percentiles within
+  /// ±25 %, the share with no exit within 10 points, a Kolmogorov–Smirnov distance of at most
+  /// 0.25. The documented iOS rules are far slower than the phones, which this test can tell.
+  @Test func calibratedProfilesMatchTheMeasuredPhones() throws {
+    for (platform, summary) in try Self.platforms(["--seeds", "10"]) {
+      let measured = try #require(summary["measured"] as? [String: Any])
+      let predicted = try #require(summary["predicted"] as? [String: Any])
+      for key in ["median", "p90"] {
+        let m = try #require(measured[key] as? Double), p = try #require(predicted[key] as? Double)
+        #expect(abs(p / m - 1) <= 0.25, "\(platform) \(key): predicted \(p) s, measured \(m) s")
+      }
+      func share(_ s: [String: Any]) -> Double { Double(s["missed"] as! Int) / Double(s["count"] as! Int) }
+      #expect(abs(share(predicted) - share(measured)) <= 0.10, "\(platform)")
+      #expect(try #require(summary["ks"] as? Double) <= 0.25, "\(platform)")
+    }
+    let documented = try Self.platforms(["--seeds", "3", "--ios-profile", "ios-documented", "--android-profile", "android-documented"])
+    let ios = try #require(documented["ios"])
+    let measured = (ios["measured"] as! [String: Any])["median"] as! Double
+    let predicted = (ios["predicted"] as! [String: Any])["median"] as! Double
+    #expect(predicted > 1.5 * measured)
+    #expect(try #require(ios["ks"] as? Double) > 0.5)
+  }
+
+  @Test func tableAndPageNameTheProfiles() throws {
+    let table = try CommandRunner.run(["fidelity", Self.dataset, "--seeds", "2"])
+    #expect(table.status == 0, "\(table.stderr)")
+    #expect(table.stdout.contains("ios: 57 departures compared, profile ios, 2 seeds (1 to 2)\n"))
+    #expect(table.stdout.contains("android: 45 departures compared (6 with a premature measured exit left out), profile android, 2 seeds (1 to 2)\n"))
+    let premature = try #require(table.stdout.split(separator: "\n").first { $0.hasPrefix("android2_20190724T0751_mtv_to_berkeley_sf_bart ") })
+    #expect(premature.contains(" android   -215 s ") && premature.hasSuffix("premature measured exit: not compared"))
+    let html = try CommandRunner.run(["fidelity", Self.dataset, "--seeds", "2", "--format", "html"])
+    #expect(html.status == 0)
+    #expect(html.stdout.components(separatedBy: "<path class=\"measured\"").count == 3)
+    #expect(html.stdout.contains("<h2>ios: profile ios</h2>"))
+    #expect(try CommandRunner.run(["fidelity", Self.dataset, "--seeds", "2"]).stdout == table.stdout)
+  }
+
+  @Test func badDataSetsAreLocated() throws {
+    let folder = try TemporaryFolder()
+    let base = folder.url.path
+    #expect(try CommandRunner.run(["fidelity", base + "/missing"]).status == 66)
+    _ = try folder.file("departures.csv", containing: "id,platform,departure_time,exit_time\na,windows,1,2\n")
+    let platform = try CommandRunner.run(["fidelity", base])
+    #expect(platform.status == 65)
+    #expect(platform.stderr.contains("departures.csv:2:3: error: platform \"windows\" is not known: expected ios or android"))
+    _ = try folder.file("departures.csv", containing: "id,platform,departure_time,exit_time\n../x,ios,1,2\n")
+    #expect(try CommandRunner.run(["fidelity", base]).stderr.contains("id \"../x\" is not a folder name"))
+    _ = try folder.file("departures.csv", containing: "id,platform,departure_time,exit_time\na,ios,1,soon\n")
+    #expect(try CommandRunner.run(["fidelity", base]).stderr.contains("departures.csv:2:9: error: exit_time \"soon\" is not a time"))
+    _ = try folder.file("departures.csv", containing: "id,platform,departure_time,exit_time\n")
+    #expect(try CommandRunner.run(["fidelity", base]).status == 65)
+    #expect(try CommandRunner.run(["fidelity", Self.dataset, "--ios-profile", "windows"]).status == 64)
+  }
+}
