@@ -48,7 +48,7 @@ public struct FidelityReport {
       if p.excluded > 0 { text += " (\(p.excluded) with a premature measured exit left out)" }
       text += ", profile \(p.profile), \(seedText)\n"
       func row(_ name: String, _ a: String, _ b: String, _ note: String = "") -> String {
-        "  " + name.padding(13) + a.padding(20) + b.padding(20) + note + "\n"
+        ("  " + name.padding(13) + a.padding(20) + b.padding(20) + note).trailingSpacesRemoved + "\n"
       }
       text += row("", "measured", "predicted")
       text += row("median", Self.seconds(o.median), Self.seconds(q.median), Self.ratio(q.median, o.median))
