@@ -1,5 +1,6 @@
 import ArgumentParser
 import GeoWake
+import Geodesy
 import GeoWakeReports
 import Geofencing
 import TrackIO
@@ -98,13 +99,19 @@ struct FidelityCommand: ParsableCommand {
       let trackPath = "\(folder)/\(record.id)/track.csv"
       let fencePath = "\(folder)/\(record.id)/fence.csv"
       var reader = try FixCSVReader(path: trackPath)
-      let track = try reader.readAll()
-      if let k = track.indices.dropFirst().first(where: { track[$0].time < track[$0 - 1].time }) {
-        throw TrackIOError(path: trackPath, line: 0, column: 0, message: "fix \(k + 1) is earlier than the one before: expected fixes in time order")
+      var track: [LocationFix] = []
+      while let fix = try reader.next() {
+        if let last = track.last, fix.time < last.time {
+          throw TrackIOError(
+            path: reader.path, line: reader.lineNumber, column: 1,
+            message: "time is earlier than the fix before: expected fixes in time order")
+        }
+        track.append(fix)
       }
       let regions = try RegionFileReader.readValidated(path: fencePath).regions
       guard regions.count == 1, case .circle(let fence) = regions[0] else {
-        throw TrackIOError(path: fencePath, line: 0, column: 0, message: "\(regions.count) regions: expected one circle, the fence")
+        // The file as a whole is wrong: located at its start.
+        throw TrackIOError(path: fencePath, line: 1, column: 1, message: "\(regions.count) regions: expected one circle, the fence")
       }
       departures.append(MeasuredDeparture(
         id: record.id, platform: MeasuredDeparture.Platform(rawValue: record.platform) ?? .ios, departureTime: record.departureTime,
