@@ -41,6 +41,16 @@ let package = Package(
       ],
       path: "Sources/PeerRun"
     ),
+    // The fleet's memory bar: many monitors over one shared fence set.
+    .executableTarget(
+      name: "geowake-fleet-memory",
+      dependencies: [
+        .product(name: "Geodesy", package: geowake),
+        .product(name: "Geofencing", package: geowake),
+        .product(name: "SyntheticData", package: geowake),
+      ],
+      path: "Sources/FleetMemory"
+    ),
     // The cell side's performance bar: serving-cell tracking against 1M towers, OpenCellID loading.
     .executableTarget(
       name: "geowake-cells-bench",

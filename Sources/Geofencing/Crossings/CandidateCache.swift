@@ -5,11 +5,11 @@ import RealModule
 /// The regions that can matter anywhere in one grid cell, in struct-of-arrays form, with the
 /// cell's geometry: everything about a cell that does not depend on where the device is.
 ///
-/// Built once per cell and remembered (``CrossingDetector`` keeps the cells it has seen until the
-/// index changes or the memo fills), so that a device moving back and forth between cells does
-/// not query the index again. A class so that the per-fix path holds it by one reference.
-/// - Important: Not `Sendable`; owned by one detector.
-final class CellCandidates {
+/// Built once per cell and remembered (``RegionSet`` keeps the cells detectors have entered, for
+/// all of them; each ``CrossingDetector`` keeps its last few), so that a device moving back and
+/// forth between cells, or into a cell another device has seen, does not query the index again.
+/// A class so that the per-fix path holds it by one reference; immutable, so shared across tasks.
+final class CellCandidates: Sendable {
   let key: UInt64
   let box: GeoBox
   /// M_max and p_max over the cell's latitudes (metres), for step bounds.
@@ -313,14 +313,14 @@ struct CandidateCache {
 
   /// Starts a visit to `cell` with states from `insideBySlot`; its circles are looked at at the
   /// next fix.
-  mutating func enter(_ cell: CellCandidates, generation: Int, insideBySlot: [Bool]) {
+  mutating func enter(_ cell: CellCandidates, generation: Int, insideBySlot: SlotSet) {
     self.cell = cell
     self.generation = generation
     quietSquared = -1
     inside.removeAll(keepingCapacity: true)
-    for slot in cell.slots { inside.append(insideBySlot[Int(slot)]) }
+    for slot in cell.slots { inside.append(insideBySlot[slot]) }
     polygonInside.removeAll(keepingCapacity: true)
-    for slot in cell.polygonSlots { polygonInside.append(insideBySlot[Int(slot)]) }
+    for slot in cell.polygonSlots { polygonInside.append(insideBySlot[slot]) }
     rebuildMasks()
   }
 

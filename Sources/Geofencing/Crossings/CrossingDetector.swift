@@ -23,36 +23,38 @@ public import Geodesy
 /// **Order.** Crossings of one segment are appended in time order (ties by identifier, then enter
 /// before exit), so the same fixes and regions always give the same output.
 ///
-/// - Important: Not `Sendable` when the index holds polygons; confine to one task.
-public struct CrossingDetector {
-  /// The regions, owned by the detector so that state follows inserts and removes.
-  public private(set) var regions: RegionIndex
+/// **Sharing.** Detectors made from one ``RegionSet`` share its index and the cells prepared from
+/// it; a detector's own state is the regions near the device and the few it is inside.
+public struct CrossingDetector: Sendable {
+  /// The regions: shared with every detector and monitor made from the same ``RegionSet`` until
+  /// this detector's ``insert(_:)`` or ``remove(_:)`` changes them.
+  public private(set) var regions: RegionSet
   /// Number of fixes processed.
-  public private(set) var fixCount = 0
+  public internal(set) var fixCount = 0
 
-  /// Containment state by slot (authoritative outside the cache's cell).
-  var insideBySlot: [Bool] = []
+  /// The slots the device is inside (authoritative outside the cache's cell): per-device state
+  /// sized by the regions the device is in, not by the set.
+  var insideBySlot = SlotSet()
   var previous: LocationFix?
   /// Earth-centred coordinates of `previous`, when known.
   var previousCartesian = SIMD3<Double>()
   var previousCartesianIsValid = false
   var cache = CandidateCache()
-  /// Deduplication stamps for segment queries.
-  var visited: [UInt32] = []
-  var stamp: UInt32 = 0
   // Scratch buffers reused across fixes.
   var pending: [PendingCrossing] = []
   var roots: [(u: Double, enter: Bool)] = []
   var parameters: [Double] = []
   var slotBuffer: [Int32] = []
-  /// Cells built since the index last changed, by key (cleared when it holds ``memoCapacity``).
-  var cellMemo: [UInt64: CellCandidates] = [:]
+  /// The cells entered last (most recent last), looked at before the set's shared cells.
+  var recentCells: [CellCandidates] = []
   /// Circles a move to a neighbouring cell settles after its pass over the cells' arrays.
   var settleLater: [Int32] = []
-  var memoGeneration = -1
-  static let memoCapacity = 4096
+  var recentGeneration = -1
+  /// The number of cells in ``recentCells``: a device going back and forth between neighbours
+  /// finds them without the shared cache's lock.
+  static let recentCapacity = 4
 
-  struct PendingCrossing {
+  struct PendingCrossing: Sendable {
     var time: Double
     var coordinate: Coordinate
     var slot: Int
@@ -63,28 +65,43 @@ public struct CrossingDetector {
     var passThrough: Bool
   }
 
-  /// Creates a detector over `regions`.
-  public init(regions: RegionIndex) {
+  /// Creates a detector over a shared set of regions; the detector's own state is sized by the
+  /// regions near the device, not by the set.
+  public init(regions: RegionSet) {
     self.regions = regions
-    insideBySlot = Array(repeating: false, count: regions.slotCapacity)
-    visited = Array(repeating: 0, count: regions.slotCapacity)
-    slotBuffer.reserveCapacity(256)
+    slotBuffer.reserveCapacity(64)
     pending.reserveCapacity(16)
+  }
+
+  /// Creates a detector over `regions`, in a set of its own (a ``RegionSet`` shares one index
+  /// among detectors).
+  public init(regions: RegionIndex) {
+    self.init(regions: RegionSet(regions))
   }
 
   /// Whether the device is inside the region after the last fix (`nil` for an unknown identifier).
   public func isInside(_ identifier: RegionIdentifier) -> Bool? {
-    guard let slot = regions.slotByIdentifier[identifier] else { return nil }
+    guard let slot = regions.index.slotByIdentifier[identifier] else { return nil }
     return isInside(slot: slot)
   }
 
   /// Whether the device is inside the region in `slot` of ``regions`` after the last fix.
   func isInside(slot: Int32) -> Bool {
-    if let cell = cache.cell, cache.generation == regions.generation {
+    if let cell = cache.cell, cache.generation == regions.index.generation {
       if let k = cell.slots.firstIndex(of: slot) { return cache.inside[k] }
       if let k = cell.polygonSlots.firstIndex(of: slot) { return cache.polygonInside[k] }
     }
-    return insideBySlot[Int(slot)]
+    return insideBySlot[slot]
+  }
+
+  /// The slots of every region the device is inside after the last fix, ascending.
+  func insideSlots() -> [Int32] {
+    var inside = insideBySlot
+    if let cell = cache.cell, cache.generation == regions.index.generation {
+      for k in 0..<cell.slots.count { inside[cell.slots[k]] = cache.inside[k] }
+      for k in 0..<cell.polygonSlots.count { inside[cell.polygonSlots[k]] = cache.polygonInside[k] }
+    }
+    return inside.sorted
   }
 
   /// Adds or replaces a region while the stream runs. Its state is taken at the last fix; no
@@ -93,14 +110,14 @@ public struct CrossingDetector {
   @discardableResult
   public mutating func insert(_ region: Region) -> Region? {
     writeBack()
+    if let old = regions.slot(of: region.identifier) { insideBySlot[old] = false }
     let replaced = regions.insert(region)
-    growState()
-    if let slot = regions.slotByIdentifier[region.identifier] {
+    if let slot = regions.slot(of: region.identifier) {
       if let fix = previous {
         let p = Ellipsoid.wgs84.cartesian(fix.coordinate)
-        insideBySlot[Int(slot)] = regions.slot(Int(slot), contains: fix.coordinate, cartesian: p)
+        insideBySlot[slot] = regions.index.slot(Int(slot), contains: fix.coordinate, cartesian: p)
       } else {
-        insideBySlot[Int(slot)] = false
+        insideBySlot[slot] = false
       }
     }
     return replaced
@@ -110,14 +127,14 @@ public struct CrossingDetector {
   @discardableResult
   public mutating func remove(_ identifier: RegionIdentifier) -> Region? {
     writeBack()
-    guard let slot = regions.slotByIdentifier[identifier] else { return nil }
-    insideBySlot[Int(slot)] = false
+    guard let slot = regions.slot(of: identifier) else { return nil }
+    insideBySlot[slot] = false
     return regions.remove(identifier)
   }
 
   /// Forgets the track: the next fix sets every region's state without reporting crossings.
   public mutating func reset() {
-    for i in insideBySlot.indices { insideBySlot[i] = false }
+    insideBySlot.removeAll()
     previous = nil
     previousCartesianIsValid = false
     cache.cell = nil
@@ -147,7 +164,7 @@ public struct CrossingDetector {
   {
     var i = 0
     while i < fixes.count {
-      if let last = previous, let cell = cache.cell, cache.generation == regions.generation, cell.polygonSlots.isEmpty {
+      if let last = previous, let cell = cache.cell, cache.generation == regions.index.generation, cell.polygonSlots.isEmpty {
         let next = runWithinCell(cell, fixes, from: i, after: last, into: &crossings)
         if next > i {
           i = next
@@ -220,7 +237,7 @@ public struct CrossingDetector {
     }
     let index = fixCount
     fixCount += 1
-    if let cell = cache.cell, cache.generation == regions.generation,
+    if let cell = cache.cell, cache.generation == regions.index.generation,
       cell.contains(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
     {
       advanceWithinCell(cell, from: last, to: fix)
@@ -246,7 +263,7 @@ public struct CrossingDetector {
     let path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
     for k in 0..<cell.polygonSlots.count {
       let slot = Int(cell.polygonSlots[k])
-      guard let polygon = regions.polygons[slot] else { continue }
+      guard let polygon = regions.index.polygons[slot] else { continue }
       cache.polygonInside[k] = solvePolygon(polygon, slot: slot, path: path, wasInside: cache.polygonInside[k])
     }
   }
@@ -375,13 +392,12 @@ public struct CrossingDetector {
   // MARK: - Cell changes
 
   private mutating func transition(from last: LocationFix, to fix: LocationFix) {
-    growState()
     let path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
     let key = GridCell.key(
-      latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, level: regions.gridLevel)
+      latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, level: regions.index.gridLevel)
     let next = cellCandidates(key)
     let p1 = next.cartesian(fix.coordinate)
-    if let old = cache.cell, cache.generation == regions.generation, old.sharesEdge(with: key) {
+    if let old = cache.cell, cache.generation == regions.index.generation, old.sharesEdge(with: key) {
       transitionToNeighbour(from: old, to: next, path: path, last: last, fix: fix, p1: p1)
       previousCartesian = p1
       previousCartesianIsValid = true
@@ -424,7 +440,7 @@ public struct CrossingDetector {
       }
       first &+= CircleFilter.blocksPerRun
     }
-    for k in 0..<old.polygonSlots.count { insideBySlot[Int(old.polygonSlots[k])] = cache.polygonInside[k] }
+    for k in 0..<old.polygonSlots.count { insideBySlot[old.polygonSlots[k]] = cache.polygonInside[k] }
     // The new cell's circles, merged with the old cell's by slot.
     let oldSlots = old.slots
     let m = next.slots.count
@@ -436,14 +452,13 @@ public struct CrossingDetector {
         next.circles.withUnsafeBufferPointer { circles in
           cache.inside.withUnsafeBufferPointer { oldInside in
             cache.spareInside.withUnsafeMutableBufferPointer { inside in
-              // Written through its buffer: through the array, each write checked uniqueness.
-              insideBySlot.withUnsafeMutableBufferPointer { insideBySlot in
+              do {
                 for j in 0..<m {
                   let slot = slots[j]
                   // Circles of the old cell only: the fix is in `next`, which their boxes miss, so
                   // they are outside there; their settled state is kept for when they are met again.
                   while i < oldSlots.count && oldSlots[i] < slot {
-                    insideBySlot[Int(oldSlots[i])] = oldInside[i]
+                    insideBySlot[oldSlots[i]] = oldInside[i]
                     i += 1
                   }
                   if i < oldSlots.count && oldSlots[i] == slot {
@@ -477,21 +492,23 @@ public struct CrossingDetector {
         p1: p1, length: length, end: fix.coordinate)
     }
     while i < oldSlots.count {
-      insideBySlot[Int(oldSlots[i])] = cache.inside[i]
+      insideBySlot[oldSlots[i]] = cache.inside[i]
       i += 1
     }
-    cache.begin(next, generation: regions.generation)
+    cache.begin(next, generation: regions.index.generation)
     // Every polygon either cell touches: solve it on the segment.
     if !old.touchingPolygonSlots.isEmpty || !next.touchingPolygonSlots.isEmpty {
-      nextStamp()
-      for slot32 in old.touchingPolygonSlots + next.touchingPolygonSlots {
-        let slot = Int(slot32)
-        guard visited[slot] != stamp, let polygon = regions.polygons[slot] else { continue }
-        visited[slot] = stamp
+      slotBuffer.clearKeepingCapacity()
+      slotBuffer.append(contentsOf: old.touchingPolygonSlots)
+      slotBuffer.append(contentsOf: next.touchingPolygonSlots)
+      slotBuffer.sort()
+      for i in 0..<slotBuffer.count where i == 0 || slotBuffer[i] != slotBuffer[i - 1] {
+        let slot = Int(slotBuffer[i])
+        guard let polygon = regions.index.polygons[slot] else { continue }
         insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
       }
     }
-    for slot in next.polygonSlots { cache.polygonInside.append(insideBySlot[Int(slot)]) }
+    for slot in next.polygonSlots { cache.polygonInside.append(insideBySlot[slot]) }
   }
 
   /// Any other move: ask the index for every region whose box touches the segment's box.
@@ -499,20 +516,19 @@ public struct CrossingDetector {
     let frame = CartesianFrame.global
     let p0 = previousCartesianIsValid ? previousCartesian : frame.cartesian(last.coordinate)
     let length = path.lengthBound(from: 0, to: 1)
-    nextStamp()
     slotBuffer.removeAll(keepingCapacity: true)
-    regions.appendSlots(touching: path.box, into: &slotBuffer)
-    for i in 0..<slotBuffer.count {
+    regions.index.appendSlots(touching: path.box, into: &slotBuffer)
+    // A slot may come more than once (a region filed in several cells the box covers).
+    slotBuffer.sort()
+    for i in 0..<slotBuffer.count where i == 0 || slotBuffer[i] != slotBuffer[i - 1] {
       let slot = Int(slotBuffer[i])
-      guard visited[slot] != stamp else { continue }
-      visited[slot] = stamp
       let wasInside = insideBySlot[slot]
-      if let circle = regions.circles[slot] {
+      if let circle = regions.index.circles[slot] {
         let margin0 = circle.margin(chord: chordLength(p0, circle))
         insideBySlot[slot] = settle(
-          circle, slot: slot, identifier: regions.identifier(slot: slot), path: path, wasInside: wasInside,
+          circle, slot: slot, identifier: regions.index.identifier(slot: slot), path: path, wasInside: wasInside,
           margin0: margin0, p0: p0, p1: p1, length: length, end: fix.coordinate)
-      } else if let polygon = regions.polygons[slot] {
+      } else if let polygon = regions.index.polygons[slot] {
         insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: wasInside)
       }
     }
@@ -535,33 +551,31 @@ public struct CrossingDetector {
     return isInside
   }
 
-  /// The candidates of a cell, from the memo or built from the index.
-  private mutating func cellCandidates(_ key: UInt64) -> CellCandidates {
-    if memoGeneration != regions.generation {
-      cellMemo.removeAll(keepingCapacity: true)
-      memoGeneration = regions.generation
+  /// The candidates of a cell: one of the cells entered last, or the set's (built from the index
+  /// if no detector over the set has entered it yet).
+  mutating func cellCandidates(_ key: UInt64) -> CellCandidates {
+    if recentGeneration != regions.index.generation {
+      recentCells.removeAll(keepingCapacity: true)
+      recentGeneration = regions.index.generation
     }
-    if let known = cellMemo[key] { return known }
-    let cell = CellCandidates(key: key, regions: regions, scratch: &slotBuffer)
-    if cellMemo.count >= Self.memoCapacity { cellMemo.removeAll(keepingCapacity: true) }
-    cellMemo[key] = cell
+    for k in recentCells.indices.reversed() where recentCells[k].key == key {
+      let cell = recentCells.remove(at: k)
+      recentCells.append(cell)
+      return cell
+    }
+    let shared = regions.cells
+    let cell = shared.cell(key) { CellCandidates(key: key, regions: regions.index, scratch: &slotBuffer) }
+    if recentCells.count >= Self.recentCapacity { recentCells.removeFirst() }
+    recentCells.append(cell)
     return cell
   }
 
   /// Makes `cell` the current cell, with states from ``insideBySlot``; `p` is the Earth-centred
   /// position of the last fix.
   private mutating func enter(_ cell: CellCandidates, at p: SIMD3<Double>) {
-    cache.enter(cell, generation: regions.generation, insideBySlot: insideBySlot)
+    cache.enter(cell, generation: regions.index.generation, insideBySlot: insideBySlot)
     previousCartesian = p
     previousCartesianIsValid = true
-  }
-
-  private mutating func nextStamp() {
-    stamp &+= 1
-    if stamp == 0 {
-      for i in visited.indices { visited[i] = 0 }
-      stamp = 1
-    }
   }
 
   @inline(__always)
@@ -611,7 +625,7 @@ public struct CrossingDetector {
   /// Records a polygon's crossings on the segment and returns its state at the end.
   private mutating func solvePolygon(_ polygon: PolygonGeometry, slot: Int, path: PathSegment, wasInside: Bool) -> Bool
   {
-    let identifier = regions.identifier(slot: slot)
+    let identifier = regions.index.identifier(slot: slot)
     let planar = polygon.planar
     let x0 = planar.x(longitude: path.longitude0)
     let x1 = x0 + path.deltaLongitude
@@ -662,17 +676,16 @@ public struct CrossingDetector {
 
   /// Enters the cell of the first fix, setting every candidate's state without reporting crossings.
   private mutating func rebuildCache(at fix: LocationFix, evaluateStates: Bool) {
-    growState()
     let key = GridCell.key(
-      latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, level: regions.gridLevel)
+      latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, level: regions.index.gridLevel)
     let cell = cellCandidates(key)
     let p = cell.cartesian(fix.coordinate)
     if evaluateStates {
       slotBuffer.removeAll(keepingCapacity: true)
-      regions.appendSlots(nearLatitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, into: &slotBuffer)
+      regions.index.appendSlots(nearLatitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, into: &slotBuffer)
       for i in 0..<slotBuffer.count {
         let slot = Int(slotBuffer[i])
-        insideBySlot[slot] = regions.slot(slot, contains: fix.coordinate, cartesian: p)
+        insideBySlot[slot] = regions.index.slot(slot, contains: fix.coordinate, cartesian: p)
       }
     }
     enter(cell, at: p)
@@ -681,20 +694,11 @@ public struct CrossingDetector {
   /// Copies the cache's states back to the per-slot array and invalidates the cache.
   private mutating func writeBack() {
     guard let cell = cache.cell else { return }
-    if cache.generation == regions.generation {
-      for k in 0..<cell.slots.count { insideBySlot[Int(cell.slots[k])] = cache.inside[k] }
-      for k in 0..<cell.polygonSlots.count { insideBySlot[Int(cell.polygonSlots[k])] = cache.polygonInside[k] }
+    if cache.generation == regions.index.generation {
+      for k in 0..<cell.slots.count { insideBySlot[cell.slots[k]] = cache.inside[k] }
+      for k in 0..<cell.polygonSlots.count { insideBySlot[cell.polygonSlots[k]] = cache.polygonInside[k] }
     }
     cache.cell = nil
-  }
-
-  private mutating func growState() {
-    let capacity = regions.slotCapacity
-    if insideBySlot.count < capacity {
-      insideBySlot.append(contentsOf: repeatElement(false, count: capacity - insideBySlot.count))
-      visited.append(contentsOf: repeatElement(0, count: capacity - visited.count))
-    }
-    assert(visited.count == insideBySlot.count)
   }
 
   /// Sorts this segment's crossings and appends them as ``RegionCrossing`` values.

@@ -17,9 +17,8 @@ import RealModule
 /// "RegionIndex memory per region" benchmark for 100,000 circles); a polygon adds its edges and
 /// their band index. ``memoryFootprint`` reports the index's own share.
 ///
-/// - Important: Not `Sendable` once it holds polygons (a polygon's inscribed radius is computed
-///   lazily); confine an index to one task.
-public struct RegionIndex {
+/// To share one index among many devices, wrap it in a ``RegionSet``.
+public struct RegionIndex: Sendable {
   /// Tuning of the grid.
   public struct Configuration: Hashable, Sendable {
     /// The level of the grid cells a moving device is tracked in (see ``GridCell``), or `nil` to

@@ -38,37 +38,38 @@ import SeededRandom
 ///
 /// Deterministic: delivery latencies (and, with a ``RegionMonitoringProfile/triggerDepth``, each
 /// crossing's depth) are drawn from the seed, the region and the crossing time.
-public struct RegionMonitor {
+public struct RegionMonitor: Sendable {
   public let profile: RegionMonitoringProfile
-  /// Regions monitored, in registration order (the last definition of an identifier wins; it
-  /// keeps its first position).
-  public let monitoredRegions: [Region]
   /// Regions refused because of the profile's cap, in registration order.
   public let failedRegions: [Region]
   /// Fixes used so far.
-  public private(set) var fixCount = 0
+  public internal(set) var fixCount = 0
   /// Fixes rejected so far, by ``FixRejection/cause``.
-  public private(set) var rejections: [String: Int] = [:]
+  public internal(set) var rejections: [String: Int] = [:]
   /// Crossings dropped because the path crossed back before confirmation, per region.
-  public private(set) var suppressedFlaps: [RegionIdentifier: Int] = [:]
+  public internal(set) var suppressedFlaps: [RegionIdentifier: Int] = [:]
 
-  private var detector: CrossingDetector
-  private let notifications: [RegionIdentifier: RegionNotifications]
-  private let seed: UInt64
-  /// Per region, by its slot in the detector's index (the regions are indexed in monitoring order
-  /// and never removed, so the slot is the position in ``monitoredRegions``).
-  private var confirmed: [RegionEvent.State] = []
-  private var pending: [Pending] = []
+  var detector: CrossingDetector
+  let notifications: [RegionIdentifier: RegionNotifications]
+  let seed: UInt64
+  /// Whether the first fix has set the regions' states (before it, every state is unknown).
+  var started = false
+  /// The slots of the regions whose confirmed state is inside (the others are outside once
+  /// started): per-device state sized by the regions the device is in.
+  var confirmedInside = SlotSet()
+  var pending: [Pending] = []
   private var crossings: [RegionCrossing] = []
   private var openPassThroughs: [RegionIdentifier] = []
-  private var lastTime: Double?
-  private var lastCoordinate: Coordinate?
+  var lastTime: Double?
+  var lastCoordinate: Coordinate?
   /// Per region inside with a dwell still to come: when the loitering delay ends.
-  private var dwellDue: [RegionIdentifier: Double] = [:]
-  private var reorder: FixReorderBuffer
+  var dwellDue: [RegionIdentifier: Double] = [:]
+  var reorder: FixReorderBuffer
   private var ready: [LocationFix] = []
+  /// Inscribed radii of the polygons this device has been asked to enter, by slot.
+  var inscribedRadii: [Int32: Double] = [:]
 
-  private struct Pending {
+  struct Pending: Sendable {
     var crossing: RegionCrossing
     var region: Region
     /// Time of the first fix beyond the confirmation distance since the crossing, if any.
@@ -76,6 +77,14 @@ public struct RegionMonitor {
     /// Metres beyond the boundary this crossing needs (before accuracy and the entry cap).
     var depth: Double
   }
+
+  /// The regions monitored: the shared set the monitor was made from, or the part of it under
+  /// the profile's cap.
+  public var regions: RegionSet { detector.regions }
+
+  /// Regions monitored, in the set's slot order: registration order, the last definition of an
+  /// identifier in the place of the first (see ``RegionSet``).
+  public var monitoredRegions: [Region] { detector.regions.regions }
 
   /// Monitors `regions` (in registration order) under `profile`.
   /// - Parameters:
@@ -87,52 +96,44 @@ public struct RegionMonitor {
     regions: [Region], profile: RegionMonitoringProfile = .ios,
     notifications: [RegionIdentifier: RegionNotifications] = [:], seed: UInt64 = 0
   ) throws(RegionMonitoringProfile.InvalidValue) {
+    try self.init(regions: RegionSet(regions), profile: profile, notifications: notifications, seed: seed)
+  }
+
+  /// Monitors a shared set of regions under `profile`: any number of monitors (one per device)
+  /// share the set's index, and each holds only its own state — the regions near its device and
+  /// the few it is inside. Regions past the profile's cap (in the set's slot order) are not
+  /// monitored: they get a `monitoringFailed` event at the first fix, and the monitor keeps a set
+  /// of its own with the others.
+  /// - Parameters:
+  ///   - notifications: per region, which transitions the app wants (default: both).
+  ///   - seed: seeds the delivery latencies.
+  /// - Throws: ``RegionMonitoringProfile/InvalidValue`` when a profile field is out of range
+  ///   (see ``RegionMonitoringProfile/validate()``).
+  public init(
+    regions: RegionSet, profile: RegionMonitoringProfile = .ios,
+    notifications: [RegionIdentifier: RegionNotifications] = [:], seed: UInt64 = 0
+  ) throws(RegionMonitoringProfile.InvalidValue) {
     try profile.validate()
     self.profile = profile
     self.notifications = notifications
     self.seed = seed
     reorder = FixReorderBuffer(window: profile.reorderWindow)
-    // Usually every region fits under the cap and identifiers are unique: the index, which hashes
-    // each identifier anyway, tells (it replaces a repeated identifier, so it then holds fewer).
-    if regions.count <= profile.maximumRegions ?? Int.max {
-      let index = RegionIndex(regions)
-      if index.count == regions.count {
-        monitoredRegions = regions
-        failedRegions = []
-        detector = CrossingDetector(regions: index)
-        confirmed = Array(repeating: .unknown, count: regions.count)
-        return
-      }
+    if let cap = profile.maximumRegions, regions.count > cap {
+      let all = regions.regions
+      failedRegions = Array(all[cap...])
+      detector = CrossingDetector(regions: RegionSet(all[..<cap], configuration: regions.index.configuration))
+    } else {
+      failedRegions = []
+      detector = CrossingDetector(regions: regions)
     }
-    // The last definition of an identifier wins and keeps the first one's place; one copy of the
-    // regions, positions by identifier only (100,000 regions: megabytes, not tens).
-    var position: [RegionIdentifier: Int] = [:]
-    position.reserveCapacity(regions.count)
-    var unique: [Region] = []
-    unique.reserveCapacity(regions.count)
-    for region in regions {
-      if let k = position[region.identifier] {
-        unique[k] = region
-      } else {
-        position[region.identifier] = unique.count
-        unique.append(region)
-      }
-    }
-    let cap = min(unique.count, profile.maximumRegions ?? unique.count)
-    failedRegions = Array(unique[cap...])
-    unique.removeSubrange(cap...)
-    monitoredRegions = unique
-    detector = CrossingDetector(regions: RegionIndex(monitoredRegions))
-    confirmed = Array(repeating: .unknown, count: monitoredRegions.count)
-    #if GEOWAKE_INTERNAL_CHECKS
-      for (k, region) in monitoredRegions.enumerated() { assert(detector.regions.slotByIdentifier[region.identifier] == Int32(k)) }
-    #endif
   }
 
   /// The state of a region after the last fix, as the app would learn it from `requestState`
   /// (`nil` for a region not monitored; `unknown` before the first fix).
   public func state(of identifier: RegionIdentifier) -> RegionEvent.State? {
-    detector.regions.slotByIdentifier[identifier].map { confirmed[Int($0)] }
+    detector.regions.slot(of: identifier).map { slot in
+      started ? (confirmedInside[slot] ? .inside : .outside) : .unknown
+    }
   }
 
   /// The state of a region at `time` (not earlier than the last fix): as after the last fix, or
@@ -231,13 +232,12 @@ public struct RegionMonitor {
         coordinate: fix.coordinate, cause: .regionCapExceeded(limit: limit),
         reason: "the \(profile.name) profile monitors at most \(limit) regions per app; this one was registered past the cap"))
     }
-    for (slot, region) in monitoredRegions.enumerated() {
-      let inside = detector.isInside(slot: Int32(slot))
-      confirmed[slot] = inside ? .inside : .outside
-      if inside {
-        events.append(stateEvent(region.identifier, .inside, at: fix, cause: .initialState, reason: "initial state at the first fix"))
-        startDwell(region.identifier, at: fix.time)
-      }
+    started = true
+    for slot in detector.insideSlots() {
+      confirmedInside[slot] = true
+      let id = detector.regions.region(slot: slot).identifier
+      events.append(stateEvent(id, .inside, at: fix, cause: .initialState, reason: "initial state at the first fix"))
+      startDwell(id, at: fix.time)
     }
   }
 
@@ -249,11 +249,10 @@ public struct RegionMonitor {
     pending.removeAll(keepingCapacity: true)
     for c in candidates where seen.insert(c.slot).inserted {
       let id = c.region
-      let slot = Int(c.slot)
       let now: RegionEvent.State = detector.isInside(slot: c.slot) ? .inside : .outside
-      let before = confirmed[slot]
+      let before: RegionEvent.State = confirmedInside[c.slot] ? .inside : .outside
       guard before != now else { continue }
-      confirmed[slot] = now
+      confirmedInside[c.slot] = now == .inside
       if now == .inside { startDwell(id, at: fix.time) } else { dwellDue[id] = nil }
       events.append(stateEvent(
         id, now, at: fix, cause: .stateRegained(gap: gap, previous: before),
@@ -298,7 +297,7 @@ public struct RegionMonitor {
       return
     }
     let depth = profile.triggerDepth.map { draw($0, c.region, c.time, stream: Self.depthStream) } ?? profile.confirmationDistance
-    pending.append(Pending(crossing: c, region: monitoredRegions[Int(c.slot)], beyondSince: nil, depth: depth))
+    pending.append(Pending(crossing: c, region: detector.regions.region(slot: c.slot), beyondSince: nil, depth: depth))
   }
 
   private mutating func confirmPending(at fix: LocationFix, into events: inout [RegionEvent]) {
@@ -320,7 +319,7 @@ public struct RegionMonitor {
       }
       pending.remove(at: k)
       let id = p.crossing.region
-      confirmed[Int(p.crossing.slot)] = entering ? .inside : .outside
+      confirmedInside[p.crossing.slot] = entering
       if entering { startDwell(id, at: fix.time) } else { dwellDue[id] = nil }
       let wanted = wants(id)
       let notify = entering ? wanted.contains(.entry) : wanted.contains(.exit)
@@ -424,7 +423,15 @@ public struct RegionMonitor {
     }
   }
 
-  private func evidence(_ region: Region, slot: Int32, entering: Bool, depth: Double, fix: LocationFix) -> Evidence {
+  /// A polygon's inscribed radius, searched for once per monitor.
+  private mutating func inscribedRadius(_ polygon: PolygonGeometry, slot: Int32) -> Double {
+    if let known = inscribedRadii[slot] { return known }
+    let radius = polygon.inscribedRadius()
+    inscribedRadii[slot] = radius
+    return radius
+  }
+
+  private mutating func evidence(_ region: Region, slot: Int32, entering: Bool, depth: Double, fix: LocationFix) -> Evidence {
     switch region {
     case .circle(let c):
       var needed = 0.0
@@ -452,10 +459,10 @@ public struct RegionMonitor {
       let accuracy = profile.requiresDepthBeyondAccuracy ? (fix.horizontalAccuracy ?? 0) : 0
       var needed = depth + accuracy
       let onPendingSide = detector.isInside(slot: slot) == entering
-      guard needed > 0, let polygon = detector.regions.polygons[Int(slot)] else {
+      guard needed > 0, let polygon = detector.regions.index.polygons[Int(slot)] else {
         return Evidence(measure: onPendingSide ? .containment : .otherSide)
       }
-      if entering { needed = min(needed, polygon.inscribedRadius * profile.maximumEntryDepthFraction) }
+      if entering { needed = min(needed, inscribedRadius(polygon, slot: slot) * profile.maximumEntryDepthFraction) }
       let distance = polygon.boundaryDistance(to: fix.coordinate)
       return Evidence(measure: .depth(onPendingSide ? distance : -distance, needed: needed))
     }

@@ -19,8 +19,8 @@ enum RectangleCoverage: Sendable {
 /// (``PlanarOrientation``); for valid polygons and multipolygons (the only kind GeoWake's readers
 /// accept, see `GEOSValidation`) this is exactly GEOS's and shapely's `covers`/`intersects` for a
 /// point.
-/// - Important: Not `Sendable`: ``inscribedRadius`` is computed on first use.
-final class PolygonGeometry {
+/// Immutable, so shared by every detector over an index.
+final class PolygonGeometry: Sendable {
   let planar: PlanarPolygons
   /// Every ring edge as (x0, y0, x1, y1), projected.
   let edges: [SIMD4<Double>]
@@ -219,8 +219,9 @@ final class PolygonGeometry {
   /// can reach, which caps the depth an entry may be asked for. Found in the polygons' own
   /// projection with longitudes scaled to metres at the middle latitude (approximate where the
   /// polygons span many degrees of latitude) by ``InscribedCircleSearch``, to within 0.1 % of the
-  /// polygons' size below the largest radius in that plane, never above it. Computed on first use.
-  lazy var inscribedRadius: Double = {
+  /// polygons' size below the largest radius in that plane, never above it. A search over the
+  /// polygons: callers that need it repeatedly keep it.
+  func inscribedRadius() -> Double {
     let box = planar.box
     let phi = (box.south + box.north) / 2 * (Double.pi / 180)
     let ellipsoid = Ellipsoid.wgs84
@@ -230,7 +231,7 @@ final class PolygonGeometry {
     let size = max((box.east - box.west) * xScale, box.north - box.south)
     let radius = InscribedCircleSearch(geometry: self, xScale: xScale).radius(tolerance: max(size / 1_000, 1e-9))
     return radius * metresPerDegreeY
-  }()
+  }
 
   /// Parameters u in [0, 1] where the projected segment (x0, y0) → (x1, y1) meets a ring edge,
   /// sorted and without duplicates. A collinear overlap contributes both of its ends.

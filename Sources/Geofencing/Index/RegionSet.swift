@@ -1,0 +1,148 @@
+public import Geodesy
+
+/// A set of regions with its spatial index, built once and shared by any number of detectors and
+/// monitors, in any task.
+///
+/// ```swift
+/// let fences = RegionSet(regions)            // the index is built here, once
+/// var monitors = devices.map { _ in try! RegionMonitor(regions: fences, profile: .server) }
+/// ```
+///
+/// A ``RegionMonitor`` or ``CrossingDetector`` made from a set keeps a reference to it, not a copy:
+/// each device then costs its own state only — the regions near it and the few it is inside — not
+/// the index. The cells of the grid that detectors enter are prepared once for all of them (a
+/// cell's candidates depend on the set only) and kept with the set.
+///
+/// **Value semantics.** A set is a value: ``insert(_:)`` and ``remove(_:)`` change this copy only.
+/// A copy shares the index until it is changed; the first change of a shared set copies the index
+/// (about 345 bytes a circle), so a monitor whose regions are changed while running holds its own.
+///
+/// **Order.** ``regions`` lists the regions in slot order: the order they were given in, the last
+/// definition of an identifier in the place of its first; a region inserted later takes the first
+/// place a removal left, or goes last.
+public struct RegionSet: Sendable {
+  /// The index (its slots are the set's places).
+  public private(set) var index: RegionIndex
+  /// Cells prepared for detectors over this version of the set.
+  private(set) var cells: CellCandidatesCache
+  /// A fingerprint of the regions (identifiers and geometry), whatever their order: equal sets
+  /// have equal fingerprints, and a snapshot taken over one set is restored only over an equal one.
+  public private(set) var fingerprint: UInt64
+
+  /// A set of `regions`; the last definition of an identifier wins and keeps the place of the
+  /// first.
+  /// - Complexity: O(n) expected; 100,000 circles take about 40 ms.
+  public init(_ regions: some Sequence<Region>, configuration: RegionIndex.Configuration = .init()) {
+    let list = Array(regions)
+    var position: [RegionIdentifier: Int] = [:]
+    position.reserveCapacity(list.count)
+    var unique: [Region] = []
+    unique.reserveCapacity(list.count)
+    for region in list {
+      if let k = position.updateValue(unique.count, forKey: region.identifier) {
+        position[region.identifier] = k
+        unique[k] = region
+      } else {
+        unique.append(region)
+      }
+    }
+    self.init(RegionIndex(unique, configuration: configuration))
+  }
+
+  /// A set over an index built already.
+  public init(_ index: RegionIndex) {
+    self.index = index
+    cells = CellCandidatesCache()
+    fingerprint = 0
+    for case let region? in index.regions { fingerprint &+= region.stableHash }
+  }
+
+  /// The number of regions.
+  public var count: Int { index.count }
+
+  /// Whether the set holds no region.
+  public var isEmpty: Bool { index.isEmpty }
+
+  /// The region with this identifier, if any.
+  public subscript(identifier: RegionIdentifier) -> Region? { index[identifier] }
+
+  /// Whether the set holds a region with this identifier.
+  public func contains(_ identifier: RegionIdentifier) -> Bool { index.slotByIdentifier[identifier] != nil }
+
+  /// Every region, in slot order (see the type's discussion).
+  public var regions: [Region] { index.regions.compactMap { $0 } }
+
+  /// The identifiers of every region containing `point` (boundary included), sorted.
+  public func regions(containing point: Coordinate) -> [RegionIdentifier] { index.regions(containing: point) }
+
+  /// Inserts a region, replacing any region with the same identifier (in its place).
+  /// - Returns: The region replaced, if any.
+  @discardableResult
+  public mutating func insert(_ region: Region) -> Region? {
+    // Removed first, the old definition frees its slot and the new one takes it (the index reuses
+    // the slot freed last).
+    let replaced = index.remove(region.identifier)
+    index.insert(region)
+    cells = CellCandidatesCache()
+    fingerprint = fingerprint &- (replaced?.stableHash ?? 0) &+ region.stableHash
+    return replaced
+  }
+
+  /// Removes the region with this identifier.
+  /// - Returns: The region removed, or `nil` if there was none.
+  @discardableResult
+  public mutating func remove(_ identifier: RegionIdentifier) -> Region? {
+    guard let removed = index.remove(identifier) else { return nil }
+    cells = CellCandidatesCache()
+    fingerprint &-= removed.stableHash
+    return removed
+  }
+
+  /// Approximate bytes the index holds (see ``RegionIndex/memoryFootprint``), not counting the
+  /// cells prepared for detectors.
+  public var memoryFootprint: Int { index.memoryFootprint }
+
+  /// The slot of a region, if the set holds it.
+  func slot(of identifier: RegionIdentifier) -> Int32? { index.slotByIdentifier[identifier] }
+
+  /// The region in `slot`, which must hold one.
+  func region(slot: Int32) -> Region {
+    guard let region = index.regions[Int(slot)] else { preconditionFailure("slot \(slot) holds no region") }
+    return region
+  }
+}
+
+extension Region {
+  /// A hash of the identifier and the geometry that is the same in every process (FNV-1a over
+  /// their bytes, then SplitMix64's finaliser), unlike `hashValue`, which is seeded per process.
+  var stableHash: UInt64 {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    func mix(_ word: UInt64) {
+      var w = word
+      for _ in 0..<8 {
+        h = (h ^ (w & 0xff)) &* 0x100_0000_01b3
+        w >>= 8
+      }
+    }
+    for byte in identifier.rawValue.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    switch self {
+    case .circle(let c):
+      mix(1)
+      mix(c.center.latitude.bitPattern)
+      mix(c.center.longitude.bitPattern)
+      mix(c.radius.bitPattern)
+    case .polygon(let p):
+      mix(2)
+      for polygon in p.polygons {
+        for ring in [polygon.exterior] + polygon.holes {
+          mix(UInt64(ring.count))
+          for point in ring {
+            mix(point.latitude.bitPattern)
+            mix(point.longitude.bitPattern)
+          }
+        }
+      }
+    }
+    return SeededGenerator.hash(h)
+  }
+}
