@@ -55,6 +55,15 @@ public struct FixReorderBuffer: Sendable {
     return true
   }
 
+  /// Moves time on to `time` without a fix: releases every held fix at least ``window`` older,
+  /// and refuses from then on any fix more than ``window`` older.
+  public mutating func advance(to time: Double, into ready: inout [LocationFix]) {
+    newest = max(newest, time)
+    var due = head
+    while due < held.count, newest - held[due].time >= window { due += 1 }
+    release(upTo: due, into: &ready)
+  }
+
   /// Releases every fix still held.
   public mutating func flush(into ready: inout [LocationFix]) {
     release(upTo: held.count, into: &ready)
@@ -72,5 +81,31 @@ public struct FixReorderBuffer: Sendable {
       held.removeFirst(head)
       head = 0
     }
+  }
+}
+
+extension FixReorderBuffer {
+  /// The buffer's state in a snapshot.
+  struct State: Codable, Sendable, Hashable {
+    var held: [FixRecord]
+    var reorderedCount: Int
+    var lastReleasedTime: Double?
+    /// `nil` before the first fix.
+    var newest: Double?
+  }
+
+  var state: State {
+    State(
+      held: held[head...].map(FixRecord.init), reorderedCount: reorderedCount, lastReleasedTime: lastReleasedTime,
+      newest: newest.isFinite ? newest : nil)
+  }
+
+  init(window: Double, restoring state: State) throws(SnapshotError) {
+    self.init(window: window)
+    for (k, record) in state.held.enumerated() { held.append(try record.fix(field: "held[\(k)]")) }
+    guard state.reorderedCount >= 0 else { throw SnapshotError(.invalidField("reorderedCount", "negative")) }
+    reorderedCount = state.reorderedCount
+    lastReleasedTime = state.lastReleasedTime
+    newest = state.newest ?? -Double.infinity
   }
 }

@@ -175,6 +175,86 @@ public struct RegionMonitor: Sendable {
   /// Fixes put back in place by the reorder window so far.
   public var reorderedFixCount: Int { reorder.reorderedCount }
 
+  /// Moves the monitor's clock to `time` without a fix: what happens by then as the device was
+  /// last seen happens now instead of at the next fix. Fixes held for reordering whose window has
+  /// passed are used, and regions whose loitering delay has ended get their `dwell` event (while
+  /// the profile's gap limit has not passed since the last fix; after it the state is unknown,
+  /// see ``state(of:at:)``). A fix later arriving with a time more than the reorder window
+  /// before `time` is refused as out of order.
+  /// - Returns: why the time was refused (not finite, or before a fix already used), or `nil`.
+  @discardableResult
+  public mutating func advance(to time: Double, into events: inout [RegionEvent]) -> FixRejection? {
+    guard time.isFinite else { return .timeNotFinite }
+    if let released = reorder.lastReleasedTime, time < released {
+      return .outOfOrder(previousTime: released, window: reorder.window)
+    }
+    reorder.advance(to: time, into: &ready)
+    useReadyFixes(into: &events)
+    guard let last = lastTime, let coordinate = lastCoordinate, !dwellDue.isEmpty else { return nil }
+    let seen = min(time, last + profile.gapLimit)
+    if seen >= last {
+      dwell(at: LocationFix(time: seen, coordinate: coordinate), seenBy: "the last fix until the clock reached \(Int(seen.rounded(.down))) s", into: &events)
+    }
+    return nil
+  }
+
+  /// An error of a live change to the regions monitored.
+  public struct MonitoringError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The region that could not be monitored.
+    public let region: RegionIdentifier
+    /// The profile's cap on regions per app, which is reached.
+    public let limit: Int
+
+    public var description: String {
+      "cannot monitor \(region): the profile monitors at most \(limit) regions per app, and that many are monitored"
+    }
+  }
+
+  /// Starts monitoring `region` on the running monitor (`startMonitoring(for:)`, `CLMonitor.add`,
+  /// `addGeofences`), or replaces the region with its identifier. Its state is taken at the last
+  /// fix used: when the device is inside, a `state` event as at the first fix (delivered when the
+  /// profile delivers state events); nothing before the first fix. A replaced region's pending
+  /// crossings and dwell are dropped.
+  ///
+  /// A monitor made from a shared ``RegionSet`` takes its own copy of the index at its first
+  /// change (see ``RegionSet``).
+  /// - Throws: ``MonitoringError`` when the profile's cap on regions is reached.
+  public mutating func startMonitoring(_ region: Region, into events: inout [RegionEvent]) throws(MonitoringError) {
+    let id = region.identifier
+    let replacing = detector.regions.contains(id)
+    if let limit = profile.maximumRegions, !replacing, detector.regions.count >= limit {
+      throw MonitoringError(region: id, limit: limit)
+    }
+    if replacing { forget(id) }
+    detector.insert(region)
+    guard started, let time = lastTime, let coordinate = lastCoordinate, let slot = detector.regions.slot(of: id),
+      detector.isInside(slot: slot)
+    else { return }
+    confirmedInside[slot] = true
+    let fix = LocationFix(time: time, coordinate: coordinate)
+    events.append(stateEvent(id, .inside, at: fix, cause: .initialState, reason: "initial state when monitoring started, at the last fix"))
+    startDwell(id, at: time)
+  }
+
+  /// Stops monitoring a region (`stopMonitoring(for:)`, `CLMonitor.remove`, `removeGeofences`):
+  /// no event, and its pending crossings and dwell are dropped.
+  /// - Returns: The region, or `nil` when it was not monitored.
+  @discardableResult
+  public mutating func stopMonitoring(_ identifier: RegionIdentifier) -> Region? {
+    guard detector.regions.contains(identifier) else { return nil }
+    forget(identifier)
+    return detector.remove(identifier)
+  }
+
+  /// Drops the monitor's own state of a region about to be removed or replaced.
+  private mutating func forget(_ id: RegionIdentifier) {
+    guard let slot = detector.regions.slot(of: id) else { return }
+    pending.removeAll { $0.crossing.region == id }
+    dwellDue[id] = nil
+    confirmedInside[slot] = false
+    inscribedRadii[slot] = nil
+  }
+
   private mutating func useReadyFixes(into events: inout [RegionEvent]) {
     for fix in ready { use(fix, into: &events) }
     ready.removeAll(keepingCapacity: true)
@@ -351,13 +431,15 @@ public struct RegionMonitor: Sendable {
     if let delay = profile.loiteringDelay { dwellDue[id] = time + delay }
   }
 
-  /// Dwell events for the regions whose loitering delay has ended by this fix.
-  private mutating func dwell(at fix: LocationFix, into events: inout [RegionEvent]) {
+  /// Dwell events for the regions whose loitering delay has ended by `fix` (a fix used, or the
+  /// last one where the clock has moved on: `seenBy` says which).
+  private mutating func dwell(at fix: LocationFix, seenBy: String? = nil, into events: inout [RegionEvent]) {
     let due = dwellDue.filter { $0.value <= fix.time }.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
     for (id, time) in due {
       dwellDue[id] = nil
       let delay = Int((profile.loiteringDelay ?? 0).rounded())
       var reason = "inside for the \(profile.name) profile's loitering delay of \(delay) s, seen at fix \(detector.fixCount - 1)"
+      if let seenBy { reason += ", " + seenBy }
       let delivered = wants(id).contains(.dwell) ? deliveryTime(id, time, confirmedBy: fix, reason: &reason) : nil
       if delivered == nil { reason += "; not delivered: notifyOnDwell is off" }
       events.append(RegionEvent(

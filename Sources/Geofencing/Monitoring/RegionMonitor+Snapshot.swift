@@ -1,0 +1,131 @@
+import Geodesy
+
+extension RegionMonitor {
+  /// A monitor's state, to be saved (`Codable`) when an app is relaunched or a server restarts,
+  /// and restored over the same regions, profile, notifications and seed: the restored monitor
+  /// gives exactly the events the original would have given from then on.
+  ///
+  /// ```swift
+  /// let saved = try JSONEncoder().encode(monitor.snapshot())
+  /// // … later, in another process:
+  /// var monitor = try RegionMonitor(
+  ///   restoring: JSONDecoder().decode(RegionMonitor.Snapshot.self, from: saved),
+  ///   regions: fences, profile: .server, seed: 7)
+  /// ```
+  ///
+  /// Small: the regions are not in it (only ``RegionSet/fingerprint``), only the device's own
+  /// state — the regions it is inside, its unconfirmed crossings, fixes held for reordering.
+  /// A monitor whose regions were changed while running is restored over its ``regions`` at the
+  /// time of the snapshot.
+  public struct Snapshot: Codable, Sendable, Hashable {
+    var detector: CrossingDetector.Snapshot
+    var profile: String
+    var profileFingerprint: UInt64
+    var seed: UInt64
+    var fixCount: Int
+    var rejections: [String: Int]
+    var suppressedFlaps: [String: Int]
+    var started: Bool
+    /// Identifiers of the regions confirmed inside, in slot order.
+    var confirmedInside: [String]
+    var pending: [PendingRecord]
+    var last: FixRecord?
+    var dwellDue: [String: Double]
+    var reorder: FixReorderBuffer.State
+  }
+
+  struct PendingRecord: Codable, Sendable, Hashable {
+    var region: String
+    var enter: Bool
+    var time: Double
+    var latitude: Double
+    var longitude: Double
+    var fromFix: Int
+    var toFix: Int
+    var passThrough: Bool
+    var beyondSince: Double?
+    var depth: Double
+  }
+
+  /// The monitor's state now (see ``Snapshot``).
+  public func snapshot() -> Snapshot {
+    let regions = detector.regions
+    return Snapshot(
+      detector: detector.snapshot(), profile: profile.name, profileFingerprint: Self.fingerprint(profile), seed: seed,
+      fixCount: fixCount, rejections: rejections,
+      suppressedFlaps: Dictionary(uniqueKeysWithValues: suppressedFlaps.map { ($0.key.rawValue, $0.value) }),
+      started: started,
+      confirmedInside: confirmedInside.sorted.map { regions.region(slot: $0).identifier.rawValue },
+      pending: pending.map { p in
+        PendingRecord(
+          region: p.crossing.region.rawValue, enter: p.crossing.direction == .enter, time: p.crossing.time,
+          latitude: p.crossing.coordinate.latitude, longitude: p.crossing.coordinate.longitude,
+          fromFix: p.crossing.fromFix, toFix: p.crossing.toFix, passThrough: p.crossing.isPassThrough,
+          beyondSince: p.beyondSince, depth: p.depth)
+      },
+      last: zip(lastTime, lastCoordinate).map { FixRecord(LocationFix(time: $0, coordinate: $1)) },
+      dwellDue: Dictionary(uniqueKeysWithValues: dwellDue.map { ($0.key.rawValue, $0.value) }),
+      reorder: reorder.state)
+  }
+
+  /// A monitor in the state of `snapshot`, over the regions, profile, notifications and seed it
+  /// was taken with (regions past the profile's cap fail again, without a second
+  /// `monitoringFailed` event).
+  /// - Throws: ``SnapshotError`` when the regions, the profile or the seed differ from the
+  ///   snapshot's, or a field is out of range; ``RegionMonitoringProfile/InvalidValue`` for an
+  ///   invalid profile.
+  public init(
+    restoring snapshot: Snapshot, regions: RegionSet, profile: RegionMonitoringProfile,
+    notifications: [RegionIdentifier: RegionNotifications] = [:], seed: UInt64
+  ) throws {
+    try self.init(regions: regions, profile: profile, notifications: notifications, seed: seed)
+    guard snapshot.profile == profile.name, snapshot.profileFingerprint == Self.fingerprint(profile) else {
+      throw SnapshotError(.profileDiffers(snapshot: snapshot.profile, given: profile.name))
+    }
+    guard snapshot.seed == seed else { throw SnapshotError(.invalidField("seed", "\(snapshot.seed), given \(seed)")) }
+    detector = try CrossingDetector(restoring: snapshot.detector, regions: detector.regions)
+    let set = detector.regions
+    func slot(_ name: String) throws(SnapshotError) -> (RegionIdentifier, Int32) {
+      guard let id = try? RegionIdentifier(name), let slot = set.slot(of: id) else {
+        throw SnapshotError(.unknownRegion(name))
+      }
+      return (id, slot)
+    }
+    guard snapshot.fixCount >= 0 else { throw SnapshotError(.invalidField("fixCount", "negative")) }
+    fixCount = snapshot.fixCount
+    rejections = snapshot.rejections
+    for (name, count) in snapshot.suppressedFlaps { suppressedFlaps[try slot(name).0] = count }
+    started = snapshot.started
+    for name in snapshot.confirmedInside { confirmedInside[try slot(name).1] = true }
+    for record in snapshot.pending {
+      let (id, s) = try slot(record.region)
+      guard let coordinate = try? Coordinate(latitude: record.latitude, longitude: record.longitude),
+        record.time.isFinite, record.depth.isFinite
+      else { throw SnapshotError(.invalidField("pending", "crossing of \(record.region) is not a time and a place")) }
+      let crossing = RegionCrossing(
+        region: id, direction: record.enter ? .enter : .exit, time: record.time, coordinate: coordinate,
+        fromFix: record.fromFix, toFix: record.toFix, isPassThrough: record.passThrough, slot: s)
+      pending.append(Pending(crossing: crossing, region: set.region(slot: s), beyondSince: record.beyondSince, depth: record.depth))
+    }
+    if let last = snapshot.last {
+      let fix = try last.fix(field: "last")
+      lastTime = fix.time
+      lastCoordinate = fix.coordinate
+    }
+    for (name, time) in snapshot.dwellDue { dwellDue[try slot(name).0] = time }
+    reorder = try FixReorderBuffer(window: profile.reorderWindow, restoring: snapshot.reorder)
+  }
+
+  /// A fingerprint of every field of a profile, the same in every process.
+  static func fingerprint(_ profile: RegionMonitoringProfile) -> UInt64 {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in String(reflecting: profile).utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return SeededGenerator.hash(h)
+  }
+}
+
+/// Both values when both are present.
+private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+  guard let a, let b else { return nil }
+  return (a, b)
+}
