@@ -1,0 +1,51 @@
+extension AnalyzeCommand {
+  /// The long help of `geowake analyze`.
+  static let discussion = """
+    TRACK is a GPX 1.0/1.1 file (its timed track points) or a CSV file of fixes. REGIONS is a \
+    CSV file with id,lat,lon,radius (metres), a GeoJSON FeatureCollection (Point features with \
+    a radius property, Polygon, MultiPolygon; notifyOnEntry/notifyOnExit properties) or a JSON \
+    array of {id, lat, lon, radius}, in registration order. The profile decides the \
+    rules: ios (default: 20-region cap, 200 m / 20 s confirmation, accuracy gating, 3-5 min \
+    delivery latency, pass-throughs unseen), android (100-region cap, confirmation by the share \
+    of the fix's accuracy disc inside: 85 %/15 %, low confidence in between; dwell after 5 min \
+    inside; latency up to 2 min, 2-6 min when stationary) or server (the geometric truth). Events are listed \
+    in the order they were decided; each has the time the boundary was crossed, the time the \
+    app is told (or "-" when it is not) and the reason. A summary follows: events and time \
+    inside per region, fixes reordered (within the profile's reorder window: server 30 s, ios \
+    none) and fixes rejected, and why.
+
+    --format jsonl writes one JSON object per event with the keys event (enter, exit, \
+    passThrough, dwell, state, monitoringFailed), region, crossedAt, deliveredAt (ISO 8601 UTC with \
+    milliseconds, or null when not delivered), lat, lon, state (for state events, else null) \
+    and reason; no summary. --format csv has the same fields as columns (empty for null). \
+    --format geojson is a FeatureCollection of the regions (kind "region") and the events \
+    (kind "event", Point features with the JSON Lines keys as properties). --format html is \
+    one self-contained file (no network): an SVG map of the track, regions and events with \
+    tooltips, a timeline strip per region, the summary and a table of every event. \
+
+    Cells: with --towers (an OpenCellID CSV file) or --synthetic-cells SPACING (metres, or \
+    urban = 1500, rural = 8000: a hexagonal layout anchored at the first fix), or when the \
+    track names its serving cells (a CSV cell column, or a G-NetTrack drive log: Timestamp, \
+    LACHEX, RAWCELLID), the serving cell is followed along the track (A3 handoffs: 3 dB, \
+    320 ms, ping-pongs within 5 s suppressed) and every change is a handoff event (fromCell, \
+    toCell). --significant-changes adds the significant-location-change events the handoffs \
+    give (500 m and 5 min apart; the first at the start), and suppressed ones with the reason; \
+    without towers or cells in the track it uses the urban synthetic layout. --regions may then \
+    be left out.
+
+    App: with --app SCENARIO.json, every delivered region event and significant change wakes \
+    the app under the scenario's runtime profile (ios: 10 s per location wake, background tasks \
+    up to 30 s from the wake; ios7 180 s; ios6 600 s): the timeline then lists, after the \
+    location events, every step of the app — wake (state before and after, budget), handler, \
+    background task, budget extension, expiration, suspension, termination by the watchdog, \
+    relaunch, foreground session, force-quit — and the summary adds wakes and background \
+    seconds by reason, terminations, lost events and an energy estimate per reason (400 mW \
+    while running: EnergyModel). The scenario: {"profile": "ios", "seed": 1, "handlers": \
+    {"location": {"work": 4, "backgroundTask": 20, "endsTaskOnExpiration": true, "variation": \
+    0.2}}, "sessions": [{"at": ISO time, "duration": seconds}], "usage": {"daily": ["07:30"], \
+    "duration": 240, "from": "2024-05-01", "days": 14}, "forceQuits": [ISO time]}.
+
+    A progress bar is drawn on standard error for tracks of 8 MB or more when it is a terminal \
+    (GEOWAKE_PROGRESS=always or never overrides).
+    """
+}

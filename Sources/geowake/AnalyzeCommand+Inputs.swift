@@ -1,0 +1,94 @@
+import ArgumentParser
+import BackgroundRuntime
+import CellHandoff
+import GeoWake
+import Geofencing
+import TrackIO
+
+/// The inputs of `geowake analyze`: the options checked together, and what the files beyond the
+/// track and the regions hold.
+extension AnalyzeCommand {
+  func validate() throws {
+    guard regions != nil || towers != nil || syntheticCells != nil || significantChanges else {
+      throw ValidationError("give --regions, or cells to follow (--towers, --synthetic-cells, --significant-changes)")
+    }
+    guard towers == nil || syntheticCells == nil else { throw ValidationError("--towers and --synthetic-cells exclude each other") }
+    guard !periodicWake || significantChanges else { throw ValidationError("--periodic-wake needs --significant-changes") }
+    guard pushes == nil || app != nil else { throw ValidationError("--pushes needs --app: the app the pushes are for") }
+    guard usage == nil || app != nil else { throw ValidationError("--usage needs --app: the app that fetches") }
+    guard feed == nil || usage != nil else { throw ValidationError("--feed needs --usage") }
+    guard connectivity == nil || pushes != nil || usage != nil else { throw ValidationError("--connectivity needs --pushes or --usage") }
+    if let syntheticCells, Self.spacing(syntheticCells) == nil {
+      throw ValidationError("--synthetic-cells must be urban, rural or metres in 100...100000, got \(syntheticCells)")
+    }
+    guard TimelineWriter.Format(rawValue: format) != nil else {
+      throw ValidationError("--format must be table, jsonl, csv, geojson or html, got \(format)")
+    }
+    guard Self.profiles[profile] != nil else {
+      throw ValidationError("--profile must be ios, android, ios-documented, android-documented or server, got \(profile)")
+    }
+  }
+
+  static let profiles = RegionMonitoringProfile.named
+
+  /// Metres between synthetic towers for `text` (urban, rural or a number), if valid.
+  static func spacing(_ text: String) -> Double? {
+    switch text.lowercased() {
+    case "urban": return HexagonalCellLayout.urbanSpacing
+    case "rural": return HexagonalCellLayout.ruralSpacing
+    default: return Double(text).flatMap { HexagonalCellLayout.isValidSpacing($0) ? $0 : nil }
+    }
+  }
+
+  /// The cell model asked for, if any.
+  func cellConfiguration(trackNamesCells: Bool) throws -> CellTimeline.Configuration? {
+    let significant: SignificantChangeProfile? = significantChanges ? (periodicWake ? .iosWithPeriodicWake : .ios) : nil
+    if let towers {
+      let file: TowerCSVReader.TowerFile
+      do { file = try TowerCSVReader.read(path: towers, lenient: lenient, warning: Diagnostics.warning) } catch {
+        throw Diagnostics.fail(error)
+      }
+      do {
+        return CellTimeline.Configuration(
+          layout: .towers(try TowerMap(file.towers)), significantChanges: significant,
+          description: "cells \(Self.fileName(towers)) (\(counted(file.towers.count, "cell")))")
+      } catch {
+        Diagnostics.error("\(towers): \(error)")
+        throw SysExit.dataError
+      }
+    }
+    if let syntheticCells, let spacing = Self.spacing(syntheticCells) {
+      return CellTimeline.Configuration(
+        layout: .hexagonal(spacing: spacing), significantChanges: significant, description: "synthetic cells every \(Int(spacing)) m")
+    }
+    if trackNamesCells {
+      // The track names its cells; positions are unknown, so no layout is consulted.
+      return CellTimeline.Configuration(
+        layout: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), significantChanges: significant,
+        description: "serving cells from the track")
+    }
+    if significantChanges {
+      return CellTimeline.Configuration(
+        layout: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), significantChanges: significant,
+        description: "synthetic cells every \(Int(HexagonalCellLayout.urbanSpacing)) m (no tower file)")
+    }
+    return nil
+  }
+
+  /// The app (`--app`) and what it is sent and used for (`--pushes`, `--usage`, `--feed`,
+  /// `--connectivity`), if an app is given.
+  func appInputs() throws -> DeviceTimeline.App? {
+    guard let app else { return nil }
+    var inputs: DeviceTimeline.App
+    do { inputs = DeviceTimeline.App(scenario: try ScenarioReader.read(path: app)) } catch { throw Diagnostics.fail(error) }
+    do {
+      if let connectivity { inputs.conditions = try DeviceConditionsCSVReader.read(path: connectivity) }
+      if let pushes { inputs.pushes = try PushScheduleReader.read(path: pushes) }
+      if let usage { inputs.launches = try UsageCSVReader.read(path: usage) }
+      if let feed { inputs.feed = try FeedCSVReader.read(path: feed) }
+    } catch {
+      throw Diagnostics.fail(error)
+    }
+    return inputs
+  }
+}
