@@ -1,7 +1,7 @@
 public import BackgroundRuntime
 
-/// Deterministic app users for fetch simulations: who opens the app when (SEMANTICS.md §4, "a
-/// user who checks the app every morning and one who checks every hour").
+/// Deterministic app users for fetch simulations: who opens the app when: among
+/// them a user who checks the app every morning and one who checks every hour.
 public enum SyntheticUsage: String, Sendable, CaseIterable {
   /// Opens the app once a day: weekdays at 07:45 ± 6 min (uniform), weekends at 09:15 ± 12 min,
   /// for 3–5 minutes.

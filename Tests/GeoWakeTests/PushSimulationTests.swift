@@ -99,7 +99,7 @@ struct APNsValidationTests {
 
 @Suite("Push delivery")
 struct PushSimulationTests {
-  /// SEMANTICS §5: 20 silent pushes in an hour → 2–3 on time, the rest delayed, only the newest
+  /// docs/platform-rules.md, remote and silent notifications: 20 silent pushes in an hour → 2–3 on time, the rest delayed, only the newest
   /// held, and it rides along with the next regular push.
   @Test func silentRateLimitAndPiggyback() {
     var requests = (0..<20).map { silent(t0 + Double($0) * 180) }

@@ -20,7 +20,7 @@ import SeededRandom
 /// - On screen (a user session) events are delivered without a wake and no budget applies; when
 ///   the user leaves, open work gets ``RuntimeProfile/leaveGracePeriod`` (or the task limit).
 /// - A force-quit stops the app; fetches and notifications are then lost until the user opens it
-///   again, location events still relaunch it (SEMANTICS.md §3).
+///   again, location events still relaunch it (docs/platform-rules.md, background execution).
 ///
 /// **Ties.** Items at the same instant are handled in this order: the app's own work finishing
 /// (a handler or task that ends exactly at the deadline made it), then expiration, then the

@@ -1,5 +1,5 @@
 /// A request to BGTaskScheduler: run the app's task with this identifier, not before
-/// `earliestBeginDate` ("not before", never a promise; SEMANTICS.md §4).
+/// `earliestBeginDate` ("not before", never a promise; docs/platform-rules.md, background fetch).
 public struct TaskRequest: Hashable, Sendable {
   public enum Kind: Hashable, Sendable {
     /// `BGAppRefreshTaskRequest`: a short refresh, scheduled like background fetch.

@@ -1,4 +1,4 @@
-/// A device state in which the system grants no background fetch (SEMANTICS.md §4).
+/// A device state in which the system grants no background fetch (docs/platform-rules.md, background fetch).
 public enum DeviceCondition: String, Hashable, Sendable, CaseIterable {
   /// Low Power Mode is on.
   case lowPowerMode

@@ -26,7 +26,7 @@ public struct FetchComparison: Sendable {
   /// Every summary: the scheduler first.
   public var summaries: [FetchSummary] { runs.map(\.summary) }
 
-  /// One check of the promise (SEMANTICS.md §4): fresh content at nearly every launch, without
+  /// One check of the promise of background fetch: fresh content at nearly every launch, without
   /// paying for constant fetching.
   public struct Check: Hashable, Sendable {
     public var name: String

@@ -1,5 +1,5 @@
 /// How often an app asks to be woken for background fetch
-/// (`setMinimumBackgroundFetchInterval`, SEMANTICS.md §4).
+/// (`setMinimumBackgroundFetchInterval`, docs/platform-rules.md, background fetch).
 public enum FetchPolicy: Hashable, Sendable, CustomStringConvertible {
   /// No fetches at all: the default of every app.
   case never

@@ -1,4 +1,4 @@
-/// Every number the ``FetchScheduler`` uses, named (SEMANTICS.md §4). Apple documents the
+/// Every number the ``FetchScheduler`` uses, named (docs/platform-rules.md, background fetch). Apple documents the
 /// inputs (launch habits, Low Power Mode, Background App Refresh, network, the app's track
 /// record) but not the numbers: each value here is GeoWake's stated assumption.
 public struct FetchProfile: Hashable, Sendable {

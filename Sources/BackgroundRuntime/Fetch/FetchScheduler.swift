@@ -43,7 +43,7 @@ public struct FetchDecision: Hashable, Sendable {
   }
 }
 
-/// The system's background-fetch scheduler for one app (SEMANTICS.md §4): fetches shortly before
+/// The system's background-fetch scheduler for one app (docs/platform-rules.md, background fetch): fetches shortly before
 /// the launches the user's habits predict, never more often than the interval policy allows, not
 /// in Low Power Mode, with Background App Refresh off or offline, and fewer for an app with a
 /// poor track record.

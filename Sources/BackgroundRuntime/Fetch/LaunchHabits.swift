@@ -17,7 +17,7 @@ public struct LaunchHabit: Hashable, Sendable {
   }
 }
 
-/// The user's launch history and the habits it shows (SEMANTICS.md §4: "fetch shortly before
+/// The user's launch history and the habits it shows (docs/platform-rules.md, background fetch: "fetch shortly before
 /// predicted launches"; time-of-day and day-of-week patterns).
 ///
 /// **Model.** Launches are kept for ``FetchProfile/historyDays``. A day *d* days before the day

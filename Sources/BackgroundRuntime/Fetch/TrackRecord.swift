@@ -13,7 +13,7 @@ public enum FetchOutcome: String, Hashable, Sendable, CaseIterable {
 /// The app's record as a background citizen: a moving average of what its fetches were worth,
 /// in 0 … 1 (1: perfect). It scales how confident a launch habit must be before the system spends
 /// a fetch on it, so slow, failing and terminated apps get fewer opportunities; honest NoData
-/// costs little (SEMANTICS.md §4). Without new results it recovers towards 1.
+/// costs little (docs/platform-rules.md, background fetch). Without new results it recovers towards 1.
 public struct FetchTrackRecord: Hashable, Sendable {
   public let profile: FetchProfile
   private var value = 1.0

@@ -1,5 +1,5 @@
 /// The background-execution rules of a platform: every number the ``AppRuntime`` uses, named
-/// (SEMANTICS.md §3; LMPG = Apple *Location and Maps Programming Guide*).
+/// (docs/platform-rules.md, background execution; LMPG = Apple *Location and Maps Programming Guide*).
 public struct RuntimeProfile: Hashable, Sendable {
   /// Short name used in explanations.
   public var name: String

@@ -1,5 +1,5 @@
 /// The rules that turn cell handoffs into significant-location-change events, every number named
-/// (SEMANTICS.md §2; "Apple doc" is the `startMonitoringSignificantLocationChanges()` page).
+/// (docs/platform-rules.md, significant location changes; "Apple doc" is the `startMonitoringSignificantLocationChanges()` page).
 public struct SignificantChangeProfile: Hashable, Sendable {
   /// Short name used in explanations.
   public var name: String

@@ -230,7 +230,7 @@ public struct AccuracyOverlap: Hashable, Sendable {
     self.smallRegionExitRatio = smallRegionExitRatio
   }
 
-  /// 85 % / 15 % for large regions, 75 % / 25 % for small ones (SEMANTICS.md §1). *Small* is
+  /// 85 % / 15 % for large regions, 75 % / 25 % for small ones (docs/platform-rules.md, region monitoring). *Small* is
   /// under 150 m, the minimum radius AGG recommends ("100–150 meters"). Assumption.
   public static let android = AccuracyOverlap(
     smallRegionRadius: 150, enterRatio: 0.85, smallRegionEnterRatio: 0.75, exitRatio: 0.15, smallRegionExitRatio: 0.25)

@@ -1,4 +1,4 @@
-/// Every number of the APNs and device model, named (SEMANTICS.md §5). Limits Apple documents
+/// Every number of the APNs and device model, named (docs/platform-rules.md, remote and silent notifications). Limits Apple documents
 /// are cited; the rest are GeoWake's stated assumptions.
 public struct PushProfile: Hashable, Sendable {
   public var name: String

@@ -202,7 +202,7 @@ public struct PushDevice: Hashable, Sendable {
   }
 }
 
-/// APNs and one device on a virtual clock (SEMANTICS.md §5): every provider request validated,
+/// APNs and one device on a virtual clock (docs/platform-rules.md, remote and silent notifications): every provider request validated,
 /// then delivered, stored, coalesced, rate limited, held, piggybacked or dropped; delivered
 /// content-available pushes wake the app through an ``AppRuntime`` (30 s handler deadline).
 ///
