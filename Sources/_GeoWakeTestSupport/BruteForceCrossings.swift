@@ -67,3 +67,38 @@ extension Coordinate {
     Geodesic.wgs84.direct(from: self, azimuth: azimuth, distance: distance)?.destination ?? self
   }
 }
+
+/// Containment decided without anything of the geometry core: a circle by Karney's geodesic
+/// distance to its centre, a polygon by the even-odd rule over every ring in longitude and
+/// latitude (GeoJSON's straight edges), longitudes unwrapped around the polygon's first vertex.
+/// Points exactly on a boundary may go either way: dense sampling never lands on one.
+public enum IndependentContainment {
+  public static func contains(_ region: Region, _ point: Coordinate) -> Bool {
+    switch region {
+    case .circle(let c):
+      return Geodesic.wgs84.distance(from: c.center, to: point) <= c.radius
+    case .polygon(let p):
+      let origin = p.polygons[0].exterior[0].longitude
+      func x(_ longitude: Double) -> Double {
+        var d = (longitude - origin).remainder(dividingBy: 360)
+        if d < -180 { d += 360 }
+        return origin + d
+      }
+      let px = x(point.longitude)
+      let py = point.latitude
+      var inside = false
+      for polygon in p.polygons {
+        for ring in [polygon.exterior] + polygon.holes {
+          var j = ring.count - 1
+          for i in ring.indices {
+            let (xi, yi) = (x(ring[i].longitude), ring[i].latitude)
+            let (xj, yj) = (x(ring[j].longitude), ring[j].latitude)
+            if (yi > py) != (yj > py) && px < (xj - xi) * (py - yi) / (yj - yi) + xi { inside.toggle() }
+            j = i
+          }
+        }
+      }
+      return inside
+    }
+  }
+}
