@@ -56,7 +56,7 @@ public struct TimelineSummaryReport {
     let span = summary.span.map { $0.upperBound - $0.lowerBound } ?? 0
     var text = "\n\(m.fixCount) fixes used over \(NumberText.duration(span))"
     if regionsGiven {
-      text += ", \(m.monitoredRegions.count) regions monitored (profile \(m.profile.name))"
+      text += ", \(m.regions.count) regions monitored (profile \(m.profile.name))"
         + (m.failedRegions.isEmpty ? "" : ", \(m.failedRegions.count) refused past the cap")
     }
     text += "\n"
@@ -82,7 +82,7 @@ public struct TimelineSummaryReport {
           + "\(t.undelivered)".column(13) + NumberText.duration(t.timeInside) + "\n"
       }
     }
-    let quiet = m.monitoredRegions.count - active.count
+    let quiet = m.regions.count - active.count
     if quiet > 0 { text += "\(quiet) regions had no events\n" }
     return text
   }
