@@ -143,10 +143,10 @@ public struct DeviceTimeline {
   }
 
   /// Ends the track: appends the region events still held, then the fetch timeline, the pushes
-  /// and the app's steps. Call once.
-  /// - Throws: ``ContentFeed/InvalidParameter`` when the default feed cannot cover the span.
+  /// and the app's steps. A second call appends nothing.
+  /// - Throws: ``ContentFeed/InvalidSchedule`` when the default feed cannot cover the span.
   public mutating func finish(into events: inout [TimelineEvent]) throws {
-    precondition(!finished, "a timeline is finished once")
+    guard !finished else { return }
     finished = true
     regionEvents.removeAll(keepingCapacity: true)
     monitor.finish(into: &regionEvents)
@@ -193,7 +193,7 @@ public struct DeviceTimeline {
   /// The totals so far (complete after ``finish(into:)``).
   public var summary: Summary {
     Summary(
-      monitor: monitor, activity: activity, span: zip(firstTime, lastTime).map { $0...$1 }, cells: cells,
+      monitor: monitor, activity: activity, span: firstTime.flatMap { first in lastTime.map { first...$0 } }, cells: cells,
       fetch: fetchSummary, pushes: pushRun, app: runtime?.summary, appScenario: app?.scenario)
   }
 
@@ -227,10 +227,4 @@ private struct Placer {
     }
     return current
   }
-}
-
-/// Both values when both are present.
-private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
-  guard let a, let b else { return nil }
-  return (a, b)
 }

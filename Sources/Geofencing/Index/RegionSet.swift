@@ -1,4 +1,5 @@
 public import Geodesy
+import SeededRandom
 
 /// A set of regions with its spatial index, built once and shared by any number of detectors and
 /// monitors, in any task.
@@ -113,36 +114,29 @@ public struct RegionSet: Sendable {
 }
 
 extension Region {
-  /// A hash of the identifier and the geometry that is the same in every process (FNV-1a over
-  /// their bytes, then SplitMix64's finaliser), unlike `hashValue`, which is seeded per process.
+  /// A hash of the identifier and the geometry that is the same in every process (``StableHash``),
+  /// unlike `hashValue`, which is seeded per process.
   var stableHash: UInt64 {
-    var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    func mix(_ word: UInt64) {
-      var w = word
-      for _ in 0..<8 {
-        h = (h ^ (w & 0xff)) &* 0x100_0000_01b3
-        w >>= 8
-      }
-    }
-    for byte in identifier.rawValue.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    var h = StableHash()
+    h.combine(identifier.rawValue)
     switch self {
     case .circle(let c):
-      mix(1)
-      mix(c.center.latitude.bitPattern)
-      mix(c.center.longitude.bitPattern)
-      mix(c.radius.bitPattern)
+      h.combine(1 as UInt64)
+      h.combine(c.center.latitude.bitPattern)
+      h.combine(c.center.longitude.bitPattern)
+      h.combine(c.radius.bitPattern)
     case .polygon(let p):
-      mix(2)
+      h.combine(2 as UInt64)
       for polygon in p.polygons {
         for ring in [polygon.exterior] + polygon.holes {
-          mix(UInt64(ring.count))
+          h.combine(UInt64(ring.count))
           for point in ring {
-            mix(point.latitude.bitPattern)
-            mix(point.longitude.bitPattern)
+            h.combine(point.latitude.bitPattern)
+            h.combine(point.longitude.bitPattern)
           }
         }
       }
     }
-    return SeededGenerator.hash(h)
+    return h.finalized
   }
 }

@@ -63,7 +63,7 @@ extension RegionMonitor {
           fromFix: p.crossing.fromFix, toFix: p.crossing.toFix, passThrough: p.crossing.isPassThrough,
           beyondSince: p.beyondSince, depth: p.depth)
       },
-      last: zip(lastTime, lastCoordinate).map { FixRecord(LocationFix(time: $0, coordinate: $1)) },
+      last: lastTime.flatMap { time in lastCoordinate.map { FixRecord(LocationFix(time: time, coordinate: $0)) } },
       dwellDue: Dictionary(uniqueKeysWithValues: dwellDue.map { ($0.key.rawValue, $0.value) }),
       reorder: reorder.state)
   }
@@ -118,14 +118,8 @@ extension RegionMonitor {
 
   /// A fingerprint of every field of a profile, the same in every process.
   static func fingerprint(_ profile: RegionMonitoringProfile) -> UInt64 {
-    var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in String(reflecting: profile).utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
-    return SeededGenerator.hash(h)
+    var h = StableHash()
+    h.combine(String(reflecting: profile))
+    return h.finalized
   }
-}
-
-/// Both values when both are present.
-private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
-  guard let a, let b else { return nil }
-  return (a, b)
 }

@@ -559,9 +559,9 @@ public struct RegionMonitor: Sendable {
   /// and `stream`, which keeps draws for different purposes apart.
   private func draw(_ distribution: Distribution, _ region: RegionIdentifier, _ time: Double, stream: UInt64 = 0) -> Double {
     if case .fixed(let value) = distribution { return value }
-    var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in region.rawValue.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
-    var bits = SeededGenerator.hash(seed ^ h ^ time.bitPattern)
+    var h = StableHash()
+    h.combine(region.rawValue)
+    var bits = SeededGenerator.hash(seed ^ h.value ^ time.bitPattern)
     if stream != 0 { bits = SeededGenerator.hash(bits ^ stream) }
     return distribution.value(atUnit: SeededGenerator.unit(bits))
   }
