@@ -125,16 +125,21 @@ public struct TimelineSummaryReport {
   private func counted(_ n: Int, _ noun: String) -> String { Self.counted(n, noun) }
 }
 
-extension TimelineWriter {
-  /// Writes one event of a ``DeviceTimeline``.
-  public mutating func write(_ event: TimelineEvent) throws(TrackIOError) {
+extension TimelineEntry {
+  /// The entry of one event of a ``DeviceTimeline``.
+  public init(_ event: TimelineEvent) {
     switch event {
-    case .region(let e): try write(e)
-    case .cellChange(let c): try write(c)
-    case .significantChange(let s): try write(s)
-    case .fetch(let f, let at): try write(TimelineEntry(f, coordinate: at))
-    case .push(let p, let at): try write(TimelineEntry(p, coordinate: at))
-    case .app(let r, let at): try write(r, at: at)
+    case .region(let e): self.init(e)
+    case .cellChange(let c): self.init(c)
+    case .significantChange(let s): self.init(s)
+    case .fetch(let f, let at): self.init(f, coordinate: at)
+    case .push(let p, let at): self.init(p, coordinate: at)
+    case .app(let r, let at): self.init(r, coordinate: at)
     }
   }
+}
+
+extension TimelineWriter {
+  /// Writes one event of a ``DeviceTimeline``.
+  public mutating func write(_ event: TimelineEvent) throws(TrackIOError) { try write(TimelineEntry(event)) }
 }

@@ -7,8 +7,9 @@ public import Geodesy
 /// `time` (seconds since the Unix epoch, or ISO 8601 such as `2024-05-01T07:00:00.5Z`),
 /// `lat`/`latitude`, `lon`/`lng`/`longitude` (degrees) are required; `accuracy`
 /// (`horizontal_accuracy`, metres, positive; empty, `nan` or `NA` where unknown) is optional, and so is `cell`, the serving cell
-/// (``CellIdentity`` text such as `LTE 272-1-100-5`, or a bare cell number). Other columns are
-/// ignored. Empty lines and lines starting with `#` are skipped. Every bad value is a
+/// (``CellIdentity`` text such as `LTE 272-1-100-5`, or a bare cell number), and so is `device`
+/// (`device_id`), which makes one file hold the tracks of many devices (see ``device``). Other
+/// columns are ignored. Empty lines and lines starting with `#` are skipped. Every bad value is a
 /// ``TrackIOError`` naming the file, line and column.
 ///
 /// **Drive logs** (G-NetTrack Pro, as in the 5G dataset of Raca et al.) are read too: their
@@ -30,6 +31,8 @@ public struct FixCSVReader {
   private var longitudeColumn = 0
   private var accuracyColumn: Int?
   private var cellColumn: Int?
+  private var deviceColumn: Int?
+  private var deviceBytes: [UInt8] = []
   private var driveLogColumns: (area: Int, cell: Int, mode: Int?)?
   private var driveLogRadios: [Int64: Radio] = [:]
   private var width = 0
@@ -37,6 +40,14 @@ public struct FixCSVReader {
   public private(set) var reportedCell: CellIdentity?
   /// Whether the file names serving cells (a `cell` column, or a drive log).
   public var namesCells: Bool { cellColumn != nil || driveLogColumns != nil }
+  /// Whether the file has a `device` column: the tracks of many devices in one file.
+  public var namesDevices: Bool { deviceColumn != nil }
+  /// The device of the line last read (with a `device` column), set before the line's other
+  /// fields are checked, so that an error in them can be laid at the right device's door.
+  public private(set) var device: String?
+  /// How many times the device changed from one line to the next (the first line counts): a
+  /// change of this number is a new device, without comparing strings per fix.
+  public private(set) var deviceChanges = 0
 
   /// Opens the file (`-` for standard input) and reads its header.
   public init(path: String) throws(TrackIOError) {
@@ -72,6 +83,7 @@ public struct FixCSVReader {
     } else {
       cellColumn = header.column(["cell", "cellid", "cell_id"])
     }
+    deviceColumn = header.column(["device", "device_id", "deviceid"])
     width = header.names.count
   }
 
@@ -95,6 +107,16 @@ public struct FixCSVReader {
       var fields = self.fields
       var cell: CellIdentity?
       var radios = driveLogRadios
+      let deviceColumn = self.deviceColumn
+      var deviceBytes = self.deviceBytes
+      var newDevice: String?
+      defer {
+        if let newDevice {
+          device = newDevice
+          self.deviceBytes = deviceBytes
+          deviceChanges += 1
+        }
+      }
       let parsed: LocationFix?? = try lines.nextLine { line throws(TrackIOError) -> LocationFix? in
         if line.isEmpty || line.first == UInt8(ascii: "#") { return nil }
         fields.split(line)
@@ -106,6 +128,15 @@ public struct FixCSVReader {
         }
         func fail(_ k: Int, _ message: String) -> TrackIOError {
           TrackIOError(path: path, line: number, column: fields.column(k), message: message)
+        }
+        if let d = deviceColumn {
+          let field = fields.field(d, in: line)
+          if !field.elementsEqual(deviceBytes) {
+            deviceBytes.removeAll(keepingCapacity: true)
+            deviceBytes.append(contentsOf: field)
+            newDevice = fields.text(d, in: line)
+          }
+          guard !field.isEmpty else { throw fail(d, "device is empty: expected the name of the device the fix is from") }
         }
         let timeField = fields.field(t, in: line)
         guard let time = ByteNumbers.double(timeField) ?? ByteNumbers.timestamp(timeField) ?? Self.driveLogTime(timeField) else {

@@ -10,6 +10,15 @@ public import Geodesy
 public struct FixJSONLinesReader {
   private var lines: ByteLineReader
   private var scratch: [UInt8] = []
+  /// The device named by the line last read (its `device` key), set before the line's other keys
+  /// are checked, so that an error in them can be laid at the right device's door.
+  public private(set) var device: String?
+  /// How many times the device changed from one line to the next (the first line naming one
+  /// counts).
+  public private(set) var deviceChanges = 0
+  /// Whether a line has named a device so far.
+  public var namesDevices: Bool { deviceChanges > 0 }
+  private var fixesWithoutDevice = 0
 
   /// Opens `path` (`-` for standard input).
   public init(path: String) throws(TrackIOError) {
@@ -32,6 +41,14 @@ public struct FixJSONLinesReader {
       let path = lines.path
       let lineNo = lines.lineNumber + 1
       var scratch = self.scratch
+      var lineDevice: String?
+      let (named, unnamed) = (deviceChanges > 0, fixesWithoutDevice)
+      defer {
+        if let lineDevice, lineDevice != device {
+          device = lineDevice
+          deviceChanges += 1
+        }
+      }
       let parsed: LocationFix?? = try lines.nextLine { line throws(TrackIOError) -> LocationFix? in
         guard line.contains(where: { !MarkupScanner.isSpace($0) }) else { return nil }
         scratch.removeAll(keepingCapacity: true)
@@ -45,6 +62,16 @@ public struct FixJSONLinesReader {
           throw TrackIOError(path: path, line: lineNo, column: error.column, message: error.message)
         }
         guard case .object = object.value else { throw fail("\(object.kind): expected an object with time, lat and lon", object.offset) }
+        if let d = object["device"] {
+          switch d.value {
+          case .string(let s) where !s.isEmpty: lineDevice = s
+          case .number: lineDevice = String(decoding: scratch[d.offset..<d.end], as: UTF8.self)
+          default: throw fail("\"device\" is \(d.kind): expected the name of the device the fix is from (a string or number)", d.offset)
+          }
+          if unnamed > 0 { throw fail("\"device\" named here, but \(unnamed) earlier fixes name none: every line or none names its device", d.offset) }
+        } else if named {
+          throw fail("no \"device\": earlier lines name their device, so every line must", 0)
+        }
         func number(_ key: String, _ expected: String) throws(TrackIOError) -> Double {
           guard let n = object[key] else { throw fail("no \"\(key)\": expected \(expected)", 0) }
           guard case .number(let v) = n.value else { throw fail("\"\(key)\" is \(n.kind): expected \(expected)", n.offset) }
@@ -78,7 +105,10 @@ public struct FixJSONLinesReader {
       }
       self.scratch = scratch
       guard let parsed else { return nil }
-      if let fix = parsed { return fix }
+      if let fix = parsed {
+        if lineDevice == nil { fixesWithoutDevice += 1 }
+        return fix
+      }
     }
   }
 }

@@ -48,6 +48,18 @@ public struct TrackFileReader {
   /// Whether the file names serving cells.
   public var namesCells: Bool { csv?.namesCells ?? false }
 
+  /// Whether the file holds the tracks of many devices: a CSV `device` column, or JSON Lines
+  /// whose lines read so far name a `device` (known once the first fix is read).
+  public var namesDevices: Bool { csv?.namesDevices ?? jsonLines?.namesDevices ?? false }
+
+  /// The device of the line last read, when the file names devices; set before the line's other
+  /// fields are checked, so that an error in them belongs to the right device.
+  public var device: String? { csv?.device ?? jsonLines?.device }
+
+  /// How many times the device changed from one line to the next: a change of this count is a
+  /// new device.
+  public var deviceChanges: Int { csv?.deviceChanges ?? jsonLines?.deviceChanges ?? 0 }
+
   /// Whether the file is GPX.
   public var isGPX: Bool { gpx != nil }
 

@@ -27,6 +27,10 @@ public import Geofencing
 /// - `html`: a ``TimelineMapReport``, written at ``finish(summary:)``.
 ///
 /// Every format but `html` streams: memory does not grow with the number of events.
+///
+/// **Many devices.** A writer made with `devices: true` leads every event with its ``device``:
+/// a first column `device` in `table` and `csv`, a first member `"device"` in `jsonl` and a
+/// `device` property in `geojson`. (`html` draws one device.)
 public struct TimelineWriter {
   public enum Format: String, CaseIterable, Sendable {
     case table
@@ -41,12 +45,19 @@ public struct TimelineWriter {
   private let regions: [Region]
   private var report: TimelineMapReport?
   private var eventCount = 0
+  private let devices: Bool
+  /// The device whose events are written next (with `devices: true`).
+  public var device = ""
 
   /// - Parameters:
   ///   - regions: every region (monitored and refused), for `geojson` and `html`.
   ///   - title, subtitle: the `html` report's heading.
-  public init(format: Format, sink: ByteSink, regions: [Region], title: String = "GeoWake timeline", subtitle: String = "") {
+  ///   - devices: whether every event names its ``device``.
+  public init(
+    format: Format, sink: ByteSink, regions: [Region], title: String = "GeoWake timeline", subtitle: String = "", devices: Bool = false
+  ) {
     self.format = format
+    self.devices = devices
     self.sink = sink
     self.regions = regions
     if format == .html { report = TimelineMapReport(title: title, subtitle: subtitle, regions: regions) }
@@ -55,8 +66,9 @@ public struct TimelineWriter {
   /// Writes what comes before the first event.
   public mutating func begin() throws(TrackIOError) {
     switch format {
-    case .table: try sink.write("crossed at                deliveredAt               region            event             reason\n")
-    case .csv: try sink.write("event,region,crossedAt,deliveredAt,lat,lon,state,reason,fromCell,toCell\n")
+    case .table:
+      try sink.write((devices ? "device".column(Self.deviceWidth) : "") + "crossed at                deliveredAt               region            event             reason\n")
+    case .csv: try sink.write((devices ? "device," : "") + "event,region,crossedAt,deliveredAt,lat,lon,state,reason,fromCell,toCell\n")
     case .geojson:
       try sink.write("{\"type\":\"FeatureCollection\",\"features\":[\n")
       for region in regions {
@@ -81,6 +93,7 @@ public struct TimelineWriter {
   public mutating func write(_ e: TimelineEntry) throws(TrackIOError) {
     switch format {
     case .table:
+      if devices { try sink.write(device, column: Self.deviceWidth) }
       try sink.write(Self.time(e.time), column: 26)
       try sink.write(e.deliveredAt.map(Self.time) ?? "-", column: 26)
       try sink.write(e.subject, column: 18)
@@ -88,15 +101,16 @@ public struct TimelineWriter {
       try sink.write(e.reason)
       try sink.write(Self.appState(e) + "\n")
     case .jsonl:
-      try sink.write(Self.jsonMembers(e, braces: true) + "\n")
+      try sink.write(devices ? "{\"device\":" + JSONText.quoted(device) + "," + Self.jsonMembers(e, braces: false) + "}\n" : Self.jsonMembers(e, braces: true) + "\n")
     case .csv:
+      if devices { try sink.write(RegionWriter.csvField(device) + ",") }
       try sink.write(e.event + "," + RegionWriter.csvField(e.region?.rawValue ?? "") + "," + Self.time(e.time) + ","
         + (e.deliveredAt.map(Self.time) ?? "") + "," + Self.coordinateText(e.coordinate.latitude) + ","
         + Self.coordinateText(e.coordinate.longitude) + "," + (e.state ?? "") + "," + RegionWriter.csvField(e.reason) + ","
         + RegionWriter.csvField(e.fromCell.map { "\($0)" } ?? "") + "," + RegionWriter.csvField(e.toCell.map { "\($0)" } ?? "") + "\n")
     case .geojson:
       try sink.write((eventCount == 0 ? "" : ",\n") + "{\"type\":\"Feature\",\"properties\":{\"kind\":\"event\","
-        + Self.jsonMembers(e, braces: false) + "},\"geometry\":{\"type\":\"Point\",\"coordinates\":["
+        + (devices ? "\"device\":" + JSONText.quoted(device) + "," : "") + Self.jsonMembers(e, braces: false) + "},\"geometry\":{\"type\":\"Point\",\"coordinates\":["
         + Self.coordinateText(e.coordinate.longitude) + "," + Self.coordinateText(e.coordinate.latitude) + "]}}")
     case .html:
       report?.add(e)
@@ -114,6 +128,15 @@ public struct TimelineWriter {
     case .jsonl, .csv: break
     }
   }
+
+  /// Whether a `geojson` writer has written a feature, so that the next needs a comma before it.
+  /// A writer for one device's part of a many-device output is told so by the writer of the whole.
+  public var hasWrittenFeature: Bool {
+    get { eventCount > 0 }
+    set { eventCount = newValue ? max(eventCount, 1) : 0 }
+  }
+
+  static let deviceWidth = 16
 
   // MARK: - Text
 

@@ -5,7 +5,8 @@ import Foundation
 /// Never replaces an existing file unless asked: ``init(path:overwrite:)`` refuses, so nothing the
 /// user has is lost by a mistyped output name.
 public final class ByteSink {
-  private let handle: FileHandle
+  /// `nil` for a sink that keeps its bytes in memory (``inMemory()``).
+  private let handle: FileHandle?
   private var buffer: [UInt8] = []
   private let closesHandle: Bool
   /// The path as given, or `<stdout>`.
@@ -42,6 +43,30 @@ public final class ByteSink {
     buffer.reserveCapacity(Self.flushThreshold + 4096)
   }
 
+  private init(memory: ()) {
+    handle = nil
+    closesHandle = false
+    path = "<memory>"
+  }
+
+  /// A sink that keeps everything written to it, for ``takeBytes()``: one device's part of an
+  /// output that is put together in order elsewhere.
+  public static func inMemory() -> ByteSink { ByteSink(memory: ()) }
+
+  /// The bytes written to an in-memory sink since the last call (empty for other sinks, whose
+  /// bytes go out as they are flushed).
+  public func takeBytes() -> [UInt8] {
+    guard handle == nil else { return [] }
+    defer { buffer = [] }
+    return buffer
+  }
+
+  /// Appends bytes as they are.
+  public func write(bytes: some Sequence<UInt8>) throws(TrackIOError) {
+    buffer.append(contentsOf: bytes)
+    try maybeFlush()
+  }
+
   /// Wraps standard output.
   public static func standardOutput() -> ByteSink {
     // Opening "-" cannot fail.
@@ -50,12 +75,12 @@ public final class ByteSink {
 
   deinit {
     if let partialPath {
-      try? handle.close()
+      try? handle?.close()
       unlink(partialPath)
       return
     }
     try? flush()
-    if closesHandle { try? handle.close() }
+    if closesHandle { try? handle?.close() }
   }
 
   /// Finishes an atomic sink: writes everything out and renames the temporary file to ``path``
@@ -63,7 +88,7 @@ public final class ByteSink {
   public func commit() throws(TrackIOError) {
     try flush()
     guard let partial = partialPath else { return }
-    try? handle.close()
+    try? handle?.close()
     guard rename(partial, path) == 0 else {
       unlink(partial)
       partialPath = nil
@@ -74,7 +99,7 @@ public final class ByteSink {
 
   /// Writes buffered bytes out.
   public func flush() throws(TrackIOError) {
-    guard !buffer.isEmpty else { return }
+    guard !buffer.isEmpty, let handle else { return }
     do { try handle.write(contentsOf: buffer) } catch {
       throw TrackIOError(path: path, line: 0, column: 0, message: "write failed: \(error.localizedDescription)")
     }
