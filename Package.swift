@@ -135,7 +135,7 @@ package.targets += [
   .executableTarget(
     name: "geowake",
     dependencies: [
-      "Geodesy", "Geofencing", "GEOSValidation", "CellHandoff", "BackgroundRuntime", "GeoWake", "GeoWakeReports", "TrackIO",
+      "Geodesy", "Geofencing", "GEOSValidation", "CellHandoff", "BackgroundRuntime", "GeoWake", "GeoWakeReports", "TrackIO", "SeededRandom",
       "SyntheticData", .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ]
   )

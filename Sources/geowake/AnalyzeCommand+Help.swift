@@ -1,7 +1,11 @@
 extension AnalyzeCommand {
   /// The long help of `geowake analyze`.
   static let discussion = """
-    TRACK is a GPX 1.0/1.1 file (its timed track points) or a CSV file of fixes. REGIONS is a \
+    TRACK is a GPX 1.0/1.1 file (its timed track points) or a CSV or JSON Lines file of fixes. \
+    Several tracks, a folder of them, or a file with a device column (CSV device, JSON Lines \
+    "device") make a run over many devices: each device gets its own timeline against the one \
+    region set, --jobs at a time, and every output line starts with its device, in input order \
+    (see docs/formats.md). REGIONS is a \
     CSV file with id,lat,lon,radius (metres), a GeoJSON FeatureCollection (Point features with \
     a radius property, Polygon, MultiPolygon; notifyOnEntry/notifyOnExit properties) or a JSON \
     array of {id, lat, lon, radius}, in registration order. The profile decides the \

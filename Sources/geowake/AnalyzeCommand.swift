@@ -8,15 +8,15 @@ import Geofencing
 import TrackIO
 
 /// `geowake analyze`: the region-monitoring timeline of a track under a platform profile.
-struct AnalyzeCommand: ParsableCommand {
+struct AnalyzeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "analyze",
     abstract: "Print when an app would have been told of region crossings and significant location changes along a track.",
     discussion: AnalyzeCommand.discussion
   )
 
-  @Argument(help: "Track file (GPX or CSV), or - for standard input (CSV).")
-  var track: String
+  @Argument(help: "Track files (GPX, CSV or JSON Lines), folders of them, or - for standard input (CSV). Several files, a folder, or a device column make a run over many devices.")
+  var tracks: [String] = []
 
   @Option(help: "Regions file (CSV id,lat,lon,radius; GeoJSON; or JSON).")
   var regions: String?
@@ -63,16 +63,32 @@ struct AnalyzeCommand: ParsableCommand {
   @Flag(help: "Recover what can be read from a damaged GPX track; each recovery is a warning on standard error and counted in the summary.")
   var lenient = false
 
-  @Option(help: "Seed for the delivery latencies.")
+  @Option(help: "Seed for the delivery latencies (with many devices, each device's seed is drawn from it and the device's name).")
   var seed: UInt64 = 0
 
-  func run() throws {
+  @Option(help: "With many devices: how many to analyse at once (default: the number of cores).")
+  var jobs: Int?
+
+  func run() async throws {
     var regionFile = RegionFile(regions: [])
     if let regions {
       do { regionFile = try RegionFileReader.readValidated(path: regions) } catch { throw Diagnostics.fail(error) }
     }
+    let paths: [String]
+    let hadFolder: Bool
+    do { (paths, hadFolder) = try DeviceTrackSource.expand(tracks) } catch { throw Diagnostics.fail(error) }
     var reader: TrackFileReader
-    do { reader = try TrackFileReader(path: track, lenient: lenient) } catch { throw Diagnostics.fail(error) }
+    if paths.count > 1 || hadFolder {
+      return try await runDevices(paths: paths, opened: nil, regionFile: regionFile)
+    }
+    do { reader = try TrackFileReader(path: paths[0], lenient: lenient) } catch { throw Diagnostics.fail(error) }
+    // JSON Lines say whether they name devices only in their lines: the first fix is read here.
+    var pending: Result<LocationFix?, TrackIOError>?
+    do { pending = .success(try reader.next()) } catch { pending = .failure(error) }
+    if reader.namesDevices {
+      return try await runDevices(paths: paths, opened: (reader, pending!), regionFile: regionFile)
+    }
+    let track = paths[0]
     let cells = try cellConfiguration(trackNamesCells: reader.namesCells)
     let app = try appInputs()
     var timeline: DeviceTimeline
@@ -101,7 +117,15 @@ struct AnalyzeCommand: ParsableCommand {
       var fixesRead = 0
       // Options read once: a property wrapper's getter per fix costs generic-metadata lookups.
       let lenient = self.lenient
-      while let fix = try reader.next() {
+      while true {
+        let next: LocationFix?
+        if let first = pending {
+          pending = nil
+          next = try first.get()
+        } else {
+          next = try reader.next()
+        }
+        guard let fix = next else { break }
         fixesRead += 1
         if fixesRead & 0x3FFF == 0 { progress.update(bytes: reader.bytesRead) }
         if lenient { warn(reader.takeWarnings(), &progress) }

@@ -6,7 +6,7 @@ import Geofencing
 import TrackIO
 
 /// `geowake crossings`: the raw crossing engine on a track and a region set.
-struct CrossingsCommand: ParsableCommand {
+struct CrossingsCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "crossings",
     abstract: "Print every boundary crossing of a track through a set of regions (geometric truth).",
@@ -20,8 +20,8 @@ struct CrossingsCommand: ParsableCommand {
       """
   )
 
-  @Argument(help: "Track file (GPX or CSV), or - for standard input (CSV).")
-  var track: String
+  @Argument(help: "Track files (GPX, CSV or JSON Lines), folders of them, or - for standard input (CSV). Several files, a folder, or a device column make a run over many devices.")
+  var tracks: [String] = []
 
   @Option(help: "Regions file (CSV id,lat,lon,radius; GeoJSON; or JSON).")
   var regions: String
@@ -29,18 +29,32 @@ struct CrossingsCommand: ParsableCommand {
   @Option(help: "Output format: table or jsonl.")
   var format: String = "table"
 
+  @Option(help: "With many devices: how many to follow at once (default: the number of cores).")
+  var jobs: Int?
+
   func validate() throws {
+    guard !tracks.isEmpty else { throw ValidationError("give a track: a GPX, CSV or JSON Lines file, a folder of them, or - for standard input") }
+    guard jobs.map({ $0 >= 1 }) ?? true else { throw ValidationError("--jobs must be at least 1, got \(jobs ?? 0)") }
     guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, got \(format)") }
   }
 
-  func run() throws {
+  func run() async throws {
     let regionList: [Region]
     do { regionList = try RegionFileReader.readValidated(path: regions).regions } catch { throw Diagnostics.fail(error) }
-    var index = RegionIndex()
-    for region in regionList { index.insert(region) }
+    let set = RegionSet(regionList)
+    let paths: [String]
+    let hadFolder: Bool
+    do { (paths, hadFolder) = try DeviceTrackSource.expand(tracks) } catch { throw Diagnostics.fail(error) }
+    if paths.count > 1 || hadFolder { return try await runDevices(DeviceTrackSource(paths: paths, lenient: false), regions: set) }
     var reader: TrackFileReader
-    do { reader = try TrackFileReader(path: track) } catch { throw Diagnostics.fail(error) }
-    var detector = CrossingDetector(regions: index)
+    do { reader = try TrackFileReader(path: paths[0]) } catch { throw Diagnostics.fail(error) }
+    // JSON Lines say whether they name devices only in their lines: the first fix is read here.
+    var pending: Result<LocationFix?, TrackIOError>?
+    do { pending = .success(try reader.next()) } catch { pending = .failure(error) }
+    if reader.namesDevices {
+      return try await runDevices(DeviceTrackSource(paths: paths, lenient: false, opened: (reader, pending!)), regions: set)
+    }
+    var detector = CrossingDetector(regions: set)
     let out = ByteSink.standardOutput()
     var crossings: [RegionCrossing] = []
     var enters = 0
@@ -55,7 +69,14 @@ struct CrossingsCommand: ParsableCommand {
       }
       while true {
         let fix: LocationFix?
-        do { fix = try reader.next() } catch { throw Diagnostics.fail(error) }
+        do {
+          if let first = pending {
+            pending = nil
+            fix = try first.get()
+          } else {
+            fix = try reader.next()
+          }
+        } catch { throw Diagnostics.fail(error) }
         guard let fix else { break }
         do { try detector.process(fix, into: &crossings) } catch {
           throw Diagnostics.fail(
@@ -66,14 +87,14 @@ struct CrossingsCommand: ParsableCommand {
         for c in crossings {
           if c.direction == .enter { enters += 1 } else { exits += 1 }
           if c.isPassThrough { passThroughs += 1 }
-          try (table ? writeRow(c, out) : writeJSON(c, out))
+          try (table ? Self.writeRow(c, out) : Self.writeJSON(c, out))
         }
         crossings.removeAll(keepingCapacity: true)
       }
       if table {
-        let inside = index.allRegions.filter { detector.isInside($0.identifier) == true }.map(\.identifier.rawValue)
+        let inside = set.regions.filter { detector.isInside($0.identifier) == true }.map(\.identifier.rawValue)
         try out.write("\n\(detector.fixCount) fixes over \(Self.duration(lastTime - (firstTime ?? lastTime))), ")
-        try out.write("\(index.count) regions: \(enters) enters, \(exits) exits (\(passThroughs) in pass-throughs)\n")
+        try out.write("\(set.count) regions: \(enters) enters, \(exits) exits (\(passThroughs) in pass-throughs)\n")
         try out.write("inside at the end: \(inside.isEmpty ? "none" : inside.joined(separator: ", "))\n")
         if reader.pointsWithoutTime > 0 {
           try out.write("\(reader.pointsWithoutTime) track points without a time were skipped\n")
@@ -87,7 +108,8 @@ struct CrossingsCommand: ParsableCommand {
 
   static func duration(_ seconds: Double) -> String { NumberText.duration(seconds) }
 
-  func writeRow(_ c: RegionCrossing, _ out: ByteSink) throws(TrackIOError) {
+  static func writeRow(_ c: RegionCrossing, _ out: ByteSink, device: String? = nil) throws(TrackIOError) {
+    if let device { try out.write(device, column: 16) }
     try out.writeTimestamp(c.time, fractionDigits: 3)
     try out.write("  " + c.region.rawValue.column(17) + " ")
     try out.write(c.direction.rawValue.column(6) + " ")
@@ -98,8 +120,8 @@ struct CrossingsCommand: ParsableCommand {
     try out.write("   " + (c.isPassThrough ? fixes.column(12) + "  pass\n" : fixes + "\n"))
   }
 
-  func writeJSON(_ c: RegionCrossing, _ out: ByteSink) throws(TrackIOError) {
-    try out.write("{\"event\":\"\(c.direction.rawValue)\",\"region\":\(JSONText.quoted(c.region.rawValue)),\"time\":\"")
+  static func writeJSON(_ c: RegionCrossing, _ out: ByteSink, device: String? = nil) throws(TrackIOError) {
+    try out.write((device.map { "{\"device\":" + JSONText.quoted($0) + "," } ?? "{") + "\"event\":\"\(c.direction.rawValue)\",\"region\":\(JSONText.quoted(c.region.rawValue)),\"time\":\"")
     try out.writeTimestamp(c.time, fractionDigits: 6)
     try out.write("\",\"lat\":")
     try out.write(c.coordinate.latitude, decimals: 8)

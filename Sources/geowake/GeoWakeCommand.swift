@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct GeoWakeCommand: ParsableCommand {
+struct GeoWakeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "geowake",
     abstract: "Decides when a backgrounded mobile app gets woken, and does the geometry behind it.",

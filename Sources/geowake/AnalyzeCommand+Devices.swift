@@ -1,0 +1,141 @@
+import ArgumentParser
+import BackgroundRuntime
+import Foundation
+import GeoWake
+import GeoWakeReports
+import Geodesy
+import Geofencing
+import TrackIO
+
+/// `geowake analyze` over many devices: each device's timeline on its own (its own monitor, cells
+/// and app) against one shared region set, `--jobs` at a time, written in device order.
+extension AnalyzeCommand {
+  /// What every device's analysis shares, read-only.
+  struct DeviceSettings: Sendable {
+    var regions: RegionSet
+    var profile: RegionMonitoringProfile
+    var notifications: [RegionIdentifier: RegionNotifications]
+    var seed: UInt64
+    /// The cell model for tracks that name no cells, and for tracks that do.
+    var cells: CellTimeline.Configuration?
+    var cellsFromTrack: CellTimeline.Configuration?
+    var app: DeviceTimeline.App?
+    var format: TimelineWriter.Format
+    var lenient: Bool
+  }
+
+  func runDevices(paths: [String], opened: (TrackFileReader, Result<LocationFix?, TrackIOError>)?, regionFile: RegionFile) async throws {
+    let format = TimelineWriter.Format(rawValue: self.format) ?? .table
+    guard format != .html else {
+      Diagnostics.error("--format html draws one device's timeline; for many devices choose table, jsonl, csv or geojson")
+      throw SysExit.usage
+    }
+    let cells = try cellConfiguration(trackNamesCells: false)
+    let settings = DeviceSettings(
+      regions: RegionSet(regionFile.regions), profile: Self.profiles[profile]!, notifications: regionFile.notifications, seed: seed,
+      cells: cells, cellsFromTrack: try cells ?? cellConfiguration(trackNamesCells: true), app: try appInputs(), format: format,
+      lenient: lenient)
+    // The settings are checked once, here, rather than failing every device alike.
+    let first: DeviceTimeline
+    do {
+      first = try DeviceTimeline(
+        regions: settings.regions, profile: settings.profile, notifications: settings.notifications, cells: settings.cells,
+        app: settings.app)
+    } catch {
+      Diagnostics.error("\(regions ?? "regions"): \(error)")
+      throw SysExit.dataError
+    }
+    let out: ByteSink
+    do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }
+    let listed = format == .geojson ? first.monitor.monitoredRegions + first.monitor.failedRegions : []
+    var writer = TimelineWriter(format: format, sink: out, regions: listed, devices: true)
+    let totals: DeviceTotals
+    do {
+      try writer.begin()
+      totals = try await DeviceRun.run(
+        DeviceTrackSource(paths: paths, lenient: lenient, opened: opened), jobs: jobs, to: out, featuresBefore: !listed.isEmpty && format == .geojson,
+        work: { track in Self.analyse(track, settings) })
+      let monitored = first.monitor.regions.count
+      let given = monitored + first.monitor.failedRegions.count
+      try writer.finish(
+        summary: totals.text(
+          regions: regions == nil ? nil : "\(given) regions shared (profile \(settings.profile.name)"
+            + (given > monitored ? ", \(monitored) monitored under its cap)" : ")")))
+      try out.commit()
+    } catch let error as TrackIOError {
+      throw Diagnostics.fail(error)
+    }
+    try totals.exitIfFailed()
+  }
+
+  /// One device's timeline, written to memory.
+  static func analyse(_ track: DeviceTrack, _ settings: DeviceSettings) -> DeviceRun.Outcome {
+    var outcome = DeviceRun.Outcome(device: track.device)
+    let sink = ByteSink.inMemory()
+    var writer = TimelineWriter(format: settings.format, sink: sink, regions: [], devices: true)
+    writer.device = track.device
+    writer.hasWrittenFeature = true
+    var reader: TrackFileReader?
+    switch track {
+    case .failed(_, let error):
+      outcome.failure = error.description
+      return outcome
+    case .file(_, let path):
+      do { reader = try TrackFileReader(path: path, lenient: settings.lenient) } catch {
+        outcome.failure = error.description
+        return outcome
+      }
+    case .rows: break
+    }
+    let namesCells: Bool
+    if case .rows(_, _, _, _, let cells) = track { namesCells = cells != nil } else { namesCells = reader?.namesCells ?? false }
+    var timeline: DeviceTimeline
+    do {
+      timeline = try DeviceTimeline(
+        regions: settings.regions, profile: settings.profile, notifications: settings.notifications,
+        seed: DeviceTrack.seed(settings.seed, device: track.device), cells: namesCells ? settings.cellsFromTrack : settings.cells,
+        app: settings.app)
+    } catch {
+      outcome.failure = "\(error)"
+      return outcome
+    }
+    var events: [TimelineEvent] = []
+    do throws(TrackIOError) {
+      func write(_ events: [TimelineEvent]) throws(TrackIOError) {
+        for event in events {
+          let entry = TimelineEntry(event)
+          outcome.events[entry.event, default: 0] += 1
+          try writer.write(entry)
+        }
+      }
+      if case .rows(_, _, let fixes, _, let cells) = track {
+        for (k, fix) in fixes.enumerated() {
+          events.removeAll(keepingCapacity: true)
+          if timeline.process(fix, reportedCell: cells?[k], into: &events) != nil { outcome.fixesRejected += 1 }
+          try write(events)
+        }
+      } else if var file = reader {
+        while let fix = try file.next() {
+          events.removeAll(keepingCapacity: true)
+          if timeline.process(fix, reportedCell: file.reportedCell, into: &events) != nil { outcome.fixesRejected += 1 }
+          try write(events)
+        }
+        outcome.warnings = file.takeWarnings()
+        outcome.fixesRejected += file.pointsWithoutTime
+      }
+      events.removeAll(keepingCapacity: true)
+      do { try timeline.finish(into: &events) } catch {
+        outcome.failure = "\(track.device): \(error)"
+        return outcome
+      }
+      try write(events)
+    } catch {
+      outcome.failure = error.description
+      return outcome
+    }
+    outcome.fixesUsed = timeline.monitor.fixCount
+    outcome.output = sink.takeBytes()
+    return outcome
+  }
+}
+

@@ -1,0 +1,60 @@
+import Geodesy
+import Geofencing
+import TrackIO
+
+/// `geowake crossings` over many devices: one detector per device over one shared region set.
+extension CrossingsCommand {
+  func runDevices(_ source: DeviceTrackSource, regions: RegionSet) async throws {
+    let out = ByteSink.standardOutput()
+    let table = format == "table"
+    let totals: DeviceTotals
+    do {
+      if table {
+        try out.write("device".column(16) + "time                      region            event  lat          lon           fixes         note\n")
+      }
+      totals = try await DeviceRun.run(source, jobs: jobs, to: out, featuresBefore: false) { track in
+        Self.follow(track, regions: regions, table: table)
+      }
+      if table { try out.write(totals.text(regions: "\(regions.count) regions")) }
+      try out.flush()
+    } catch let error as TrackIOError {
+      throw Diagnostics.fail(error)
+    }
+    try totals.exitIfFailed()
+  }
+
+  /// One device's crossings, written to memory.
+  static func follow(_ track: DeviceTrack, regions: RegionSet, table: Bool) -> DeviceRun.Outcome {
+    var outcome = DeviceRun.Outcome(device: track.device)
+    let sink = ByteSink.inMemory()
+    var detector = CrossingDetector(regions: regions)
+    var crossings: [RegionCrossing] = []
+    func take(_ fix: LocationFix, line: Int, path: String) throws(TrackIOError) {
+      crossings.removeAll(keepingCapacity: true)
+      do { try detector.process(fix, into: &crossings) } catch {
+        throw TrackIOError(path: path, line: line, column: 1, message: error.description)
+      }
+      for c in crossings {
+        outcome.events[c.isPassThrough ? "\(c.direction.rawValue) (pass)" : c.direction.rawValue, default: 0] += 1
+        try (table ? writeRow(c, sink, device: track.device) : writeJSON(c, sink, device: track.device))
+      }
+    }
+    do throws(TrackIOError) {
+      switch track {
+      case .failed(_, let error): throw error
+      case .rows(_, let path, let fixes, let lines, _):
+        for (k, fix) in fixes.enumerated() { try take(fix, line: Int(lines[k]), path: path) }
+      case .file(_, let path):
+        var file = try TrackFileReader(path: path)
+        while let fix = try file.next() { try take(fix, line: file.lineNumber, path: file.path) }
+        outcome.fixesRejected = file.pointsWithoutTime
+      }
+    } catch {
+      outcome.failure = error.description
+      return outcome
+    }
+    outcome.fixesUsed = detector.fixCount
+    outcome.output = sink.takeBytes()
+    return outcome
+  }
+}

@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import GeoWake
+import TrackIO
+
+/// The shell of a many-device run (`analyze` and `crossings` over several tracks, a folder or a
+/// device column): each device's work on its own, `--jobs` at a time, its output written in
+/// device order as soon as the devices before it are written, failures reported on standard
+/// error without stopping the others.
+enum DeviceRun {
+  /// One device's part of the output and its totals.
+  struct Outcome: Sendable {
+    var device: String
+    var output: [UInt8] = []
+    /// Why the device is left out of the output, if it is.
+    var failure: String?
+    var warnings: [TrackIOError] = []
+    var fixesUsed = 0
+    var fixesRejected = 0
+    /// Events by name (`enter`, `exit`, …).
+    var events: [String: Int] = [:]
+  }
+
+  /// Runs `work` on every device of `source` and writes the outputs to `out` in device order.
+  /// - Parameter featuresBefore: for GeoJSON, whether features were written before the devices'
+  ///   (each device's features start with a comma, which the very first must not).
+  static func run(
+    _ source: DeviceTrackSource, jobs: Int?, to out: ByteSink, featuresBefore: Bool,
+    work: @escaping @Sendable (DeviceTrack) -> Outcome
+  ) async throws -> DeviceTotals {
+    var source = source
+    var totals = DeviceTotals()
+    var featureWritten = featuresBefore
+    try await OrderedParallelMap.run(inputs: &source, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, work: work) { outcome in
+      outcome.warnings.forEach(Diagnostics.warning)
+      totals.add(outcome)
+      if let failure = outcome.failure {
+        Diagnostics.error("\(failure) (device \(outcome.device) left out)")
+        return
+      }
+      if outcome.fixesUsed == 0 { Diagnostics.error("warning: device \(outcome.device): no fixes used") }
+      var bytes = outcome.output[...]
+      if !featureWritten && bytes.starts(with: ",\n".utf8) { bytes = bytes.dropFirst(2) }
+      featureWritten = featureWritten || !bytes.isEmpty
+      try out.write(bytes: bytes)
+    }
+    if totals.devices.isEmpty { Diagnostics.error("warning: no device has any fix: the input holds no rows") }
+    return totals
+  }
+}
+
+/// The totals of a many-device run, for the table's summary and the exit status.
+struct DeviceTotals {
+  var devices: Set<String> = []
+  var failed: Set<String> = []
+  var fixesUsed = 0
+  var fixesRejected = 0
+  var events: [String: Int] = [:]
+
+  mutating func add(_ outcome: DeviceRun.Outcome) {
+    devices.insert(outcome.device)
+    guard outcome.failure == nil else {
+      failed.insert(outcome.device)
+      return
+    }
+    fixesUsed += outcome.fixesUsed
+    fixesRejected += outcome.fixesRejected
+    events.merge(outcome.events, uniquingKeysWith: +)
+  }
+
+  /// The summary, starting with a blank line; `regions` describes the shared regions.
+  func text(regions: String?) -> String {
+    var text = "\n\(devices.count) devices" + (failed.isEmpty ? "" : " (\(failed.count) failed, left out)") + ": \(fixesUsed) fixes used"
+      + (fixesRejected > 0 ? ", \(fixesRejected) rejected" : "") + (regions.map { ", " + $0 } ?? "") + "\n"
+    let counts = events.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+    text += "events: " + (counts.isEmpty ? "none" : counts.joined(separator: ", ")) + "\n"
+    return text
+  }
+
+  /// Ends the run with status 65 when a device failed (each failure is already on standard error).
+  func exitIfFailed() throws {
+    guard !failed.isEmpty else { return }
+    Diagnostics.error("\(failed.count) of \(devices.count) devices failed and are left out of the output")
+    throw SysExit.dataError
+  }
+}

@@ -1,0 +1,241 @@
+import CellHandoff
+import Foundation
+import Geodesy
+import SeededRandom
+import TrackIO
+
+/// One device's track in a many-device run, as the run hands it to a worker.
+enum DeviceTrack: Sendable {
+  /// A whole file is the device's track; the worker reads it.
+  case file(device: String, path: String)
+  /// The rows of one device in a file with a device column, read already: the fixes, the line
+  /// each came from, and the serving cell each names when the file names cells.
+  case rows(device: String, path: String, fixes: [LocationFix], lines: [Int32], cells: [CellIdentity?]?)
+  /// A device whose track cannot be used.
+  case failed(device: String, error: TrackIOError)
+
+  var device: String {
+    switch self {
+    case .file(let device, _), .rows(let device, _, _, _, _), .failed(let device, _): return device
+    }
+  }
+
+  /// The seed of a device's draws in a run seeded with `seed`: the same for the device whichever
+  /// other devices share the run, and in whatever order or partition they come.
+  static func seed(_ seed: UInt64, device: String) -> UInt64 {
+    var hash = StableHash()
+    hash.combine(seed)
+    hash.combine(device)
+    return hash.finalized
+  }
+}
+
+/// The tracks of a many-device run, one device at a time, in input order: each file in the order
+/// given (a folder's track files sorted by name) is one device named after the file, except a
+/// CSV or JSON Lines file with a device column, whose rows are read here and cut into one track
+/// per device.
+///
+/// A device's rows must be together (in time order, as the Dask integration and
+/// `sort -s -t, -k1,1` leave them): a device whose rows come back after another device's, or a
+/// name used twice, is reported as failed at the line where it comes back. A bad line fails its
+/// device (the rest of its rows are skipped) and reading goes on with the next device.
+struct DeviceTrackSource: IteratorProtocol {
+  /// A file with a device column, being read.
+  private struct OpenFile {
+    var reader: TrackFileReader
+    /// The first fix (or the error in its place), read to learn whether the file names devices.
+    var pending: Result<LocationFix?, TrackIOError>?
+  }
+
+  private var paths: [String]
+  private var nextPath = 0
+  private let lenient: Bool
+  private var open: OpenFile?
+  private var ready: [DeviceTrack] = []
+  private var readyStart = 0
+  private var seen: Set<String> = []
+  // The device being read from `open`.
+  private var current: String?
+  private var currentFailed = false
+  private var changes = 0
+  private var fixes: [LocationFix] = []
+  private var cells: [CellIdentity?] = []
+  private var lines: [Int32] = []
+  private var currentPath = ""
+  private var lastErrorLine = -1
+
+  /// - Parameters:
+  ///   - paths: the track files, folders expanded (``expand(_:)``).
+  ///   - opened: the first file already opened and its first fix read (standard input cannot be
+  ///     opened twice).
+  init(paths: [String], lenient: Bool, opened: (TrackFileReader, Result<LocationFix?, TrackIOError>)? = nil) {
+    self.paths = paths
+    self.lenient = lenient
+    if let opened {
+      open = OpenFile(reader: opened.0, pending: opened.1)
+      nextPath = 1
+    }
+  }
+
+  mutating func next() -> DeviceTrack? {
+    while readyStart == ready.count {
+      ready.removeAll(keepingCapacity: true)
+      readyStart = 0
+      if open != nil {
+        readRow()
+      } else if nextPath < paths.count {
+        openNext()
+      } else {
+        return nil
+      }
+    }
+    defer { readyStart += 1 }
+    return ready[readyStart]
+  }
+
+  private mutating func openNext() {
+    let path = paths[nextPath]
+    nextPath += 1
+    let device = Self.deviceName(path)
+    var reader: TrackFileReader
+    do { reader = try TrackFileReader(path: path, lenient: lenient) } catch {
+      add(.failed(device: device, error: error))
+      return
+    }
+    // JSON Lines say whether they name devices only in their lines: read the first.
+    let first: Result<LocationFix?, TrackIOError>
+    do { first = .success(try reader.next()) } catch { first = .failure(error) }
+    if reader.namesDevices {
+      open = OpenFile(reader: reader, pending: first)
+      changes = 0
+      lastErrorLine = -1
+    } else {
+      add(.file(device: device, path: path))
+    }
+  }
+
+  /// Reads one row of the open file with a device column.
+  private mutating func readRow() {
+    guard var file = open else { return }
+    var ended = false
+    defer { open = ended ? nil : file }
+    let result: Result<LocationFix?, TrackIOError>
+    if let pending = file.pending {
+      result = pending
+      file.pending = nil
+    } else {
+      do { result = .success(try file.reader.next()) } catch { result = .failure(error) }
+    }
+    let namesCells = file.reader.namesCells
+    if file.reader.deviceChanges != changes, let device = file.reader.device {
+      changes = file.reader.deviceChanges
+      begin(device, at: file.reader.lineNumber, path: file.reader.path, namesCells: namesCells)
+    }
+    switch result {
+    case .success(let fix?):
+      guard !currentFailed else { return }
+      fixes.append(fix)
+      lines.append(Int32(truncatingIfNeeded: file.reader.lineNumber))
+      if namesCells { cells.append(file.reader.reportedCell) }
+    case .success(nil):
+      ended = true
+    case .failure(let error):
+      fail(error)
+      // A read that makes no progress (a failing disk) ends the file rather than loop.
+      if error.line <= lastErrorLine || error.line == 0 { ended = true }
+      lastErrorLine = error.line
+    }
+    if ended {
+      endCurrent(namesCells: namesCells)
+      current = nil
+      changes = 0
+      lastErrorLine = -1
+    }
+  }
+
+  /// Starts the rows of `device`, ending the device before it.
+  private mutating func begin(_ device: String, at line: Int, path: String, namesCells: Bool) {
+    endCurrent(namesCells: namesCells)
+    current = device
+    currentPath = path
+    currentFailed = false
+    if !seen.insert(device).inserted {
+      fail(
+        TrackIOError(
+          path: path, line: line, column: 1,
+          message: "device \"\(device)\" comes again after other devices' rows (or is also a file's name): "
+            + "a device's rows must be together, in time order (sort by device, keeping each device's order)"))
+    }
+  }
+
+  /// Fails the current device (once): its rows read so far are dropped and the rest skipped.
+  private mutating func fail(_ error: TrackIOError) {
+    guard !currentFailed else { return }
+    currentFailed = true
+    fixes.removeAll(keepingCapacity: true)
+    cells.removeAll(keepingCapacity: true)
+    lines.removeAll(keepingCapacity: true)
+    add(.failed(device: current ?? Self.deviceName(error.path), error: error))
+  }
+
+  private mutating func endCurrent(namesCells: Bool) {
+    defer {
+      fixes = []
+      cells = []
+      lines = []
+    }
+    guard let current, !currentFailed else { return }
+    add(.rows(device: current, path: currentPath, fixes: fixes, lines: lines, cells: namesCells ? cells : nil))
+  }
+
+  private mutating func add(_ track: DeviceTrack) {
+    if case .file(let device, let path) = track, !seen.insert(device).inserted {
+      ready.append(
+        .failed(
+          device: device,
+          error: TrackIOError(path: path, line: 0, column: 0, message: "device \"\(device)\" is named twice (by another file or a device column)")))
+      return
+    }
+    ready.append(track)
+  }
+
+  /// A device named after its file: the file name without its extension (`standard input` for `-`).
+  static func deviceName(_ path: String) -> String {
+    if path == "-" || path == "<stdin>" { return "stdin" }
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+    return String(name[..<dot])
+  }
+
+  /// The extensions of track files taken from a folder.
+  static let trackExtensions = ["gpx", "csv", "jsonl", "ndjson"]
+
+  /// The paths with each folder replaced by its track files (``trackExtensions``, not hidden, not
+  /// in subfolders), sorted by name.
+  /// - Throws: ``TrackIOError`` for a folder that cannot be listed or holds no track file.
+  static func expand(_ paths: [String]) throws(TrackIOError) -> (paths: [String], hadFolder: Bool) {
+    var expanded: [String] = []
+    var hadFolder = false
+    for path in paths {
+      var isDirectory: ObjCBool = false
+      guard path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        expanded.append(path)
+        continue
+      }
+      hadFolder = true
+      let names: [String]
+      do { names = try FileManager.default.contentsOfDirectory(atPath: path) } catch {
+        throw TrackIOError(path: path, line: 0, column: 0, message: "folder cannot be listed (permission?)")
+      }
+      let tracks = names.filter { name in
+        !name.hasPrefix(".") && trackExtensions.contains { name.lowercased().hasSuffix("." + $0) }
+      }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+      guard !tracks.isEmpty else {
+        throw TrackIOError(path: path, line: 0, column: 0, message: "folder holds no track file (.gpx, .csv, .jsonl or .ndjson)")
+      }
+      let base = path.hasSuffix("/") ? path : path + "/"
+      expanded += tracks.map { base + $0 }
+    }
+    return (expanded, hadFolder)
+  }
+}

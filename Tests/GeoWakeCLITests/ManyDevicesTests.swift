@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+import _GeoWakeTestSupport
+
+/// `analyze` and `crossings` over many devices, on generated populations: the output must not
+/// depend on how the devices arrive (files, a folder, a device column, standard input) or on the
+/// number of workers, and each device's part must be what a run over that device alone gives.
+@Suite("geowake over many devices")
+struct ManyDevicesTests {
+  /// A population of walkers around one centre, with circles on their paths.
+  struct Population {
+    var regions = "id,lat,lon,radius\n"
+    /// Device name → CSV rows `time,lat,lon,accuracy` (without header), in time order.
+    var devices: [(name: String, rows: [String])] = []
+
+    init(seed: UInt64) {
+      var random = SplitMix(seed)
+      let (lat0, lon0) = (35.0 + random.unit() * 10, 130.0 + random.unit() * 10)
+      for k in 0..<25 {
+        let lat = lat0 + (random.unit() - 0.5) * 0.02
+        let lon = lon0 + (random.unit() - 0.5) * 0.02
+        regions += "r\(k),\(lat),\(lon),\(Int(30 + random.unit() * 400))\n"
+      }
+      let names = ["a01", "bike-2", "car_7", "d04", "e05", "f06", "g07", "h08", "zz-9", "ü-walker"]
+      let count = 3 + Int(random.unit() * Double(names.count - 3))
+      for name in names.prefix(count).sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+        var rows: [String] = []
+        var (lat, lon) = (lat0 + (random.unit() - 0.5) * 0.02, lon0 + (random.unit() - 0.5) * 0.02)
+        var time = 1_714_546_800.0 + (random.unit() * 3_600).rounded()
+        let fixes = Int(random.unit() * 600)
+        let repeatsTimes = random.unit() < 0.3
+        for _ in 0..<fixes {
+          lat += (random.unit() - 0.5) * 0.0004
+          lon += (random.unit() - 0.5) * 0.0004
+          rows.append("\(Int(time)),\(String(format: "%.7f", lat)),\(String(format: "%.7f", lon)),\(Int(3 + random.unit() * 20))")
+          // Some devices report two fixes with one timestamp now and then.
+          if !(repeatsTimes && random.unit() < 0.1) { time += 1 + (random.unit() * 4).rounded() }
+        }
+        devices.append((name, rows))
+      }
+    }
+
+    /// One CSV file per device in a folder; every third as JSON Lines.
+    func writeFolder(in folder: TemporaryFolder) throws -> String {
+      let tracks = folder.path("tracks")
+      try FileManager.default.createDirectory(atPath: tracks, withIntermediateDirectories: true)
+      for (k, device) in devices.enumerated() {
+        if k % 3 == 2 {
+          let lines = device.rows.map { row -> String in
+            let f = row.split(separator: ",")
+            return "{\"time\":\(f[0]),\"lat\":\(f[1]),\"lon\":\(f[2]),\"accuracy\":\(f[3])}\n"
+          }
+          try lines.joined().write(toFile: tracks + "/\(device.name).jsonl", atomically: true, encoding: .utf8)
+        } else {
+          try ("time,lat,lon,accuracy\n" + device.rows.map { $0 + "\n" }.joined())
+            .write(toFile: tracks + "/\(device.name).csv", atomically: true, encoding: .utf8)
+        }
+      }
+      return tracks
+    }
+
+    /// One CSV with a device column, rows grouped by device.
+    var deviceColumnCSV: String {
+      "device,time,lat,lon,accuracy\n" + devices.flatMap { d in d.rows.map { "\(d.name),\($0)\n" } }.joined()
+    }
+
+    /// The same as JSON Lines with a `device` key.
+    var deviceJSONLines: String {
+      devices.flatMap { d in
+        d.rows.map { row -> String in
+          let f = row.split(separator: ",")
+          return "{\"device\":\"\(d.name)\",\"time\":\(f[0]),\"lat\":\(f[1]),\"lon\":\(f[2]),\"accuracy\":\(f[3])}\n"
+        }
+      }.joined()
+    }
+  }
+
+  @Test(arguments: [1, 2, 3, 4] as [UInt64])
+  func outputIsTheSameHoweverTheDevicesArriveAndHoweverManyWorkers(seed: UInt64) throws {
+    let population = Population(seed: seed)
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("regions.csv", containing: population.regions)
+    let tracks = try population.writeFolder(in: folder)
+    let column = try folder.file("fleet.csv", containing: population.deviceColumnCSV)
+    let jsonLines = try folder.file("fleet.jsonl", containing: population.deviceJSONLines)
+    for command in ["analyze", "crossings"] {
+      let base = [command, "--regions", regions, "--format", "jsonl"]
+      let reference = try CommandRunner.run(base + [tracks, "--jobs", "1"])
+      #expect(reference.status == 0, "\(reference.stderr)")
+      let runs = [
+        try CommandRunner.run(base + [tracks, "--jobs", "3"]),
+        try CommandRunner.run(base + [column, "--jobs", "2"]),
+        try CommandRunner.run(base + [jsonLines, "--jobs", "5"]),
+        try CommandRunner.run(base + ["-", "--jobs", "4"], stdin: population.deviceColumnCSV),
+        try CommandRunner.run(base + [tracks + "/" + population.devices[0].name + ".csv"] + population.devices.dropFirst().enumerated().map {
+          tracks + "/" + $0.element.name + ($0.offset % 3 == 1 ? ".jsonl" : ".csv")
+        }),
+      ]
+      for run in runs {
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == reference.stdout)
+      }
+      // Every line names its device; devices come in input order, each in one block.
+      let order = reference.stdout.split(separator: "\n").map { line -> String in
+        let prefix = "{\"device\":\""
+        #expect(line.hasPrefix(prefix))
+        return String(line.dropFirst(prefix.count).prefix { $0 != "\"" })
+      }
+      var blocks: [String] = []
+      for name in order where blocks.last != name { blocks.append(name) }
+      #expect(blocks == population.devices.map(\.name).filter { order.contains($0) })
+    }
+  }
+
+  /// Under the server profile nothing is drawn at random, so each device's lines are exactly a
+  /// run over that device alone, with the device added.
+  @Test(arguments: [5, 6] as [UInt64])
+  func eachDevicesPartIsItsOwnRun(seed: UInt64) throws {
+    let population = Population(seed: seed)
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("regions.csv", containing: population.regions)
+    let column = try folder.file("fleet.csv", containing: population.deviceColumnCSV)
+    for command in ["analyze", "crossings"] {
+      let profile = command == "analyze" ? ["--profile", "server"] : []
+      let fleet = try CommandRunner.run([command, "--regions", regions, "--format", "jsonl", column] + profile)
+      #expect(fleet.status == 0, "\(fleet.stderr)")
+      var expected = ""
+      for device in population.devices {
+        let track = try folder.file("\(device.name).csv", containing: "time,lat,lon,accuracy\n" + device.rows.map { $0 + "\n" }.joined())
+        let alone = try CommandRunner.run([command, "--regions", regions, "--format", "jsonl", track] + profile)
+        #expect(alone.status == 0)
+        expected += alone.stdout.split(separator: "\n").map { "{\"device\":\"\(device.name)\"," + $0.dropFirst() + "\n" }.joined()
+      }
+      #expect(fleet.stdout == expected)
+    }
+  }
+
+  @Test func aBadDeviceStopsNeitherTheOthersNorTheRun() throws {
+    let population = Population(seed: 7)
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("regions.csv", containing: population.regions)
+    let tracks = try population.writeFolder(in: folder)
+    let good = try CommandRunner.run(["analyze", "--regions", regions, "--format", "jsonl", tracks])
+    // Break the second device's file on its third fix.
+    let broken = population.devices[1]
+    let path = tracks + "/\(broken.name).csv"
+    var rows = broken.rows
+    rows[2] = "\(rows[2].split(separator: ",")[0]),95.5,\(rows[2].split(separator: ",")[2]),5"
+    try ("time,lat,lon,accuracy\n" + rows.map { $0 + "\n" }.joined()).write(toFile: path, atomically: true, encoding: .utf8)
+    let run = try CommandRunner.run(["analyze", "--regions", regions, "--format", "jsonl", tracks, "--jobs", "2"])
+    #expect(run.status == 65)
+    #expect(run.stderr.contains("\(path):4:"))
+    #expect(run.stderr.contains("latitude 95.5"))
+    #expect(run.stderr.contains("(device \(broken.name) left out)"))
+    let withoutBroken = good.stdout.split(separator: "\n").filter { !$0.hasPrefix("{\"device\":\"\(broken.name)\"") }
+    #expect(run.stdout.split(separator: "\n") == withoutBroken)
+
+    // The same in one file with a device column: the rest of the bad device's rows are skipped.
+    var csv = "device,time,lat,lon,accuracy\n"
+    var badLine = 0
+    for (k, device) in population.devices.enumerated() {
+      for (r, row) in device.rows.enumerated() {
+        if k == 1 && r == 2 { badLine = csv.split(separator: "\n").count + 1 }
+        csv += "\(device.name)," + (k == 1 && r == 2 ? rows[2] : row) + "\n"
+      }
+    }
+    let column = try folder.file("fleet.csv", containing: csv)
+    let columnRun = try CommandRunner.run(["analyze", "--regions", regions, "--format", "jsonl", column])
+    #expect(columnRun.status == 65)
+    #expect(columnRun.stderr.contains("\(column):\(badLine):"))
+    #expect(columnRun.stdout.split(separator: "\n") == withoutBroken)
+  }
+
+  @Test func aDeviceWhoseRowsComeBackIsReportedWhereItComesBack() throws {
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("regions.csv", containing: "id,lat,lon,radius\nhome,35.0,139.0,100\n")
+    let csv = "device,time,lat,lon\na,0,35.0,139.0\na,10,35.0,139.001\nb,0,35.0,139.0\na,20,35.0,139.002\nb,10,35.0,139.0\n"
+    let column = try folder.file("interleaved.csv", containing: csv)
+    let run = try CommandRunner.run(["crossings", "--regions", regions, "--format", "jsonl", column])
+    #expect(run.status == 65)
+    #expect(run.stderr.contains("\(column):5:1: error: device \"a\" comes again after other devices' rows"))
+    #expect(run.stderr.contains("\(column):6:1: error: device \"b\" comes again"))
+    #expect(run.stderr.contains("2 of 2 devices failed"))
+    // What came before each device came back is written: a's first two fixes and b's first.
+    #expect(run.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("{\"device\":\"a\"") || $0.hasPrefix("{\"device\":\"b\"") })
+  }
+
+  @Test func manyDevicesRefuseHTMLAndEmptyFolders() throws {
+    let folder = try TemporaryFolder()
+    let population = Population(seed: 8)
+    let regions = try folder.file("regions.csv", containing: population.regions)
+    let tracks = try population.writeFolder(in: folder)
+    let html = try CommandRunner.run(["analyze", "--regions", regions, "--format", "html", tracks])
+    #expect(html.status == 64)
+    #expect(html.stderr.contains("html draws one device's timeline"))
+    let empty = folder.path("empty")
+    try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+    let none = try CommandRunner.run(["analyze", "--regions", regions, empty])
+    #expect(none.status == 66)
+    #expect(none.stderr.contains("folder holds no track file"))
+  }
+}
+
+/// SplitMix64, for populations that are the same on every run.
+struct SplitMix {
+  var state: UInt64
+  init(_ seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+  mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
