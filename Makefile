@@ -1,8 +1,9 @@
 # GeoWake — two commands on a fresh machine:
 #   make demo   installs what is missing, builds, runs geowake analyze on a bundled real track
 #               and geowake fetch on the bundled morning checker
-#   make test   installs what is missing, runs every test, then builds a package that depends on
-#               GeoWake by version (scripts/check-embeddable.sh)
+#   make test   installs what is missing, runs every test, the Dask integration's test on a local
+#               cluster (integrations/dask/test.sh, in a virtual environment), then builds a
+#               package that depends on GeoWake by version (scripts/check-embeddable.sh)
 SWIFT ?= swift
 DEMO_BIN := .build/release/geowake
 
@@ -21,6 +22,7 @@ demo: deps
 
 test: deps
 	$(SWIFT) test
+	sh integrations/dask/test.sh
 	sh scripts/check-embeddable.sh
 
 # package-benchmark suites (Benchmarks/ is its own package, so `make test` never builds them).

@@ -6,7 +6,7 @@
 # The geometry core must not need GEOS: the consumer of the core products is checked not to
 # link libgeos and not to compile the GEOS module; GEOSValidation, which does, is built apart.
 #
-# Every ```swift block of the README becomes a program of the consumer (ReadmeExample1, …),
+# Every ```swift block of the README and docs/scaling.md becomes a program of the consumer (ReadmeExample1, …),
 # built and run against the tagged clone, so the README's examples compile as users copy them.
 #
 # It clones the last commit (HEAD), not uncommitted changes.
@@ -26,7 +26,7 @@ readme_targets=$(awk -v dir="$consumer/Sources" '
   /^```$/ && inside { inside = 0; close(file); next }
   inside { print > file }
   END { for (i = 1; i <= n; i++) printf "ReadmeExample%d ", i }
-' "$work/GeoWake/README.md")
+' "$work/GeoWake/README.md" "$work/GeoWake/docs/scaling.md")
 readme_target_list=""
 for t in $readme_targets; do
   readme_target_list="$readme_target_list
