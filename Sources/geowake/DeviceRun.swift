@@ -33,9 +33,11 @@ enum DeviceRun {
     var featureWritten = featuresBefore
     try await OrderedParallelMap.run(inputs: &source, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, work: work) { outcome in
       outcome.warnings.forEach(Diagnostics.warning)
+      // A device whose rows come back has its earlier rows' events written already.
+      let written = totals.devices.contains(outcome.device) && !totals.failed.contains(outcome.device)
       totals.add(outcome)
       if let failure = outcome.failure {
-        Diagnostics.error("\(failure) (device \(outcome.device) left out)")
+        Diagnostics.error("\(failure) " + (written ? "(device \(outcome.device): its rows from here on left out)" : "(device \(outcome.device) left out)"))
         return
       }
       if outcome.fixesUsed == 0 { Diagnostics.error("warning: device \(outcome.device): no fixes used") }
@@ -70,7 +72,7 @@ struct DeviceTotals {
 
   /// The summary, starting with a blank line; `regions` describes the shared regions.
   func text(regions: String?) -> String {
-    var text = "\n\(devices.count) devices" + (failed.isEmpty ? "" : " (\(failed.count) failed, left out)") + ": \(fixesUsed) fixes used"
+    var text = "\n\(devices.count) devices" + (failed.isEmpty ? "" : " (\(failed.count) failed)") + ": \(fixesUsed) fixes used"
       + (fixesRejected > 0 ? ", \(fixesRejected) rejected" : "") + (regions.map { ", " + $0 } ?? "") + "\n"
     let counts = events.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
     text += "events: " + (counts.isEmpty ? "none" : counts.joined(separator: ", ")) + "\n"
@@ -80,7 +82,7 @@ struct DeviceTotals {
   /// Ends the run with status 65 when a device failed (each failure is already on standard error).
   func exitIfFailed() throws {
     guard !failed.isEmpty else { return }
-    Diagnostics.error("\(failed.count) of \(devices.count) devices failed and are left out of the output")
+    Diagnostics.error("\(failed.count) of \(devices.count) devices failed: left out of the output, or from where they failed")
     throw SysExit.dataError
   }
 }

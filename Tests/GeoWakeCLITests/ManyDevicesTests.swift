@@ -180,6 +180,7 @@ struct ManyDevicesTests {
     #expect(run.status == 65)
     #expect(run.stderr.contains("\(column):5:1: error: device \"a\" comes again after other devices' rows"))
     #expect(run.stderr.contains("\(column):6:1: error: device \"b\" comes again"))
+    #expect(run.stderr.contains("(device a: its rows from here on left out)"))
     #expect(run.stderr.contains("2 of 2 devices failed"))
     // What came before each device came back is written: a's first two fixes and b's first.
     #expect(run.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("{\"device\":\"a\"") || $0.hasPrefix("{\"device\":\"b\"") })
