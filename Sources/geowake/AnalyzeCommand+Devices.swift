@@ -24,7 +24,7 @@ extension AnalyzeCommand {
     var lenient: Bool
   }
 
-  func runDevices(paths: [String], opened: (TrackFileReader, Result<LocationFix?, TrackIOError>)?, regionFile: RegionFile) async throws {
+  func runDevices(_ source: DeviceTrackSource, regionFile: RegionFile) async throws {
     let format = TimelineWriter.Format(rawValue: self.format) ?? .table
     guard format != .html else {
       Diagnostics.error("--format html draws one device's timeline; for many devices choose table, jsonl, csv or geojson")
@@ -53,7 +53,7 @@ extension AnalyzeCommand {
     do {
       try writer.begin()
       totals = try await DeviceRun.run(
-        DeviceTrackSource(paths: paths, lenient: lenient, opened: opened), jobs: jobs, to: out, featuresBefore: !listed.isEmpty && format == .geojson,
+        source, jobs: jobs, to: out, featuresBefore: !listed.isEmpty && format == .geojson,
         work: { track in Self.analyse(track, settings) })
       let monitored = first.monitor.regions.count
       let given = monitored + first.monitor.failedRegions.count

@@ -74,21 +74,15 @@ struct AnalyzeCommand: AsyncParsableCommand {
     if let regions {
       do { regionFile = try RegionFileReader.readValidated(path: regions) } catch { throw Diagnostics.fail(error) }
     }
-    let paths: [String]
-    let hadFolder: Bool
-    do { (paths, hadFolder) = try DeviceTrackSource.expand(tracks) } catch { throw Diagnostics.fail(error) }
     var reader: TrackFileReader
-    if paths.count > 1 || hadFolder {
-      return try await runDevices(paths: paths, opened: nil, regionFile: regionFile)
-    }
-    do { reader = try TrackFileReader(path: paths[0], lenient: lenient) } catch { throw Diagnostics.fail(error) }
-    // JSON Lines say whether they name devices only in their lines: the first fix is read here.
     var pending: Result<LocationFix?, TrackIOError>?
-    do { pending = .success(try reader.next()) } catch { pending = .failure(error) }
-    if reader.namesDevices {
-      return try await runDevices(paths: paths, opened: (reader, pending!), regionFile: regionFile)
-    }
-    let track = paths[0]
+    do {
+      switch try DeviceTrackSource.open(tracks, lenient: lenient) {
+      case .many(let source): return try await runDevices(source, regionFile: regionFile)
+      case .one(let opened, let first): (reader, pending) = (opened, first)
+      }
+    } catch let error as TrackIOError { throw Diagnostics.fail(error) }
+    let track = tracks[0]
     let cells = try cellConfiguration(trackNamesCells: reader.namesCells)
     let app = try appInputs()
     var timeline: DeviceTimeline

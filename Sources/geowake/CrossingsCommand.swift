@@ -42,18 +42,14 @@ struct CrossingsCommand: AsyncParsableCommand {
     let regionList: [Region]
     do { regionList = try RegionFileReader.readValidated(path: regions).regions } catch { throw Diagnostics.fail(error) }
     let set = RegionSet(regionList)
-    let paths: [String]
-    let hadFolder: Bool
-    do { (paths, hadFolder) = try DeviceTrackSource.expand(tracks) } catch { throw Diagnostics.fail(error) }
-    if paths.count > 1 || hadFolder { return try await runDevices(DeviceTrackSource(paths: paths, lenient: false), regions: set) }
     var reader: TrackFileReader
-    do { reader = try TrackFileReader(path: paths[0]) } catch { throw Diagnostics.fail(error) }
-    // JSON Lines say whether they name devices only in their lines: the first fix is read here.
     var pending: Result<LocationFix?, TrackIOError>?
-    do { pending = .success(try reader.next()) } catch { pending = .failure(error) }
-    if reader.namesDevices {
-      return try await runDevices(DeviceTrackSource(paths: paths, lenient: false, opened: (reader, pending!)), regions: set)
-    }
+    do {
+      switch try DeviceTrackSource.open(tracks, lenient: false) {
+      case .many(let source): return try await runDevices(source, regions: set)
+      case .one(let opened, let first): (reader, pending) = (opened, first)
+      }
+    } catch let error as TrackIOError { throw Diagnostics.fail(error) }
     var detector = CrossingDetector(regions: set)
     let out = ByteSink.standardOutput()
     var crossings: [RegionCrossing] = []

@@ -207,6 +207,27 @@ struct DeviceTrackSource: IteratorProtocol {
     return String(name[..<dot])
   }
 
+  /// What the track arguments of `analyze` and `crossings` name: one device's track, opened with
+  /// its first fix read (JSON Lines say whether they name devices only in their lines), or many
+  /// devices.
+  enum Tracks {
+    case one(TrackFileReader, first: Result<LocationFix?, TrackIOError>)
+    case many(DeviceTrackSource)
+  }
+
+  /// Opens the tracks given: several files, a folder, or a file with a device column are many
+  /// devices; anything else is one.
+  /// - Throws: ``TrackIOError`` for a folder without tracks or a file that cannot be opened.
+  static func open(_ arguments: [String], lenient: Bool) throws(TrackIOError) -> Tracks {
+    let (paths, hadFolder) = try expand(arguments)
+    if paths.count > 1 || hadFolder { return .many(DeviceTrackSource(paths: paths, lenient: lenient)) }
+    var reader = try TrackFileReader(path: paths[0], lenient: lenient)
+    let first: Result<LocationFix?, TrackIOError>
+    do { first = .success(try reader.next()) } catch { first = .failure(error) }
+    guard reader.namesDevices else { return .one(reader, first: first) }
+    return .many(DeviceTrackSource(paths: paths, lenient: lenient, opened: (reader, first)))
+  }
+
   /// The extensions of track files taken from a folder.
   static let trackExtensions = ["gpx", "csv", "jsonl", "ndjson"]
 
