@@ -6,22 +6,26 @@ import RealModule
 /// radii log-uniform in `radii`, half of them (at most 1 000) centred within 0.8 r of a position of
 /// the track so that the track surely enters them, the rest uniform over a square of side
 /// max(30 km, 0.5 km·√K) around `center`. A `polygonFraction` of them are star-shaped polygons
-/// (5–12 vertices between 0.5 r and r from the centre) instead of circles.
+/// (`vertices` vertices, by default 5–12, between 0.5 r and r from the centre) instead of circles.
 public struct SyntheticRegions: Sendable {
   public var seed: UInt64
   public var count: Int
   public var center: Coordinate
   public var radii: ClosedRange<Double>
   public var polygonFraction: Double
+  /// The range of a polygon's vertex count (uniform).
+  public var vertices: ClosedRange<Int>
 
   public init(
-    seed: UInt64, count: Int, center: Coordinate, radii: ClosedRange<Double> = 50...2000, polygonFraction: Double = 0
+    seed: UInt64, count: Int, center: Coordinate, radii: ClosedRange<Double> = 50...2000, polygonFraction: Double = 0,
+    vertices: ClosedRange<Int> = 5...12
   ) {
     self.seed = seed
     self.count = count
     self.center = center
     self.radii = radii
     self.polygonFraction = polygonFraction
+    self.vertices = max(3, vertices.lowerBound)...max(3, vertices.upperBound)
   }
 
   /// Generates the regions; `trackSample` supplies positions for the regions placed on the track.
@@ -55,7 +59,7 @@ public struct SyntheticRegions: Sendable {
       let c = Self.offset(origin, east: dx, north: dy, metresPerDegreeLatitude: metresPerDegreeLatitude)
       let name = "r" + String(repeating: "0", count: width - String(i).count) + String(i)
       let asPolygon = polygonFraction > 0 && rng.uniform(0...1) < polygonFraction
-      if asPolygon, let polygon = Self.star(name: name, center: c, radius: radius, rng: &rng,
+      if asPolygon, let polygon = Self.star(name: name, center: c, radius: radius, vertices: vertices, rng: &rng,
                                              metresPerDegreeLatitude: metresPerDegreeLatitude) {
         regions.append(.polygon(polygon))
       } else if let circle = try? CircularRegion(identifier: name, center: c, radius: radius) {
@@ -74,9 +78,10 @@ public struct SyntheticRegions: Sendable {
   }
 
   static func star(
-    name: String, center: Coordinate, radius: Double, rng: inout SeededGenerator, metresPerDegreeLatitude: Double
+    name: String, center: Coordinate, radius: Double, vertices range: ClosedRange<Int>, rng: inout SeededGenerator,
+    metresPerDegreeLatitude: Double
   ) -> PolygonRegion? {
-    let vertices = Int(rng.uniform(5...12.999))
+    let vertices = Int(rng.uniform(Double(range.lowerBound)...(Double(range.upperBound) + 0.999)))
     var ring: [Coordinate] = []
     for k in 0..<vertices {
       let angle = (Double(k) + rng.uniform(0.1...0.9)) / Double(vertices) * 2 * Double.pi

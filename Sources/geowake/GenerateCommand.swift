@@ -201,6 +201,9 @@ struct GenerateCommand: ParsableCommand {
     @Option(help: "Smallest and largest radius in metres, as MIN,MAX.")
     var radii: String = "50,2000"
 
+    @Option(help: "Fewest and most vertices of a polygon, as MIN,MAX (3 … 100,000).")
+    var vertices: String = "5,12"
+
     @Option(help: "Seed of the track the regions are placed on (defaults to --seed).")
     var trackSeed: UInt64?
 
@@ -216,6 +219,13 @@ struct GenerateCommand: ParsableCommand {
       guard let f = RegionWriter.Format(rawValue: format) else { throw ValidationError("--format must be csv or geojson, got \(format)") }
       if f == .csv && polygons > 0 { throw ValidationError("polygons need --format geojson") }
       guard radiusRange() != nil else { throw ValidationError("--radii \"\(radii)\": expected MIN,MAX with 0 < MIN ≤ MAX ≤ 10000000") }
+      guard vertexRange() != nil else { throw ValidationError("--vertices \"\(vertices)\": expected MIN,MAX with 3 ≤ MIN ≤ MAX ≤ 100000") }
+    }
+
+    func vertexRange() -> ClosedRange<Int>? {
+      let parts = vertices.split(separator: ",").compactMap { Int($0) }
+      guard parts.count == 2, parts[0] >= 3, parts[0] <= parts[1], parts[1] <= 100_000 else { return nil }
+      return parts[0]...parts[1]
     }
 
     func radiusRange() -> ClosedRange<Double>? {
@@ -231,7 +241,8 @@ struct GenerateCommand: ParsableCommand {
       var sample: [Coordinate] = []
       for (i, generated) in track.enumerated() where i % step == 0 { sample.append(generated.fix.coordinate) }
       let regions = SyntheticRegions(
-        seed: placement.seed, count: count, center: center, radii: radiusRange() ?? 50...2000, polygonFraction: polygons
+        seed: placement.seed, count: count, center: center, radii: radiusRange() ?? 50...2000, polygonFraction: polygons,
+        vertices: vertexRange() ?? 5...12
       ).generate(near: sample)
       let sink = try placement.sink()
       do {

@@ -76,4 +76,26 @@ struct CrossingsCommandTests {
     let parsed = try JSONSerialization.jsonObject(with: Data(geojson.utf8)) as? [String: Any]
     #expect((parsed?["features"] as? [Any])?.count == 50)
   }
+
+  @Test func generatedPolygonsHaveTheVertexCountsAskedFor() throws {
+    let made = try CommandRunner.run([
+      "generate", "regions", "--count", "40", "--polygons", "1", "--vertices", "30,34", "--format", "geojson",
+      "--track-count", "2000",
+    ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let parsed = try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any]
+    let features = try #require(parsed?["features"] as? [[String: Any]])
+    #expect(features.count == 40)
+    for feature in features {
+      let geometry = feature["geometry"] as? [String: Any]
+      let ring = (geometry?["coordinates"] as? [[[Double]]])?.first
+      // A closed ring repeats its first position.
+      #expect(ring.map { (31...35).contains($0.count) } == true, "\(ring?.count ?? -1) positions")
+    }
+    for bad in ["2,5", "9,8", "5", "5,100001"] {
+      let refused = try CommandRunner.run(["generate", "regions", "--polygons", "1", "--format", "geojson", "--vertices", bad])
+      #expect(refused.status == 64, "\(bad)")
+      #expect(refused.stderr.contains("--vertices"), "\(refused.stderr)")
+    }
+  }
 }
