@@ -20,8 +20,8 @@ public import Geodesy
 /// `CrossingDetector` benchmarks count mallocs); a fix in a grid cell that a polygon's boundary
 /// crosses costs one exact point-in-polygon test for that polygon, over the edges at its latitude.
 ///
-/// **Order.** Crossings of one segment are appended in time order (ties by identifier, then enter
-/// before exit), so the same fixes and regions always give the same output.
+/// **Order.** Crossings of one segment are appended in time order (ties by identifier, then in the
+/// order of the path), so the same fixes and regions always give the same output.
 ///
 /// **Sharing.** Detectors made from one ``RegionSet`` share its index and the cells prepared from
 /// it; a detector's own state is the regions near the device and the few it is inside.
@@ -628,10 +628,13 @@ public struct CrossingDetector: Sendable {
     let identifier = regions.index.identifier(slot: slot)
     let planar = polygon.planar
     let x0 = planar.x(longitude: path.longitude0)
-    let x1 = x0 + path.deltaLongitude
+    // The segment ends exactly at the fix (its x continued from x0, not wrapped), so that a fix on
+    // the boundary is not a unit in the last place off it.
+    let xEnd = planar.x(longitude: path.end.longitude)
+    let x1 = abs(xEnd - (x0 + path.deltaLongitude)) < 1 ? xEnd : x0 + path.deltaLongitude
     let y0 = path.latitude0
-    let y1 = path.latitude0 + path.deltaLatitude
-    let isInside = polygon.contains(x: planar.x(longitude: path.point(at: 1).longitude), y: y1)
+    let y1 = path.end.latitude
+    let isInside = polygon.contains(x: planar.x(longitude: path.end.longitude), y: path.end.latitude)
     var state = wasInside
     var crossingsHere = 0
     let firstPending = pending.count
@@ -704,10 +707,11 @@ public struct CrossingDetector: Sendable {
   /// Sorts this segment's crossings and appends them as ``RegionCrossing`` values.
   private mutating func flush(into crossings: inout [RegionCrossing], fromFix: Int) {
     if pending.count > 1 {
+      // One region's crossings are recorded in the order of the path, and the sort is stable:
+      // two at the same time (a rounding step apart) keep their order, so enter and exit alternate.
       pending.sort { a, b in
         if a.time != b.time { return a.time < b.time }
-        if a.identifier != b.identifier { return a.identifier.rawValue < b.identifier.rawValue }
-        return a.enter && !b.enter
+        return a.identifier.rawValue < b.identifier.rawValue
       }
     }
     for p in pending {

@@ -15,19 +15,24 @@ struct PathSegment {
   let deltaLongitude: Double
   let time0: Double
   let time1: Double
+  /// The end as given: `latitude0 + deltaLatitude` may differ from it by a unit in the last place,
+  /// and a decision at the end must be the decision at the fix.
+  let end: Coordinate
 
   init(from start: Coordinate, at time0: Double, to end: Coordinate, at time1: Double) {
     latitude0 = start.latitude
     longitude0 = start.longitude
+    self.end = end
     deltaLatitude = end.latitude - start.latitude
     deltaLongitude = PlanarPolygons.wrapped(end.longitude - start.longitude)
     self.time0 = time0
     self.time1 = time1
   }
 
-  /// The position at parameter u ∈ [0, 1].
+  /// The position at parameter u ∈ [0, 1]; exactly the end at 1.
   @inline(__always)
   func point(at u: Double) -> Coordinate {
+    if u == 1 { return end }
     let latitude = min(90, max(-90, latitude0 + u * deltaLatitude))
     return Coordinate(uncheckedLatitude: latitude, longitude: Coordinate.normalizedLongitude(longitude0 + u * deltaLongitude))
   }
