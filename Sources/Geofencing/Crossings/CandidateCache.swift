@@ -85,10 +85,15 @@ final class CellCandidates: Sendable {
   /// the map to stand in for the exact coordinates: a tenth of the 1e-8 m that
   /// ``CircleGeometry/slack`` allows for rounding.
   static let preciseMapTolerance = 1e-9
-  /// Polygons whose boundary passes through the cell; the others have one state in the cell.
+  /// Polygons whose boundary passes through the cell, ascending; the others have one state in the
+  /// cell.
   let polygonSlots: [Int32]
+  /// The edges of ``polygonSlots`` that meet the cell.
+  let polygonEdges: CellPolygonEdges
   /// Every polygon whose bounding box touches the cell, boundary in the cell or not.
   let touchingPolygonSlots: [Int32]
+  /// How each of ``touchingPolygonSlots`` covers the cell.
+  let touchingPolygonCoverage: [RectangleCoverage]
 
   /// Builds the cell `key` from the regions whose bounding box touches it.
   init(key: UInt64, regions: borrowing RegionIndex, scratch: inout [Int32]) {
@@ -127,7 +132,9 @@ final class CellCandidates: Sendable {
     slots.reserveCapacity(scratch.count)
     var circles: [Circle] = []
     var polygonSlots: [Int32] = []
+    var boundaryPolygons: [(geometry: PolygonGeometry, west: Double)] = []
     var touchingPolygonSlots: [Int32] = []
+    var touchingPolygonCoverage: [RectangleCoverage] = []
     for slot32 in scratch {
       let slot = Int(slot32)
       guard regions.boxes[slot].intersects(box) else { continue }
@@ -136,11 +143,21 @@ final class CellCandidates: Sendable {
       } else if let polygon = regions.polygons[slot] {
         touchingPolygonSlots.append(slot32)
         let west = polygon.planar.x(longitude: box.west)
-        if polygon.coverage(west: west, south: box.south, east: west + (box.east - box.west), north: box.north) == .boundary {
+        let east = west + (box.east - box.west)
+        let coverage = polygon.coverage(west: west, south: box.south, east: east, north: box.north)
+        touchingPolygonCoverage.append(coverage)
+        if coverage == .boundary {
           polygonSlots.append(slot32)
+          boundaryPolygons.append((polygon, west))
         }
       }
     }
+    let order = polygonSlots.indices.sorted { polygonSlots[$0] < polygonSlots[$1] }
+    polygonSlots = order.map { polygonSlots[$0] }
+    boundaryPolygons = order.map { boundaryPolygons[$0] }
+    polygonEdges = CellPolygonEdges(
+      boundaryPolygons, box: box, metresPerDegreeLatitude: metresPerDegreeLatitude,
+      metresPerDegreeLongitude: metresPerDegreeLongitude)
     // Ascending slots: two cells' lists merge in one pass (``CrossingDetector`` does so when the
     // device moves to a neighbouring cell); the circle records follow their slots.
     slots.sort()
@@ -175,6 +192,7 @@ final class CellCandidates: Sendable {
     filter = CircleFilter.blocks(circles, origin: centre, epsilon: epsilon)
     self.polygonSlots = polygonSlots
     self.touchingPolygonSlots = touchingPolygonSlots
+    self.touchingPolygonCoverage = touchingPolygonCoverage
   }
 
   /// The index's geometry of circle `k`, rebuilt from the cell's own arrays.
@@ -280,6 +298,7 @@ struct CandidateCache {
   /// A spare array the next cell's states are built in while the current cell's are still read
   /// (then swapped), so that a move allocates nothing.
   var spareInside: [Bool] = []
+  /// The state of each polygon whose boundary passes through the cell (``CellCandidates/polygonSlots``).
   var polygonInside: [Bool] = []
 
   /// The fix of the last look (degrees) and the squared semi-axis, in metres², of the quiet

@@ -45,6 +45,7 @@ public struct CrossingDetector: Sendable {
   var roots: [(u: Double, enter: Bool)] = []
   var parameters: [Double] = []
   var slotBuffer: [Int32] = []
+  var polygonHits: [PolygonHit] = []
   /// The cells entered last (most recent last), looked at before the set's shared cells.
   var recentCells: [CellCandidates] = []
   /// Circles a move to a neighbouring cell settles after its pass over the cells' arrays.
@@ -53,6 +54,13 @@ public struct CrossingDetector: Sendable {
   /// The number of cells in ``recentCells``: a device going back and forth between neighbours
   /// finds them without the shared cache's lock.
   static let recentCapacity = 4
+
+  /// A proper crossing of polygon `polygon` of the cell at parameter `u` of the segment; infinity
+  /// when the segment may touch one of its edges.
+  struct PolygonHit: Sendable {
+    var polygon: Int32
+    var u: Double
+  }
 
   struct PendingCrossing: Sendable {
     var time: Double
@@ -164,7 +172,7 @@ public struct CrossingDetector: Sendable {
   {
     var i = 0
     while i < fixes.count {
-      if let last = previous, let cell = cache.cell, cache.generation == regions.index.generation, cell.polygonSlots.isEmpty {
+      if let last = previous, let cell = cache.cell, cache.generation == regions.index.generation {
         let next = runWithinCell(cell, fixes, from: i, after: last, into: &crossings)
         if next > i {
           i = next
@@ -177,8 +185,8 @@ public struct CrossingDetector: Sendable {
   }
 
   /// The steady state without leaving the loop: processes fixes from `start` while they are in
-  /// time order and inside `cell` (a cell without polygon boundaries), scanning the circles that
-  /// fall due. Returns the index of the first fix it did not process.
+  /// time order and inside `cell`, looking at the regions when they fall due. Returns the index of
+  /// the first fix it did not process.
   private mutating func runWithinCell(
     _ cell: CellCandidates, _ fixes: UnsafeBufferPointer<LocationFix>, from start: Int, after last: LocationFix,
     into crossings: inout [RegionCrossing]
@@ -201,9 +209,7 @@ public struct CrossingDetector: Sendable {
       } else {
         if moved { previousCartesianIsValid = false }
         moved = false
-        let before = j == start ? last : fixes[j - 1]
-        let fix = fixes[j]
-        scan(cell, from: before, to: fix, step: cell.stepBound(from: before.coordinate, to: fix.coordinate))
+        look(cell, from: j == start ? last : fixes[j - 1], to: fixes[j])
         if !pending.isEmpty { flush(into: &crossings, fromFix: firstIndex + (j - start) - 1) }
       }
       beforeTime = time
@@ -257,21 +263,106 @@ public struct CrossingDetector: Sendable {
     if cache.isQuiet(cell, latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude) {
       previousCartesianIsValid = false
     } else {
-      scan(cell, from: last, to: fix, step: cell.stepBound(from: last.coordinate, to: fix.coordinate))
+      look(cell, from: last, to: fix)
     }
-    guard !cell.polygonSlots.isEmpty else { return }
-    let path = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
-    for k in 0..<cell.polygonSlots.count {
+  }
+
+  /// Settles the segment from `last` to `fix`, both in `cell`: the polygons whose boundary passes
+  /// through the cell, then the circles, and sets the quiet ellipse around `fix` from the least
+  /// margin of both.
+  @inline(__always)
+  private mutating func look(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix) {
+    let step = cell.stepBound(from: last.coordinate, to: fix.coordinate)
+    let margin = cell.polygonSlots.isEmpty ? Double.infinity : settlePolygons(cell, from: last, to: fix, step: step)
+    scan(cell, from: last, to: fix, step: step, margin: margin)
+  }
+
+  /// Settles each polygon whose boundary passes through `cell` on the segment from `last` to
+  /// `fix` (both in the cell, at most `step` apart in the step norm), recording its crossings, and
+  /// returns a lower bound of the distance from `fix` to those boundaries in the cell.
+  ///
+  /// The bound comes from the fix's sub-cell (``CellPolygonEdges/margin(row:column:latitude:longitude:)``):
+  /// beyond the step, no edge can have been crossed. Otherwise every edge filed in the sub-cells
+  /// the segment spans is tested for a proper crossing (exact orientations,
+  /// ``CellPolygonEdges/crossing(_:lon0:lat0:lon1:lat1:)``), each of which changes its polygon's
+  /// state; a polygon whose edge the segment may touch other than by a proper crossing is solved
+  /// in general (``solvePolygon(_:slot:path:wasInside:)``), as is a polygon too wide for the
+  /// cell's shifted coordinates.
+  @inline(never)
+  private mutating func settlePolygons(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix, step: Double)
+    -> Double
+  {
+    let edges = cell.polygonEdges
+    let latitude = fix.coordinate.latitude
+    let longitude = fix.coordinate.longitude
+    var path: PathSegment?
+    if edges.hasWidePolygons {
+      let segment = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
+      path = segment
+      for k in 0..<cell.polygonSlots.count where edges.shift[k].isNaN {
+        let slot = Int(cell.polygonSlots[k])
+        guard let polygon = regions.index.polygons[slot] else { continue }
+        cache.polygonInside[k] = solvePolygon(polygon, slot: slot, path: segment, wasInside: cache.polygonInside[k])
+      }
+    }
+    let here = edges.subCell(latitude: latitude, longitude: longitude)
+    let margin = edges.margin(row: here.row, column: here.column, latitude: latitude, longitude: longitude)
+    if margin > step { return edges.hasWidePolygons ? 0 : margin }
+    // The proper crossings of the segment, by polygon; a polygon the segment may touch is marked.
+    polygonHits.clearKeepingCapacity()
+    let before = edges.subCell(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude)
+    let (lon0, lat0) = (last.coordinate.longitude, last.coordinate.latitude)
+    edges.forEachEdge(from: before, to: here, scratch: &slotBuffer) { e in
+      let k = edges.edges[e].polygon
+      switch edges.crossing(e, lon0: lon0, lat0: lat0, lon1: longitude, lat1: latitude) {
+      case nil: polygonHits.append(PolygonHit(polygon: k, u: .infinity))
+      case let u? where u >= 0: polygonHits.append(PolygonHit(polygon: k, u: u))
+      default: break
+      }
+    }
+    guard !polygonHits.isEmpty else { return edges.hasWidePolygons ? 0 : margin }
+    if polygonHits.count > 1 {
+      polygonHits.sort { a, b in a.polygon != b.polygon ? a.polygon < b.polygon : a.u < b.u }
+    }
+    let segment = path ?? PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
+    var first = 0
+    while first < polygonHits.count {
+      let k = Int(polygonHits[first].polygon)
+      var end = first + 1
+      while end < polygonHits.count && Int(polygonHits[end].polygon) == k { end += 1 }
+      defer { first = end }
       let slot = Int(cell.polygonSlots[k])
-      guard let polygon = regions.index.polygons[slot] else { continue }
-      cache.polygonInside[k] = solvePolygon(polygon, slot: slot, path: path, wasInside: cache.polygonInside[k])
+      let wasInside = cache.polygonInside[k]
+      // A touch (sorted last) or two crossings at one parameter: in general.
+      let general =
+        polygonHits[end - 1].u == .infinity || (first + 1..<end).contains { polygonHits[$0].u == polygonHits[$0 - 1].u }
+      if general {
+        guard let polygon = regions.index.polygons[slot] else { continue }
+        cache.polygonInside[k] = solvePolygon(polygon, slot: slot, path: segment, wasInside: wasInside)
+        continue
+      }
+      let identifier = regions.index.identifier(slot: slot)
+      let passThrough = end - first >= 2 && (end - first) % 2 == 0
+      var state = wasInside
+      for h in first..<end {
+        state.toggle()
+        let u = polygonHits[h].u
+        pending.append(
+          PendingCrossing(
+            time: segment.time(at: u), coordinate: segment.point(at: u), slot: slot, identifier: identifier,
+            enter: state, passThrough: passThrough))
+      }
+      cache.polygonInside[k] = state
     }
+    return edges.hasWidePolygons ? 0 : margin
   }
 
   /// Looks at every circle of the cell at `fix` (the filter, then the exact test for the few it
   /// leaves), records crossings on the segment of length at most `step` that ends there, and sets
-  /// the quiet ellipse around `fix`.
-  private mutating func scan(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix, step: Double) {
+  /// the quiet ellipse around `fix`, no larger than `margin` (the polygons' own).
+  private mutating func scan(
+    _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix, step: Double, margin polygonMargin: Double
+  ) {
     // The filter's point through the cell's quadratic map when it has one; the exact
     // Earth-centred coordinates only if a circle needs the exact test.
     let exact: SIMD3<Double>?
@@ -291,7 +382,7 @@ public struct CrossingDetector: Sendable {
     var p = exact
     var p0: SIMD3<Double>?
     var path: PathSegment?
-    var least = Double.infinity
+    var least = polygonMargin
     var first = 0
     repeat {
       // ``look(at:in:from:step:states:)`` written out: through a shared helper (static, or a
@@ -496,19 +587,40 @@ public struct CrossingDetector: Sendable {
       i += 1
     }
     cache.begin(next, generation: regions.index.generation)
-    // Every polygon either cell touches: solve it on the segment.
-    if !old.touchingPolygonSlots.isEmpty || !next.touchingPolygonSlots.isEmpty {
-      slotBuffer.clearKeepingCapacity()
-      slotBuffer.append(contentsOf: old.touchingPolygonSlots)
-      slotBuffer.append(contentsOf: next.touchingPolygonSlots)
-      slotBuffer.sort()
-      for i in 0..<slotBuffer.count where i == 0 || slotBuffer[i] != slotBuffer[i - 1] {
-        let slot = Int(slotBuffer[i])
-        guard let polygon = regions.index.polygons[slot] else { continue }
-        insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
-      }
-    }
+    settlePolygons(from: old, to: next, path: path)
     for slot in next.polygonSlots { cache.polygonInside.append(insideBySlot[slot]) }
+  }
+
+  /// The polygons on a segment from `old` into its neighbour `next`, states in ``insideBySlot``.
+  ///
+  /// The segment stays in the two cells, so only a polygon whose boundary passes through one of
+  /// them can have been crossed: those are solved on it. Any other polygon touching either cell
+  /// has one state all over it, the state the cell recorded (outside in a cell its box misses).
+  private mutating func settlePolygons(from old: CellCandidates, to next: CellCandidates, path: PathSegment) {
+    guard !old.touchingPolygonSlots.isEmpty || !next.touchingPolygonSlots.isEmpty else { return }
+    for (k, slot) in old.touchingPolygonSlots.enumerated() where old.touchingPolygonCoverage[k] != .boundary {
+      insideBySlot[slot] = old.touchingPolygonCoverage[k] == .inside
+    }
+    // Both cells' boundary polygons, merged by slot (both ascending), each once.
+    let box = path.box
+    var i = 0
+    var j = 0
+    while i < old.polygonSlots.count || j < next.polygonSlots.count {
+      let a = i < old.polygonSlots.count ? old.polygonSlots[i] : .max
+      let b = j < next.polygonSlots.count ? next.polygonSlots[j] : .max
+      let slot = Int(min(a, b))
+      if a <= b { i += 1 }
+      if b <= a { j += 1 }
+      // A box the segment misses: outside at both ends, nothing crossed.
+      guard regions.index.boxes[slot].intersects(box), let polygon = regions.index.polygons[slot] else { continue }
+      insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
+    }
+    for slot in old.touchingPolygonSlots where !regions.index.boxes[Int(slot)].intersects(next.box) {
+      insideBySlot[slot] = false
+    }
+    for (k, slot) in next.touchingPolygonSlots.enumerated() where next.touchingPolygonCoverage[k] != .boundary {
+      insideBySlot[slot] = next.touchingPolygonCoverage[k] == .inside
+    }
   }
 
   /// Any other move: ask the index for every region whose box touches the segment's box.
@@ -723,3 +835,5 @@ public struct CrossingDetector: Sendable {
     pending.clearKeepingCapacity()
   }
 }
+
+

@@ -160,7 +160,7 @@ final class PolygonGeometry: Sendable {
   }
 
   /// Whether segment e may meet the closed rectangle (never false when it does).
-  private static func segment(_ e: SIMD4<Double>, meets west: Double, _ south: Double, _ east: Double, _ north: Double)
+  static func segment(_ e: SIMD4<Double>, meets west: Double, _ south: Double, _ east: Double, _ north: Double)
     -> Bool
   {
     if max(e.x, e.z) < west || min(e.x, e.z) > east || max(e.y, e.w) < south || min(e.y, e.w) > north { return false }
@@ -233,6 +233,41 @@ final class PolygonGeometry: Sendable {
     return radius * metresPerDegreeY
   }
 
+  /// Calls `body` with every edge whose latitude range may meet [south, north], each once (an edge
+  /// listed in several bands is taken in the first band of the query it is listed in).
+  @inline(__always)
+  func forEachEdge(south: Double, north: Double, _ body: (Int, SIMD4<Double>) -> Void) {
+    let range = bands(south: south, north: north)
+    edges.withUnsafeBufferPointer { edges in
+      bandEdges.withUnsafeBufferPointer { list in
+        bandStart.withUnsafeBufferPointer { start in
+          for b in range {
+            for k in Int(start[b])..<Int(start[b + 1]) {
+              let index = Int(list[k])
+              let e = edges[index]
+              if b != range.lowerBound
+                && Self.band(min(e.y, e.w), south: bandSouth, scale: bandScale, count: bandCount) < b
+              {
+                continue
+              }
+              body(index, e)
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// The indices in ``edges`` of every edge that may meet the closed rectangle [west, east] ×
+  /// [south, north] of projected coordinates (never leaving out one that does), each once, in the
+  /// order of the band index.
+  func edgesMeeting(west: Double, south: Double, east: Double, north: Double, into out: inout [Int32]) {
+    out.removeAll(keepingCapacity: true)
+    forEachEdge(south: south, north: north) { index, e in
+      if Self.segment(e, meets: west, south, east, north) { out.append(Int32(index)) }
+    }
+  }
+
   /// Parameters u in [0, 1] where the projected segment (x0, y0) → (x1, y1) meets a ring edge,
   /// sorted and without duplicates. A collinear overlap contributes both of its ends.
   func boundaryParameters(x0: Double, y0: Double, x1: Double, y1: Double, into out: inout [Double]) {
@@ -243,8 +278,8 @@ final class PolygonGeometry: Sendable {
     let maxX = max(x0, x1)
     let minY = min(y0, y1)
     let maxY = max(y0, y1)
-    for e in edges {
-      if max(e.x, e.z) < minX || min(e.x, e.z) > maxX || max(e.y, e.w) < minY || min(e.y, e.w) > maxY { continue }
+    forEachEdge(south: minY, north: maxY) { _, e in
+      if max(e.x, e.z) < minX || min(e.x, e.z) > maxX || max(e.y, e.w) < minY || min(e.y, e.w) > maxY { return }
       let ex = e.z - e.x
       let ey = e.w - e.y
       let denominator = dx * ey - dy * ex
@@ -252,14 +287,14 @@ final class PolygonGeometry: Sendable {
       let qy = e.y - y0
       if denominator == 0 {
         // Parallel: only a collinear overlap matters.
-        guard qx * dy - qy * dx == 0 else { continue }
+        guard qx * dy - qy * dx == 0 else { return }
         let length2 = dx * dx + dy * dy
-        guard length2 > 0 else { continue }
+        guard length2 > 0 else { return }
         for (px, py) in [(e.x, e.y), (e.z, e.w)] {
           let u = ((px - x0) * dx + (py - y0) * dy) / length2
           if u >= 0 && u <= 1 { out.append(u) }
         }
-        continue
+        return
       }
       let u = (qx * ey - qy * ex) / denominator
       let v = (qx * dy - qy * dx) / denominator

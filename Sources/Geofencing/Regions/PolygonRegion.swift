@@ -172,8 +172,14 @@ package struct PlanarPolygons: Sendable {
   /// The projected x of a longitude: shifted by whole turns to lie within 180° of the middle of
   /// the polygons' longitude range, which puts every point of the polygons at its own x.
   func x(longitude: Double) -> Double {
+    longitude + turns(longitude: longitude)
+  }
+
+  /// The whole turns (a multiple of 360, exact) that ``x(longitude:)`` adds to `longitude`.
+  @inline(__always)
+  func turns(longitude: Double) -> Double {
     let middle = (box.west + box.east) / 2
-    return longitude + 360 * ((middle - longitude) / 360).rounded(.toNearestOrEven)
+    return 360 * ((middle - longitude) / 360).rounded(.toNearestOrEven)
   }
 
   /// The middle of the projected longitude range.
