@@ -1,10 +1,11 @@
-// geowake-peer-run TRACK.csv REGIONS.csv [REPEAT]
+// geowake-peer-run TRACK.csv REGIONS [REPEAT]
 // geowake-peer-run gpx TRACK.gpx [REPEAT]
 //
 // `gpx`: times reading every point of a GPX file with GPXReader (the full fix: lat, lon, time,
 // ele, hdop), best of REPEAT whole passes, and prints bytes, seconds, MB/s and points.
 //
-// GeoWake's entry in Benchmarks/compare-peers. Reads the track and the circles (not timed), then
+// GeoWake's entry in Benchmarks/compare-peers. Reads the track and the regions (CSV circles, or
+// GeoJSON circles and polygons; not timed), then
 // times, as every peer does: building the index, and running the whole track through it (the
 // CrossingDetector: every fix's containment state for every region, every crossing with its
 // interpolated time). Prints one line of key=value pairs; `pairs` is the number of (fix, region)
@@ -49,13 +50,13 @@ if arguments.count >= 3 && arguments[1] == "gpx" {
   exit(0)
 }
 guard arguments.count >= 3 else {
-  print("usage: geowake-peer-run TRACK.csv REGIONS.csv [REPEAT] | geowake-peer-run gpx TRACK.gpx [REPEAT]")
+  print("usage: geowake-peer-run TRACK.csv REGIONS [REPEAT] | geowake-peer-run gpx TRACK.gpx [REPEAT]")
   exit(64)
 }
 let repeatCount = arguments.count > 3 ? Int(arguments[3]) ?? 3 : 3
 var reader = try FixCSVReader(path: arguments[1])
 let fixes = try reader.readAll()
-let regions = try RegionCSVReader.read(path: arguments[2])
+let regions = try RegionFileReader.read(path: arguments[2]).regions
 
 let level = ProcessInfo.processInfo.environment["GEOWAKE_GRID_LEVEL"].flatMap { Int($0) }
 /// Passes (an index build, then the track) go on until there have been REPEAT of them and they
