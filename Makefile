@@ -20,10 +20,16 @@ demo: deps
 	$(DEMO_BIN) analyze --regions Fixtures/demo/tokyo-regions.csv Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx
 	$(DEMO_BIN) fetch --usage Fixtures/fetch/morning-checker.csv --feed Fixtures/fetch/news-feed.csv
 
+# Temporary files go to .build/test-tmp, emptied before and after: SwiftPM leaves a few
+# TemporaryDirectory.* folders behind on every build and test run.
+TEST_TMP := $(CURDIR)/.build/test-tmp
+
 test: deps
-	$(SWIFT) test
-	sh integrations/dask/test.sh
-	sh scripts/check-embeddable.sh
+	rm -rf $(TEST_TMP) && mkdir -p $(TEST_TMP)
+	TMPDIR=$(TEST_TMP) $(SWIFT) test
+	TMPDIR=$(TEST_TMP) sh integrations/dask/test.sh
+	TMPDIR=$(TEST_TMP) sh scripts/check-embeddable.sh
+	rm -rf $(TEST_TMP)
 
 # package-benchmark suites (Benchmarks/ is its own package, so `make test` never builds them).
 bench: deps

@@ -33,7 +33,9 @@ public enum CommandRunner {
     // Standard error goes to a file, so that neither stream can block the process on a full pipe
     // while the other is read.
     let errorURL = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-stderr-\(UUID().uuidString)")
-    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+    // Not FileManager.createFile: on Linux it writes atomically and leaves a TemporaryDirectory.*
+    // folder behind.
+    try Data().write(to: errorURL)
     defer { try? FileManager.default.removeItem(at: errorURL) }
     let errorHandle = try FileHandle(forWritingTo: errorURL)
     process.standardInput = input

@@ -50,10 +50,10 @@ struct ManyDevicesTests {
             let f = row.split(separator: ",")
             return "{\"time\":\(f[0]),\"lat\":\(f[1]),\"lon\":\(f[2]),\"accuracy\":\(f[3])}\n"
           }
-          try lines.joined().write(toFile: tracks + "/\(device.name).jsonl", atomically: true, encoding: .utf8)
+          try lines.joined().write(toFile: tracks + "/\(device.name).jsonl", atomically: false, encoding: .utf8)
         } else {
           try ("time,lat,lon,accuracy\n" + device.rows.map { $0 + "\n" }.joined())
-            .write(toFile: tracks + "/\(device.name).csv", atomically: true, encoding: .utf8)
+            .write(toFile: tracks + "/\(device.name).csv", atomically: false, encoding: .utf8)
         }
       }
       return tracks
@@ -146,7 +146,7 @@ struct ManyDevicesTests {
     let path = tracks + "/\(broken.name).csv"
     var rows = broken.rows
     rows[2] = "\(rows[2].split(separator: ",")[0]),95.5,\(rows[2].split(separator: ",")[2]),5"
-    try ("time,lat,lon,accuracy\n" + rows.map { $0 + "\n" }.joined()).write(toFile: path, atomically: true, encoding: .utf8)
+    try ("time,lat,lon,accuracy\n" + rows.map { $0 + "\n" }.joined()).write(toFile: path, atomically: false, encoding: .utf8)
     let run = try CommandRunner.run(["analyze", "--regions", regions, "--format", "jsonl", tracks, "--jobs", "2"])
     #expect(run.status == 65)
     #expect(run.stderr.contains("\(path):4:"))
