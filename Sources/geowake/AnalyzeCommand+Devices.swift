@@ -46,7 +46,7 @@ extension AnalyzeCommand {
       throw SysExit.dataError
     }
     let out: ByteSink
-    do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }
+    do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     let listed = format == .geojson ? first.monitor.monitoredRegions + first.monitor.failedRegions : []
     var writer = TimelineWriter(format: format, sink: out, regions: listed, devices: true)
     let totals: DeviceTotals

@@ -96,7 +96,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
     }
     regionFile = RegionFile(regions: [])
     let out: ByteSink
-    do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }
+    do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     var writer = TimelineWriter(
       format: TimelineWriter.Format(rawValue: format) ?? .table, sink: out,
       // Only the formats that draw or list regions need them (a copy of 100,000 regions is ~8 MB).

@@ -100,7 +100,7 @@ struct FetchCommand: ParsableCommand {
     let simulation = FetchSimulation(scenario: scenario, launches: launches, window: window, feed: contentFeed, conditions: deviceConditions)
     let report = FetchReport(FetchComparison(simulation), usageSource: usage, feedSource: feedSource)
     let out: ByteSink
-    do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }
+    do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     do {
       try report.write(FetchReport.Format(rawValue: format) ?? .table, to: out)
       try out.commit()

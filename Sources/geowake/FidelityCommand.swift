@@ -84,7 +84,7 @@ struct FidelityCommand: ParsableCommand {
       throw SysExit.usage
     }
     let out: ByteSink
-    do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }
+    do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     do {
       try FidelityReport(run, source: folder).write(FidelityReport.Format(rawValue: format) ?? .table, to: out)
       try out.commit()

@@ -11,6 +11,12 @@ struct GeoWakeCommand: AsyncParsableCommand {
       """,
     subcommands: [AnalyzeCommand.self, InfoCommand.self, RegionsCommand.self, CellsCommand.self, CompareCommand.self, FetchCommand.self, PushCommand.self, FidelityCommand.self, CrossingsCommand.self, GeodesicCommand.self, GenerateCommand.self]
   )
+
+  /// Parses the arguments and runs the command, with interrupts leaving no partial output.
+  static func main() async {
+    Interrupts.removeUnfinishedOutputsOnExit()
+    await main(nil)
+  }
 }
 
 /// sysexits(3) codes.

@@ -89,7 +89,7 @@ struct PushCommand: ParsableCommand {
     }
     let run = PushSimulation(requests: requests, device: device, requiresProviderToken: providerToken).run()
     let out: ByteSink
-    do { out = try ByteSink(path: output, overwrite: force, atomically: true) } catch { throw Diagnostics.fail(error) }
+    do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     do {
       try PushReport(run, scheduleSource: schedule).write(PushReport.Format(rawValue: format) ?? .table, to: out)
       try out.commit()

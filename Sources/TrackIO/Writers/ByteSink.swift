@@ -2,50 +2,48 @@ import Foundation
 
 /// A buffered byte writer to a file or standard output, with allocation-free number formatting.
 ///
-/// Never replaces an existing file unless asked: ``init(path:overwrite:)`` refuses, so nothing the
-/// user has is lost by a mistyped output name.
+/// Never replaces anything unless asked: an existing file is refused without `overwrite`, a file is
+/// written through a temporary one that only ``commit()`` puts in place (an error or an interrupt
+/// part-way leaves the user's file as it was and no temporary file behind), a symbolic link keeps
+/// being a link to the new file, and devices and FIFOs (`/dev/null`, a named pipe) are written
+/// straight to.
 public final class ByteSink {
-  /// `nil` for a sink that keeps its bytes in memory (``inMemory()``).
-  private let handle: FileHandle?
+  private enum Destination {
+    case memory
+    case standardOutput
+    case file(OutputFile)
+  }
+
+  private let destination: Destination
   private var buffer: [UInt8] = []
-  private let closesHandle: Bool
   /// The path as given, or `<stdout>`.
   public let path: String
-  /// When writing atomically: the temporary file written until ``commit()`` renames it to `path`.
-  private var partialPath: String?
+  /// Whether ``commit()`` has run: a file sink released before it discards what it wrote.
+  private var committed = false
 
   static let flushThreshold = 1 << 20
 
   /// Opens `path` for writing; `-` means standard output.
   ///
-  /// With `atomically`, the bytes go to a temporary file beside `path` that ``commit()`` renames
-  /// to it; a sink released without a commit (an error part-way) removes it, so no partial output
-  /// is ever left under the user's name.
-  /// - Throws: ``TrackIOError`` when the file exists and `overwrite` is false, or cannot be created.
-  public init(path: String, overwrite: Bool = false, atomically: Bool = false) throws(TrackIOError) {
+  /// A regular file (new, or existing and replaced with `overwrite`; through a symbolic link, the
+  /// file it leads to) is written to a temporary file beside it that ``commit()`` moves into place;
+  /// a sink released without a commit (an error part-way) removes it. A character device or a FIFO
+  /// is written straight to, `overwrite` or not.
+  /// - Throws: ``TrackIOError`` when the file exists and `overwrite` is false, when `path` is a
+  ///   directory or a block device, or when it cannot be created.
+  public init(path: String, overwrite: Bool = false) throws(TrackIOError) {
     if path == "-" {
-      handle = FileHandle.standardOutput
-      closesHandle = false
+      destination = .standardOutput
       self.path = "<stdout>"
     } else {
-      if FileManager.default.fileExists(atPath: path) && !overwrite {
-        throw TrackIOError(path: path, line: 0, column: 0, message: "already exists; refusing to overwrite it (use --force)")
-      }
-      let target = atomically ? "\(path).geowake-\(getpid()).partial" : path
-      guard FileManager.default.createFile(atPath: target, contents: nil), let h = FileHandle(forWritingAtPath: target) else {
-        throw TrackIOError(path: path, line: 0, column: 0, message: "cannot be created (missing folder or permission?)")
-      }
-      handle = h
-      closesHandle = true
+      destination = .file(try OutputFile(path: path, overwrite: overwrite))
       self.path = path
-      partialPath = atomically ? target : nil
     }
     buffer.reserveCapacity(Self.flushThreshold + 4096)
   }
 
   private init(memory: ()) {
-    handle = nil
-    closesHandle = false
+    destination = .memory
     path = "<memory>"
   }
 
@@ -56,7 +54,7 @@ public final class ByteSink {
   /// The bytes written to an in-memory sink since the last call (empty for other sinks, whose
   /// bytes go out as they are flushed).
   public func takeBytes() -> [UInt8] {
-    guard handle == nil else { return [] }
+    guard case .memory = destination else { return [] }
     defer { buffer = [] }
     return buffer
   }
@@ -73,36 +71,41 @@ public final class ByteSink {
     (try? ByteSink(path: "-")) ?? { preconditionFailure("standard output") }()
   }
 
-  deinit {
-    if let partialPath {
-      try? handle?.close()
-      unlink(partialPath)
-      return
-    }
-    try? flush()
-    if closesHandle { try? handle?.close() }
+  /// Removes the temporary files of every output not yet committed, in this process. For a
+  /// command-line tool's SIGINT and SIGTERM handling (run it, then exit); safe from any thread.
+  public static func removeUnfinishedOutputs() {
+    OutputFile.removeUnfinishedFiles()
   }
 
-  /// Finishes an atomic sink: writes everything out and renames the temporary file to ``path``
-  /// (replacing it when the sink was opened with `overwrite`). Flushes any other sink.
+  deinit {
+    // A file sink that was not committed ends with an error: its temporary file goes with it
+    // (OutputFile's deinit). Standard output gets what was written.
+    if case .standardOutput = destination { try? flush() }
+  }
+
+  /// Finishes the output: writes everything out and, for a file, puts it in place (replacing the
+  /// existing one only when the sink was opened with `overwrite`).
   public func commit() throws(TrackIOError) {
     try flush()
-    guard let partial = partialPath else { return }
-    try? handle?.close()
-    guard rename(partial, path) == 0 else {
-      unlink(partial)
-      partialPath = nil
-      throw TrackIOError(path: path, line: 0, column: 0, message: "cannot be created (rename failed, errno \(errno))")
-    }
-    partialPath = nil
+    guard !committed else { return }
+    committed = true
+    if case .file(let file) = destination { try file.commit() }
   }
 
   /// Writes buffered bytes out.
   public func flush() throws(TrackIOError) {
-    guard !buffer.isEmpty, let handle else { return }
-    do { try handle.write(contentsOf: buffer) } catch {
-      throw TrackIOError(path: path, line: 0, column: 0, message: "write failed: \(error.localizedDescription)")
+    guard !buffer.isEmpty else { return }
+    let descriptor: Int32
+    switch destination {
+    case .memory: return
+    case .standardOutput: descriptor = STDOUT_FILENO
+    case .file(let file): descriptor = file.descriptor
     }
+    let failure = buffer.withUnsafeBytes { bytes -> TrackIOError? in
+      do throws(TrackIOError) { try OutputFile.write(bytes, to: descriptor, path: path) } catch { return error }
+      return nil
+    }
+    if let failure { throw failure }
     buffer.removeAll(keepingCapacity: true)
   }
 

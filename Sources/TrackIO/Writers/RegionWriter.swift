@@ -12,7 +12,7 @@ public enum RegionWriter {
     case geojson
   }
 
-  /// Writes every region and flushes.
+  /// Writes every region and commits the sink (a file is put in place).
   /// - Throws: ``TrackIOError`` when a write fails, or for a polygon in CSV (which cannot hold one).
   public static func write(_ regions: [Region], format: Format, to sink: ByteSink) throws(TrackIOError) {
     switch format {
@@ -40,7 +40,7 @@ public enum RegionWriter {
       }
       try sink.write("\n]}\n")
     }
-    try sink.flush()
+    try sink.commit()
   }
 
   /// Writes one region as a GeoJSON Feature (no separator), with `id`, `radius` for a circle, and

@@ -62,12 +62,12 @@ public struct TrackWriter {
     }
   }
 
-  /// Closes the track (GPX end tags) and flushes.
+  /// Closes the track (GPX end tags) and commits the sink (a file is put in place).
   public mutating func finish() throws(TrackIOError) {
     guard !finished else { return }
     finished = true
     if format == .gpx { try sink.write("    </trkseg>\n  </trk>\n</gpx>\n") }
-    try sink.flush()
+    try sink.commit()
   }
 
   static func escaped(_ text: String) -> String {
