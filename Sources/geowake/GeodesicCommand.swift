@@ -25,6 +25,12 @@ struct GeodesicCommand: ParsableCommand {
   }
 
   func run() throws {
+    // readLine would take a directory's read error for the end of input.
+    var status = stat()
+    if fstat(STDIN_FILENO, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR {
+      Diagnostics.error("<stdin>: error: is a directory, expected lines of LAT1 LON1 LAT2 LON2")
+      throw SysExit.noInput
+    }
     var sawError = false
     var lineNumber = 0
     var output = ""

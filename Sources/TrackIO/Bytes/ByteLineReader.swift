@@ -6,38 +6,37 @@ import Foundation
 /// The reader holds one chunk (1 MiB) plus the longest line.
 struct ByteLineReader {
   let path: String
-  private let handle: FileHandle
+  private let input: InputFile
   /// Bytes read from the file so far, for progress reports.
   private(set) var bytesRead = 0
   private var buffer: [UInt8] = []
   private var start = 0
   private var atEnd = false
+  /// Bytes after `start` known to hold no line end.
+  private var searched = 0
   private var firstChunk = true
   /// 1-based number of the line last returned.
   private(set) var lineNumber = 0
+  /// Whether the line last returned is the input's last and has no line end: a file cut short
+  /// ends this way (so does a file whose writer left out the final newline).
+  private(set) var lineIsUnterminated = false
 
   static let chunkSize = 1 << 20
 
+  /// The longest line read: a longer one is an error (a binary file, `/dev/zero`), not a reason
+  /// to fill the memory.
+  static let longestLine = 64_000_000
+
   /// Opens `path`; `-` means standard input.
   init(path: String) throws(TrackIOError) {
-    self.path = path == "-" ? "<stdin>" : path
-    if path == "-" {
-      handle = FileHandle.standardInput
-    } else {
-      guard let h = FileHandle(forReadingAtPath: path) else {
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        let why = !exists ? "no such file" : isDirectory.boolValue ? "is a directory, expected a file" : "cannot be read (permission?)"
-        throw TrackIOError(path: path, line: 0, column: 0, message: why)
-      }
-      handle = h
-    }
+    input = try InputFile(path: path)
+    self.path = input.path
   }
 
   /// The next line (without its terminator), or nil at the end of input.
   mutating func nextLine<R>(_ body: (UnsafeBufferPointer<UInt8>) throws(TrackIOError) -> R) throws(TrackIOError) -> R? {
     while true {
-      if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+      if let newline = nextNewline() {
         var end = newline
         if end > start && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         let lineStart = start
@@ -54,12 +53,28 @@ struct ByteLineReader {
         let lineStart = start
         start = buffer.count
         lineNumber += 1
+        lineIsUnterminated = true
         return try buffer.withUnsafeBufferPointer { all throws(TrackIOError) in
           try body(UnsafeBufferPointer(rebasing: all[lineStart..<end]))
         }
       }
+      // The bytes after `start` have no line end: the search goes on after them.
+      searched = buffer.count - start
       try refill()
     }
+  }
+
+  /// The index of the first `\n` at or after `start`, looking only at bytes not searched yet.
+  private mutating func nextNewline() -> Int? {
+    let from = start + searched
+    let found = buffer.withUnsafeBytes { all -> Int? in
+      guard from < all.count, let base = all.baseAddress,
+        let hit = memchr(base + from, Int32(UInt8(ascii: "\n")), all.count - from)
+      else { return nil }
+      return base.distance(to: UnsafeRawPointer(hit))
+    }
+    if found != nil { searched = 0 }
+    return found
   }
 
   private mutating func refill() throws(TrackIOError) {
@@ -67,16 +82,20 @@ struct ByteLineReader {
       buffer.removeSubrange(0..<start)
       start = 0
     }
-    let data: Data?
-    do { data = try handle.read(upToCount: Self.chunkSize) } catch {
-      throw TrackIOError(path: path, line: lineNumber, column: 0, message: "read failed: \(error.localizedDescription)")
+    if buffer.count > Self.longestLine {
+      throw TrackIOError(
+        path: path, line: lineNumber + 1, column: 0,
+        message: "line longer than \(InputFile.megabytes(Self.longestLine)); expected a text file of lines")
     }
-    guard let data, !data.isEmpty else {
+    let n: Int
+    do { n = try input.append(upTo: Self.chunkSize, to: &buffer) } catch {
+      throw TrackIOError(path: path, line: 0, column: 0, message: "\(error.message) (after line \(lineNumber))")
+    }
+    guard n > 0 else {
       atEnd = true
       return
     }
-    buffer.append(contentsOf: data)
-    bytesRead += data.count
+    bytesRead += n
     if firstChunk {
       firstChunk = false
       if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { buffer.removeFirst(3) }

@@ -52,22 +52,15 @@ struct JSONParser {
   let bytes: [UInt8]
   private var i = 0
 
-  /// Reads the whole file at `path` (`-`: standard input).
+  /// The largest file read whole: larger is an error, not a reason to fill the memory
+  /// (`/dev/zero` given as a region file).
+  static let largestFile = 1_000_000_000
+
+  /// Reads the whole file at `path` (`-`: standard input), up to ``largestFile`` bytes.
   init(path: String) throws(TrackIOError) {
-    self.path = path == "-" ? "<stdin>" : path
-    let data: Data?
-    if path == "-" {
-      data = FileHandle.standardInput.readDataToEndOfFile()
-    } else {
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-        throw TrackIOError(path: path, line: 0, column: 0, message: "no such file")
-      }
-      guard !isDirectory.boolValue else { throw TrackIOError(path: path, line: 0, column: 0, message: "is a directory, expected a file") }
-      data = FileManager.default.contents(atPath: path)
-    }
-    guard let data else { throw TrackIOError(path: path, line: 0, column: 0, message: "cannot be read (permission?)") }
-    bytes = Array(data)
+    let input = try InputFile(path: path)
+    self.path = input.path
+    bytes = try input.readAll(limit: Self.largestFile, what: "JSON files")
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
   }
 

@@ -46,8 +46,7 @@ final class MarkupScanner {
   }
 
   let path: String
-  private let descriptor: Int32
-  private let ownsDescriptor: Bool
+  private let input: InputFile
   private var storage: UnsafeMutablePointer<UInt8>
   private var capacity: Int
   /// Bytes read from the file so far (after a byte-order mark), for progress reports.
@@ -105,28 +104,14 @@ final class MarkupScanner {
   }
 
   init(path: String) throws(TrackIOError) {
-    self.path = path == "-" ? "<stdin>" : path
-    if path == "-" {
-      descriptor = 0
-      ownsDescriptor = false
-    } else {
-      var isDirectory: ObjCBool = false
-      let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-      guard exists, !isDirectory.boolValue else {
-        throw TrackIOError(path: path, line: 0, column: 0, message: exists ? "is a directory, expected a file" : "no such file")
-      }
-      let fd = open(path, O_RDONLY)
-      guard fd >= 0 else { throw TrackIOError(path: path, line: 0, column: 0, message: "cannot be read (permission?)") }
-      descriptor = fd
-      ownsDescriptor = true
-    }
+    input = try InputFile(path: path)
+    self.path = input.path
     capacity = 2 * Self.chunkSize
     storage = .allocate(capacity: capacity)
   }
 
   deinit {
     storage.deallocate()
-    if ownsDescriptor { close(descriptor) }
   }
 
   /// The bytes read so far and not yet dropped; token ranges index into it.
@@ -175,13 +160,7 @@ final class MarkupScanner {
       storage = bigger
       capacity = newCapacity
     }
-    var got = 0
-    repeat {
-      got = read(descriptor, storage + count, Self.chunkSize)
-    } while got < 0 && errno == EINTR
-    guard got >= 0 else {
-      throw TrackIOError(path: path, line: 0, column: 0, message: "read failed: \(String(cString: strerror(errno)))")
-    }
+    var got = try input.read(into: storage + count, count: Self.chunkSize)
     guard got > 0 else {
       atEnd = true
       return false
