@@ -23,6 +23,8 @@ public struct CoordinateError: Error, Hashable, Sendable, CustomStringConvertibl
     switch component {
     case .latitude:
       return "latitude \(value) is out of range: expected a finite value in -90...90"
+    case .longitude where value.isFinite:
+      return "longitude \(value) is out of range: expected degrees east in -180...180"
     case .longitude:
       return "longitude \(value) is not a finite number: expected degrees east, any finite value"
     }

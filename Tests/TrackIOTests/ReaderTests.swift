@@ -53,14 +53,18 @@ struct ReaderTests {
   @Test func parsesNumbersExactly() throws {
     // Numbers from the track generator and tricky ones must equal Swift's own correctly rounded parse.
     var rng = SeededGenerator(seed: 5)
-    let samples = ["0.1", "-122.4194155", "37.7749295", "1e-7", "123456789012345678", "0.30000000000000004", "+5", "-0"]
+    let samples = ["0.1", "-122.4194155", "37.7749295", "1e-7", "179.99999999999999", "0.30000000000000004", "+5", "-0"]
       + (0..<2000).map { _ in String(format: "%.7f", rng.uniform(-180...180)) }
+    // Accuracies take any positive number, large ones too.
+    let accuracies = ["123456789012345678", "1e300", "0.1", "4.9406564584124654e-324"]
     let folder = try TemporaryFolder()
-    let path = try folder.file("input.csv", containing: "time,lat,lon\n" + samples.map { "0,0,\($0)" }.joined(separator: "\n") + "\n")
+    let rows = samples.enumerated().map { "0,0,\($1),\(accuracies[$0 % accuracies.count])" }
+    let path = try folder.file("input.csv", containing: "time,lat,lon,accuracy\n" + rows.joined(separator: "\n") + "\n")
     var reader = try FixCSVReader(path: path)
-    for sample in samples {
+    for (k, sample) in samples.enumerated() {
       let fix = try #require(try reader.next())
       #expect(fix.coordinate.longitude == Coordinate.normalizedLongitude(Double(sample) ?? .nan), "\(sample)")
+      #expect(fix.horizontalAccuracy == Double(accuracies[k % accuracies.count]))
     }
   }
 }

@@ -38,13 +38,29 @@ struct RegionFileReaderTests {
     let path = try folder.file("regions.json", containing: """
       [ {"id": "home", "lat": 37.7, "lon": -122.4, "radius": 100, "notifyOnExit": false},
         {"id": "work", "lat": 37.8, "lon": -122.4, "radius": 2e2},
-        {"id": 42, "lat": -1, "lon": 181, "radius": 5, "notifyOnEntry": false, "notifyOnExit": false, "notifyOnDwell": false} ]
+        {"id": 42, "lat": -1, "lon": 180, "radius": 5, "notifyOnEntry": false, "notifyOnExit": false, "notifyOnDwell": false} ]
       """)
     let read = try RegionFileReader.read(path: path)
     #expect(read.regions.map(\.identifier.rawValue) == ["home", "work", "42"])
     #expect(read.notifications == [try RegionIdentifier("home"): [.entry, .dwell], try RegionIdentifier("42"): []])
     guard case .circle(let c) = read.regions[2] else { Issue.record("not a circle"); return }
-    #expect(c.center.longitude == -179)
+    #expect(c.center.longitude == -180)
+  }
+
+  /// A longitude beyond ±180 in a file is an error, not wrapped: it is far more often a mistake
+  /// than a position past the antimeridian.
+  @Test func longitudesBeyond180AreErrors() throws {
+    let folder = try TemporaryFolder()
+    let json = try folder.file("regions.json", containing: #"[{"id": "a", "lat": 1, "lon": 499.7, "radius": 5}]"#)
+    #expect(throws: TrackIOError(path: json, line: 1, column: 31, message: "longitude 499.7 is out of range: expected degrees east in -180...180")) {
+      try RegionFileReader.read(path: json)
+    }
+    let csv = try folder.file("regions.csv", containing: "id,lat,lon,radius\na,1,-180.5,5\n")
+    #expect(throws: TrackIOError(path: csv, line: 2, column: 5, message: "longitude -180.5 is out of range: expected degrees east in -180...180")) {
+      try RegionFileReader.read(path: csv)
+    }
+    let polygon = try folder.file("p.geojson", containing: #"{"type": "Polygon", "coordinates": [[[0, 0], [181, 0], [0, 1], [0, 0]]]}"#)
+    #expect(throws: TrackIOError.self) { try RegionFileReader.read(path: polygon) }
   }
 
   @Test func geoJSONFeaturePropertiesAndEscapes() throws {

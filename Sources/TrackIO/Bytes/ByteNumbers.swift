@@ -97,6 +97,19 @@ enum ByteNumbers {
     return value
   }
 
+  /// Seconds since 1970 from a number of seconds, milliseconds, microseconds or nanoseconds since
+  /// 1970, told apart by magnitude: below 10¹¹ seconds (before the year 5138), below 10¹⁴
+  /// milliseconds, below 10¹⁷ microseconds, then nanoseconds. Phone and server logs write epoch
+  /// milliseconds as often as seconds; read as seconds they would land 50,000 years ahead.
+  static func epochSeconds(_ value: Double) -> Double {
+    switch value.magnitude {
+    case ..<1e11: return value
+    case ..<1e14: return value / 1e3
+    case ..<1e17: return value / 1e6
+    default: return value / 1e9
+    }
+  }
+
   /// Parses an ISO 8601 / RFC 3339 date-time: `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM|±HHMM]`
   /// (a space may replace `T`; no offset means UTC, as in GPX). Returns seconds since the Unix
   /// epoch, or nil.

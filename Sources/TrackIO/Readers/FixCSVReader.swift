@@ -4,7 +4,8 @@ public import Geodesy
 /// Reads location fixes from CSV, streaming, in bounded memory.
 ///
 /// The first line is a header naming the columns (case-insensitive, any order):
-/// `time` (seconds since the Unix epoch, or ISO 8601 such as `2024-05-01T07:00:00.5Z`),
+/// `time` (seconds since the Unix epoch — or milliseconds, microseconds or nanoseconds, told apart
+/// by magnitude, see ``ByteNumbers/epochSeconds(_:)`` — or ISO 8601 such as `2024-05-01T07:00:00.5Z`),
 /// `lat`/`latitude`, `lon`/`lng`/`longitude` (degrees) are required; `accuracy`
 /// (`horizontal_accuracy`, metres, positive; empty, `nan` or `NA` where unknown) is optional, and so is `cell`, the serving cell
 /// (``CellIdentity`` text such as `LTE 272-1-100-5`, or a bare cell number), and so is `device`
@@ -45,6 +46,11 @@ public struct FixCSVReader {
   /// The device of the line last read (with a `device` column), set before the line's other
   /// fields are checked, so that an error in them can be laid at the right device's door.
   public private(set) var device: String?
+  /// Located warnings about lines that were read but look wrong, for ``takeWarnings()``.
+  private var warnings: [TrackIOError] = []
+  /// Digits after the decimal point of the latitude and longitude of the line before.
+  private var previousDecimals = (latitude: 0, longitude: 0)
+
   /// How many times the device changed from one line to the next (the first line counts): a
   /// change of this number is a new device, without comparing strings per fix.
   public private(set) var deviceChanges = 0
@@ -117,6 +123,8 @@ public struct FixCSVReader {
           deviceChanges += 1
         }
       }
+      var decimals = (0, 0)
+      var cutSuspect: (column: Int, text: String)?
       let parsed: LocationFix?? = try lines.nextLine { line throws(TrackIOError) -> LocationFix? in
         if line.isEmpty || line.first == UInt8(ascii: "#") { return nil }
         fields.split(line)
@@ -139,7 +147,7 @@ public struct FixCSVReader {
           guard !field.isEmpty else { throw fail(d, "device is empty: expected the name of the device the fix is from") }
         }
         let timeField = fields.field(t, in: line)
-        guard let time = ByteNumbers.double(timeField) ?? ByteNumbers.timestamp(timeField) ?? Self.driveLogTime(timeField) else {
+        guard let time = ByteNumbers.double(timeField).map(ByteNumbers.epochSeconds) ?? ByteNumbers.timestamp(timeField) ?? Self.driveLogTime(timeField) else {
           throw fail(t, "time \"\(fields.text(t, in: line))\" is neither seconds since 1970 nor an ISO 8601 date-time (nor a drive log's yyyy.MM.dd_HH.mm.ss)")
         }
         guard let latitude = ByteNumbers.double(fields.field(la, in: line)) else {
@@ -149,7 +157,7 @@ public struct FixCSVReader {
           throw fail(lo, "longitude \"\(fields.text(lo, in: line))\" is not a number: expected degrees")
         }
         let coordinate: Coordinate
-        do throws(CoordinateError) { coordinate = try Coordinate(latitude: latitude, longitude: longitude) } catch {
+        do throws(CoordinateError) { coordinate = try Coordinate.reading(latitude: latitude, longitude: longitude) } catch {
           throw fail(error.component == .latitude ? la : lo, error.description)
         }
         var accuracy: Double? = nil
@@ -177,16 +185,64 @@ public struct FixCSVReader {
           radios[key] = radio
           cell = CellIdentity(radio: radio, mcc: 0, net: 0, area: area, cell: number)
         }
+        decimals = (Self.decimals(fields.field(la, in: line)), Self.decimals(fields.field(lo, in: line)))
+        func suspect(_ k: Int) {
+          if let last = fields.field(k, in: line).last, Self.isCutNumberEnding(last) { cutSuspect = (k, fields.text(k, in: line)) }
+        }
+        suspect(t)
+        suspect(la)
+        suspect(lo)
+        if let ac { suspect(ac) }
         return LocationFix(time: time, coordinate: coordinate, horizontalAccuracy: accuracy)
       }
       self.fields = fields
       driveLogRadios = radios
       guard let parsed else { return nil }
       if let fix = parsed {
+        if lines.lineIsUnterminated { try checkLastLine(cutSuspect, decimals, fields, number) }
+        previousDecimals = decimals
         reportedCell = cell
         return fix
       }
     }
+  }
+
+  /// A cut at the end of the file: a last line without a line end whose number ends where no
+  /// number can (`139.`) is an error; one with fewer digits than the line before, a warning.
+  private mutating func checkLastLine(
+    _ suspect: (column: Int, text: String)?, _ decimals: (Int, Int), _ fields: CSVFields, _ number: Int
+  ) throws(TrackIOError) {
+    if let suspect {
+      throw TrackIOError(
+        path: path, line: number, column: fields.column(suspect.column),
+        message: "\"\(suspect.text)\" ends the file without a line end: the file looks cut off in the middle of a number")
+    }
+    let (latitude, longitude) = decimals
+    if latitude < previousDecimals.latitude || longitude < previousDecimals.longitude {
+      let k = latitude < previousDecimals.latitude ? latitudeColumn : longitudeColumn
+      warnings.append(
+        TrackIOError(
+          path: path, line: number, column: fields.column(k),
+          message: "the last line has no line end and fewer digits after the point than the line before: the file may be cut off"))
+    }
+  }
+
+  /// The located warnings since the last call: lines that were read but look wrong (a last line
+  /// that may be cut short).
+  public mutating func takeWarnings() -> [TrackIOError] {
+    defer { warnings = [] }
+    return warnings
+  }
+
+  /// Whether a number cut short can end with `byte` where a whole one cannot: `.`, `e`, `E`, `-`, `+`.
+  @inline(__always) static func isCutNumberEnding(_ byte: UInt8) -> Bool {
+    byte == UInt8(ascii: ".") || byte | 0x20 == UInt8(ascii: "e") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+  }
+
+  /// Digits after the decimal point.
+  static func decimals(_ field: UnsafeBufferPointer<UInt8>) -> Int {
+    guard let point = field.firstIndex(of: UInt8(ascii: ".")) else { return 0 }
+    return field[(point + 1)...].prefix { $0 >= 48 && $0 <= 57 }.count
   }
 
   /// `yyyy.MM.dd_HH.mm.ss` (G-NetTrack Pro), as UTC.

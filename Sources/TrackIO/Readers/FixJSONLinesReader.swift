@@ -1,7 +1,8 @@
 public import Geodesy
 
-/// Reads fixes from JSON Lines: one object per line with `time` (seconds since 1970, or an ISO 8601
-/// string), `lat`, `lon` and optionally `accuracy` (metres, horizontal); other keys (`speed`,
+/// Reads fixes from JSON Lines: one object per line with `time` (seconds since 1970 — or
+/// milliseconds, microseconds or nanoseconds, told apart by magnitude — or an ISO 8601 string),
+/// `lat`, `lon` and optionally `accuracy` (metres, horizontal); other keys (`speed`,
 /// `course`, `cell`, …) are ignored here. Blank lines are skipped. Streaming, one line at a time.
 ///
 /// ```
@@ -80,7 +81,7 @@ public struct FixJSONLinesReader {
         guard let timeNode = object["time"] else { throw fail("no \"time\": expected seconds since 1970 or an ISO 8601 string", 0) }
         let time: Double
         switch timeNode.value {
-        case .number(let v): time = v
+        case .number(let v): time = ByteNumbers.epochSeconds(v)
         case .string(let s):
           var text = s
           guard let t = text.withUTF8({ ByteNumbers.timestamp($0) }) else {
@@ -93,7 +94,7 @@ public struct FixJSONLinesReader {
         let latitude = try number("lat", "degrees in -90...90")
         let longitude = try number("lon", "degrees")
         let coordinate: Coordinate
-        do throws(CoordinateError) { coordinate = try Coordinate(latitude: latitude, longitude: longitude) } catch {
+        do throws(CoordinateError) { coordinate = try Coordinate.reading(latitude: latitude, longitude: longitude) } catch {
           throw fail(error.description, object[error.component == .latitude ? "lat" : "lon"]?.offset ?? 0)
         }
         var accuracy: Double?

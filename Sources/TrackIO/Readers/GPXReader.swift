@@ -375,7 +375,7 @@ public struct GPXReader {
       var coordinate: Coordinate?
       if problem == nil, let latitude, let longitude {
         do throws(CoordinateError) {
-          coordinate = try Coordinate(latitude: latitude.value, longitude: longitude.value)
+          coordinate = try Coordinate.reading(latitude: latitude.value, longitude: longitude.value)
         } catch {
           problem = scanner.error(error.description, at: error.component == .latitude ? latitude.offset : longitude.offset)
         }

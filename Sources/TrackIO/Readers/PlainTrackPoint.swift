@@ -69,7 +69,7 @@ struct PlainTrackPoint {
         longitude = v
       }
     }
-    guard let latitude, let longitude, let coordinate = try? Coordinate(latitude: latitude, longitude: longitude)
+    guard let latitude, let longitude, let coordinate = try? Coordinate.reading(latitude: latitude, longitude: longitude)
     else { return nil }
     point.coordinate = coordinate
     while true {

@@ -50,7 +50,7 @@ public enum RegionCSVReader {
           throw fail(c.radius, "radius \"\(fields.text(c.radius, in: line))\" is not a number: expected metres")
         }
         let center: Coordinate
-        do throws(CoordinateError) { center = try Coordinate(latitude: latitude, longitude: longitude) } catch {
+        do throws(CoordinateError) { center = try Coordinate.reading(latitude: latitude, longitude: longitude) } catch {
           throw fail(error.component == .latitude ? c.lat : c.lon, error.description)
         }
         let region: CircularRegion

@@ -120,7 +120,7 @@ public enum RegionFileReader {
       let lat = try field("lat", "degrees")
       let lon = try field("lon", "degrees")
       let center: Coordinate
-      do throws(CoordinateError) { center = try Coordinate(latitude: lat, longitude: lon) } catch {
+      do throws(CoordinateError) { center = try Coordinate.reading(latitude: lat, longitude: lon) } catch {
         throw fail(error.description, node[error.component == .latitude ? "lat" : "lon"] ?? node)
       }
       let radius = try field("radius", "metres")
@@ -162,7 +162,7 @@ public enum RegionFileReader {
       guard case .array(let items) = node.value, items.count >= 2,
         case .number(let lon) = items[0].value, case .number(let lat) = items[1].value
       else { throw fail("position is \(node.kind == "an array" ? "not [longitude, latitude]" : node.kind): expected [longitude, latitude]", node) }
-      do throws(CoordinateError) { return try Coordinate(latitude: lat, longitude: lon) } catch {
+      do throws(CoordinateError) { return try Coordinate.reading(latitude: lat, longitude: lon) } catch {
         throw fail(error.description, error.component == .latitude ? items[1] : items[0])
       }
     }

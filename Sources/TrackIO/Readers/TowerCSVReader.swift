@@ -154,7 +154,7 @@ public enum TowerCSVReader {
       throw fail(c.lat, "lat \"\(fields.text(c.lat, in: line))\": expected degrees in -90...90")
     }
     let coordinate: Coordinate
-    do throws(CoordinateError) { coordinate = try Coordinate(latitude: latitude, longitude: longitude) } catch {
+    do throws(CoordinateError) { coordinate = try Coordinate.reading(latitude: latitude, longitude: longitude) } catch {
       throw fail(error.component == .latitude ? c.lat : c.lon, error.description)
     }
     guard let range = ByteNumbers.double(fields.field(c.range, in: line)), range >= 1, range <= TowerMap.maximumRange else {

@@ -36,8 +36,9 @@ public struct TrackFileReader {
   /// Bytes read from the file so far (it is read ahead in chunks), for progress reports.
   public var bytesRead: Int { gpx?.bytesRead ?? csv?.bytesRead ?? jsonLines?.bytesRead ?? 0 }
 
-  /// The recoveries made since the last call (lenient GPX only; see ``GPXReader/takeWarnings()``).
-  public mutating func takeWarnings() -> [TrackIOError] { gpx?.takeWarnings() ?? [] }
+  /// The warnings since the last call: recoveries (lenient GPX; see ``GPXReader/takeWarnings()``)
+  /// and lines read that look wrong (a CSV file that may be cut short).
+  public mutating func takeWarnings() -> [TrackIOError] { gpx?.takeWarnings() ?? csv?.takeWarnings() ?? [] }
 
   /// Recoveries made so far (lenient GPX only).
   public var warningCount: Int { gpx?.warningCount ?? 0 }
@@ -114,11 +115,13 @@ public struct TrackFileReader {
     try format(path: path) == .gpx
   }
 
-  /// The file's first byte after a byte-order mark and spaces, if it can be read.
+  /// The file's first byte after a byte-order mark and spaces, if it is a regular file that can be
+  /// read (a FIFO's bytes would be lost to the sniffing).
   static func firstCharacter(_ path: String) -> UInt8? {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-    defer { try? handle.close() }
-    let head = Array((try? handle.read(upToCount: 256)) ?? Data())
+    guard let input = try? InputFile(path: path), input.isRegularFile else { return nil }
+    var head = [UInt8](repeating: 0, count: 256)
+    let got = head.withUnsafeMutableBytes { buffer in (try? input.read(into: buffer.baseAddress!, count: buffer.count)) ?? 0 }
+    head.removeLast(head.count - got)
     let body = head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...]
     return body.first { !MarkupScanner.isSpace($0) }
   }

@@ -95,7 +95,8 @@ public struct TrackStatistics: Hashable, Sendable {
 
   /// Reads the file at `path`: GPX, or CSV or JSON Lines fixes (one track, one segment); see
   /// ``TrackFileReader/format(path:)``. `lenient` recovers from damage in a GPX file (see
-  /// ``GPXReader``), calling `warning` with each recovery as it is made.
+  /// ``GPXReader``), calling `warning` with each recovery as it is made (and with a CSV file's
+  /// warnings, such as a last line that may be cut short).
   public static func read(
     path: String, lenient: Bool = false, warning: (TrackIOError) -> Void = { _ in }
   ) throws(TrackIOError) -> TrackStatistics {
@@ -119,6 +120,7 @@ public struct TrackStatistics: Hashable, Sendable {
       statistics.add(point)
       line += 1
     }
+    reader.takeWarnings().forEach(warning)
     var summary = GPXSummary()
     summary.tracks = line > 0 ? 1 : 0
     summary.segments = summary.tracks
