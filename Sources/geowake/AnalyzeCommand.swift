@@ -104,6 +104,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
       title: "GeoWake: \(Self.fileName(track))",
       subtitle: [regions.map { "regions \(Self.fileName($0)), profile \(profile)" }, cells?.description].compactMap { $0 }.joined(separator: "; "))
     var events: [TimelineEvent] = []
+    var checks = InputChecks()
     var progress = ProgressBar(path: track, label: "analyze")
     defer { progress.finish() }
     do {
@@ -120,6 +121,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
           next = try reader.next()
         }
         guard let fix = next else { break }
+        checks.add(fix.coordinate)
         fixesRead += 1
         if fixesRead & 0x3FFF == 0 { progress.update(bytes: reader.bytesRead) }
         if lenient { warn(reader.takeWarnings(), &progress) }
@@ -135,15 +137,46 @@ struct AnalyzeCommand: AsyncParsableCommand {
         throw SysExit.dataError
       }
       for event in events { try writer.write(event) }
+      let summary = timeline.summary
       let report = TimelineSummaryReport(
-        timeline.summary, regionsGiven: regions != nil, damageRecovered: reader.warningCount,
+        summary, regionsGiven: regions != nil, damageRecovered: reader.warningCount,
         pointsWithoutTime: reader.pointsWithoutTime, usageSource: Self.fileName(usage ?? ""),
         pushSource: Self.fileName(pushes ?? ""), appSource: Self.fileName(self.app ?? ""))
       try writer.finish(summary: report.text)
       try out.commit()
+      progress.clear()
+      try warnAboutInput(summary, checks, pointsWithoutTime: reader.pointsWithoutTime, track: track, hasApp: app != nil)
     } catch let error as TrackIOError {
       throw Diagnostics.fail(error)
     }
+  }
+
+  /// Warnings about input read without error that cannot be what was meant (see
+  /// ``InputChecks``); status 65 when nothing could be analysed.
+  private func warnAboutInput(
+    _ summary: DeviceTimeline.Summary, _ checks: InputChecks, pointsWithoutTime: Int, track: String, hasApp: Bool
+  ) throws {
+    let m = summary.monitor
+    let regionList = m.monitoredRegions + m.failedRegions
+    var nothingToAnalyse = false
+    if m.fixCount == 0 {
+      Diagnostics.error("warning: no fix of \(track) was used, so nothing was analysed")
+      nothingToAnalyse = true
+    }
+    if let regions, regionList.isEmpty {
+      Diagnostics.error("warning: \(regions) holds no region")
+      if summary.cells == nil && !hasApp { nothingToAnalyse = true }
+    }
+    if let regions, let far = checks.farWarning(track: track, regions: regions, regionList) { Diagnostics.error(far) }
+    if let rejected = InputChecks.rejectedWarning(
+      track: track, used: m.fixCount, rejections: m.rejections, pointsWithoutTime: pointsWithoutTime)
+    {
+      Diagnostics.error(rejected)
+    }
+    if let towers, let cells = summary.cells, cells.cellsSeen.isEmpty, m.fixCount > 0 {
+      Diagnostics.error("warning: no cell of \(towers) reaches the track \(track): no handoff and no significant change can happen")
+    }
+    if nothingToAnalyse { throw SysExit.dataError }
   }
 
   private func warn(_ warnings: [TrackIOError], _ progress: inout ProgressBar) {

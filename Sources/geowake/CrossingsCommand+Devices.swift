@@ -48,6 +48,7 @@ extension CrossingsCommand {
         var file = try TrackFileReader(path: path)
         while let fix = try file.next() { try take(fix, line: file.lineNumber, path: file.path) }
         outcome.fixesRejected = file.pointsWithoutTime
+        outcome.warnings = file.takeWarnings()
       }
     } catch {
       outcome.failure = error.description

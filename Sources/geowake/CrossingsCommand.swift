@@ -58,6 +58,7 @@ struct CrossingsCommand: AsyncParsableCommand {
     var passThroughs = 0
     var firstTime: Double?
     var lastTime = 0.0
+    var checks = InputChecks()
     let table = format == "table"
     do {
       if table {
@@ -73,13 +74,17 @@ struct CrossingsCommand: AsyncParsableCommand {
             fix = try reader.next()
           }
         } catch { throw Diagnostics.fail(error) }
-        guard let fix else { break }
+        guard let fix else {
+          reader.takeWarnings().forEach(Diagnostics.warning)
+          break
+        }
         do { try detector.process(fix, into: &crossings) } catch {
           throw Diagnostics.fail(
             TrackIOError(path: reader.path, line: reader.lineNumber, column: 1, message: error.description))
         }
         if firstTime == nil { firstTime = fix.time }
         lastTime = fix.time
+        checks.add(fix.coordinate)
         for c in crossings {
           if c.direction == .enter { enters += 1 } else { exits += 1 }
           if c.isPassThrough { passThroughs += 1 }
@@ -100,6 +105,10 @@ struct CrossingsCommand: AsyncParsableCommand {
     } catch let error as TrackIOError {
       throw Diagnostics.fail(error)
     }
+    if regionList.isEmpty { Diagnostics.error("warning: \(regions) holds no region") }
+    if detector.fixCount == 0 { Diagnostics.error("warning: no fix of \(tracks[0]) was used, so nothing was analysed") }
+    if let far = checks.farWarning(track: tracks[0], regions: regions, regionList) { Diagnostics.error(far) }
+    if regionList.isEmpty || detector.fixCount == 0 { throw SysExit.dataError }
   }
 
   static func duration(_ seconds: Double) -> String { NumberText.duration(seconds) }

@@ -1,0 +1,103 @@
+import Foundation
+import Geodesy
+import Geofencing
+
+/// Input that was read without an error but cannot be what the user meant: no fix used, no region,
+/// a track far from every region, many fixes rejected, towers that never reach the track. Each
+/// becomes a warning on standard error that names the cause; a run with nothing to analyse ends
+/// with status 65 (after writing its output).
+struct InputChecks {
+  /// A track this far from every region (metres) is taken for a mismatch: the regions are for
+  /// another place, or latitude and longitude are swapped.
+  static let farDistance = 50_000.0
+  /// More than this share of the fixes rejected is worth a warning, not only a summary line.
+  static let rejectedShare = 0.10
+
+  /// The bounding box of the fixes seen (degrees), before any fix: nil.
+  private(set) var box: (south: Double, north: Double, west: Double, east: Double)?
+
+  /// Takes one fix read.
+  @inline(__always) mutating func add(_ coordinate: Coordinate) {
+    let (lat, lon) = (coordinate.latitude, coordinate.longitude)
+    guard var b = box else {
+      box = (lat, lat, lon, lon)
+      return
+    }
+    if lat < b.south { b.south = lat }
+    if lat > b.north { b.north = lat }
+    if lon < b.west { b.west = lon }
+    if lon > b.east { b.east = lon }
+    box = b
+  }
+
+  /// The distance (metres, on a sphere of the Earth's mean radius) from the fixes' box to the
+  /// nearest of `regions`, when every region is farther than ``farDistance``; nil when some
+  /// region is nearer, or there are no fixes or regions.
+  func distanceWhenFar(from regions: [Region]) -> Double? {
+    guard let box, !regions.isEmpty else { return nil }
+    var least = Double.infinity
+    for region in regions {
+      let d = Self.distance(from: box, to: region)
+      if d <= Self.farDistance { return nil }
+      least = min(least, d)
+    }
+    return least
+  }
+
+  /// The warning for a track far from every region, if it is.
+  func farWarning(track: String, regions: String, _ list: [Region]) -> String? {
+    guard let d = distanceWhenFar(from: list) else { return nil }
+    return "warning: every fix of \(track) is more than \(Int(Self.farDistance / 1000)) km from every region of \(regions) "
+      + "(the nearest is \(Int((d / 1000).rounded())) km away): are the regions for another place, or latitude and longitude swapped?"
+  }
+
+  /// The warning for many rejected fixes, if more than ``rejectedShare`` of them were.
+  static func rejectedWarning(track: String, used: Int, rejections: [String: Int], pointsWithoutTime: Int) -> String? {
+    var causes = rejections.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+    if pointsWithoutTime > 0 { causes.append("\(pointsWithoutTime) without a time") }
+    let rejected = rejections.values.reduce(0, +) + pointsWithoutTime
+    let total = used + rejected
+    guard total > 0, Double(rejected) > rejectedShare * Double(total) else { return nil }
+    let percent = (Double(rejected) / Double(total) * 1000).rounded() / 10
+    return "warning: \(rejected) of the \(total) fixes of \(track) (\(percent) %) were rejected: \(causes.joined(separator: ", "))"
+  }
+
+  /// About the metres from a box of fixes to a region (a warning's estimate, not a geodesic
+  /// bound): from a circle's centre to the nearest point of the box, less the radius; between
+  /// near points of the boxes of the fixes and of a polygon's vertices.
+  static func distance(from box: (south: Double, north: Double, west: Double, east: Double), to region: Region) -> Double {
+    switch region {
+    case .circle(let c):
+      let (lat, lon) = (c.center.latitude, c.center.longitude)
+      let nearest = (min(max(lat, box.south), box.north), min(max(lon, box.west), box.east))
+      return max(0, haversine(lat, lon, nearest.0, nearest.1) - c.radius)
+    case .polygon(let p):
+      var south = 90.0, north = -90.0, west = 180.0, east = -180.0
+      for polygon in p.polygons {
+        for v in polygon.exterior {
+          south = min(south, v.latitude)
+          north = max(north, v.latitude)
+          west = min(west, v.longitude)
+          east = max(east, v.longitude)
+        }
+      }
+      // A polygon over the antimeridian has a box of every longitude: never far.
+      if east - west > 180 { return 0 }
+      // Near points of the two boxes: the polygon box's middle clamped into the fixes' box, and
+      // that point clamped into the polygon's box (0 when they overlap).
+      let p = (min(max((south + north) / 2, box.south), box.north), min(max((west + east) / 2, box.west), box.east))
+      let q = (min(max(p.0, south), north), min(max(p.1, west), east))
+      return haversine(p.0, p.1, q.0, q.1)
+    }
+  }
+
+  /// Great-circle distance on a sphere of the Earth's mean radius (metres).
+  static func haversine(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+    let r = Double.pi / 180
+    let dLat = (lat2 - lat1) * r
+    var dLon = abs(lon2 - lon1)
+    if dLon > 180 { dLon = 360 - dLon }
+    let h = sin(dLat / 2) * sin(dLat / 2) + cos(lat1 * r) * cos(lat2 * r) * sin(dLon * r / 2) * sin(dLon * r / 2)
+    return 2 * 6_371_008.8 * asin(min(1, h.squareRoot()))
+  }
+}

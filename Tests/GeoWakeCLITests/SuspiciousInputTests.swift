@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+import _GeoWakeTestSupport
+
+/// Input that is read without an error but cannot be what the user meant is an error or a warning,
+/// never silence.
+@Suite("Suspicious input")
+struct SuspiciousInputTests {
+  static let regions = "Fixtures/demo/tokyo-regions.csv"
+  static let track = "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx"
+
+  @Test func epochMillisecondsAreReadAsMilliseconds() throws {
+    let folder = try TemporaryFolder()
+    for (name, scale) in [("s", 1.0), ("ms", 1e3), ("us", 1e6), ("ns", 1e9)] {
+      let times = [1_543_456_138.0, 1_543_456_139.5].map { String(format: "%.0f", $0 * scale) }
+      let csv = try folder.file("\(name).csv", containing: "time,lat,lon\n\(times[0]),35.6,139.7\n\(times[1]),35.6,139.71\n")
+      let info = try CommandRunner.run(["info", "--format", "json", csv])
+      #expect(info.status == 0, "\(info.stderr)")
+      #expect(info.stdout.contains(#""firstTime":"2018-11-29T01:48:58Z""#), "\(name): \(info.stdout)")
+      let jsonl = try folder.file("\(name).jsonl", containing: #"{"time": \#(times[0]), "lat": 35.6, "lon": 139.7}"# + "\n")
+      #expect(try CommandRunner.run(["info", "--format", "json", jsonl]).stdout.contains(#""firstTime":"2018-11-29T01:48:58Z""#))
+    }
+  }
+
+  @Test func aNumberCutByTheEndOfTheFileIsAnError() throws {
+    let folder = try TemporaryFolder()
+    let cut = try folder.file("cut.csv", containing: "time,lat,lon\n2018-11-29T02:00:00Z,35.6123,139.7123\n2018-11-29T02:00:01Z,35.6123,139.")
+    for command in [["info", cut], ["crossings", "--regions", Self.regions, cut], ["analyze", "--regions", Self.regions, cut]] {
+      let result = try CommandRunner.run(command)
+      #expect(result.status == 65)
+      #expect(result.stderr.contains("\(cut):3:30: error: \"139.\" ends the file without a line end: the file looks cut off"), "\(result.stderr)")
+    }
+    // Fewer digits than the line before on an unterminated last line: read, with a warning.
+    let shorter = try folder.file("shorter.csv", containing: "time,lat,lon\n2018-11-29T02:00:00Z,35.6123,139.7123\n2018-11-29T02:00:01Z,35.6123,139.7")
+    for command in [["info", shorter], ["crossings", "--regions", Self.regions, shorter], ["analyze", "--regions", Self.regions, shorter]] {
+      let result = try CommandRunner.run(command)
+      #expect(result.status == 0)
+      #expect(result.stderr.contains("\(shorter):3:30: warning: the last line has no line end and fewer digits"), "\(result.stderr)")
+    }
+    // The same digits, or a final line end: nothing to say.
+    let whole = try folder.file("whole.csv", containing: "time,lat,lon\n2018-11-29T02:00:00Z,35.6123,139.7123\n2018-11-29T02:00:01Z,35.6123,139.7124")
+    #expect(try CommandRunner.run(["info", whole]).stderr == "")
+  }
+
+  @Test func coordinatesOutOfRangeAreErrorsNotWrapped() throws {
+    let folder = try TemporaryFolder()
+    let csv = try folder.file("t.csv", containing: "time,lat,lon\n2018-11-29T02:00:00Z,35.6,499.7\n")
+    let result = try CommandRunner.run(["info", csv])
+    #expect(result.status == 65)
+    #expect(result.stderr == "\(csv):2:27: error: longitude 499.7 is out of range: expected degrees east in -180...180\n")
+    let gpx = try folder.file("t.gpx", containing: """
+      <gpx version="1.1" creator="t"><trk><trkseg>
+      <trkpt lat="35.6" lon="139.7"><time>2018-11-29T02:00:00Z</time></trkpt>
+      <trkpt lat="35.6" lon="-200.5"><time>2018-11-29T02:00:01Z</time></trkpt>
+      </trkseg></trk></gpx>
+      """)
+    let strict = try CommandRunner.run(["info", gpx])
+    #expect(strict.status == 65)
+    #expect(strict.stderr.contains("\(gpx):3:24: error: longitude -200.5 is out of range"), "\(strict.stderr)")
+    let lenient = try CommandRunner.run(["info", "--lenient", "--format", "json", gpx])
+    #expect(lenient.status == 0)
+    #expect(lenient.stderr.contains("\(gpx):3:24: warning: longitude -200.5 is out of range"), "\(lenient.stderr)")
+    #expect(lenient.stdout.contains(#""trackPoints":1,"#))
+    let towers = try folder.file("cells.csv", containing: "radio,mcc,net,area,cell,unit,lon,lat,range,samples,changeable,created,updated,averageSignal\nLTE,208,1,1,1,0,200.5,30,1000,1,1,0,0,0\n")
+    let cells = try CommandRunner.run(["cells", "check", towers])
+    #expect(cells.status == 65)
+    #expect(cells.stderr.contains("longitude 200.5 is out of range"), "\(cells.stderr)")
+  }
+
+  @Test func nothingToAnalyseIsAWarningAndStatus65() throws {
+    let folder = try TemporaryFolder()
+    let noRegions = try folder.file("none.csv", containing: "id,lat,lon,radius\n")
+    for command in ["analyze", "crossings"] {
+      let result = try CommandRunner.run([command, "--regions", noRegions, Self.track])
+      #expect(result.status == 65)
+      #expect(result.stderr.contains("warning: \(noRegions) holds no region"), "\(result.stderr)")
+    }
+    let noFixes = try folder.file("empty.csv", containing: "time,lat,lon\n")
+    for command in ["analyze", "crossings"] {
+      let result = try CommandRunner.run([command, "--regions", Self.regions, noFixes])
+      #expect(result.status == 65)
+      #expect(result.stderr.contains("warning: no fix of \(noFixes) was used, so nothing was analysed"), "\(result.stderr)")
+    }
+    // The demo has nothing to warn about.
+    let demo = try CommandRunner.run(["analyze", "--regions", Self.regions, Self.track])
+    #expect(demo.status == 0)
+    #expect(demo.stderr == "")
+  }
+
+  /// Tracks and regions generated around many places: regions around the track's own place give
+  /// no warning; regions 100 km or more away, or the track with latitude and longitude swapped,
+  /// warn that every fix is far from every region.
+  @Test(arguments: [(1, -33.86, 151.21), (2, 48.85, 2.35), (3, 40.71, -74.0), (4, 64.1, -21.9), (5, -1.29, 36.82)])
+  func aTrackFarFromEveryRegionIsAWarning(seed: Int, latitude: Double, longitude: Double) throws {
+    let folder = try TemporaryFolder()
+    let track = folder.path("track.csv")
+    let center = "--center=\(latitude),\(longitude)"
+    #expect(try CommandRunner.run(["generate", "track", "--count", "1200", "--seed", "\(seed)", center, "--format", "csv", "-o", track]).status == 0)
+    let near = folder.path("near.csv")
+    #expect(try CommandRunner.run(["generate", "regions", "--count", "30", "--seed", "\(seed)", center, "--track-seed", "\(seed)", "--track-count", "1200", "-o", near]).status == 0)
+    let away = folder.path("away.csv")
+    let awayCenter = "--center=\(latitude + (latitude > 0 ? -1.2 : 1.2)),\(longitude)"
+    #expect(try CommandRunner.run(["generate", "regions", "--count", "30", "--seed", "\(seed)", awayCenter, "--track-count", "1", "-o", away]).status == 0)
+    let rows = try String(contentsOfFile: track, encoding: .utf8).split(separator: "\n")
+    let swapped = try folder.file("swapped.csv", containing: ([String(rows[0])] + rows.dropFirst().map { row in
+      let f = row.split(separator: ",", omittingEmptySubsequences: false)
+      return [f[0], f[2], f[1], f[3]].joined(separator: ",")
+    }).joined(separator: "\n") + "\n")
+
+    for command in ["analyze", "crossings"] {
+      let fine = try CommandRunner.run([command, "--regions", near, track])
+      #expect(fine.status == 0)
+      #expect(!fine.stderr.contains("warning"), "\(fine.stderr)")
+      let far = try CommandRunner.run([command, "--regions", away, track])
+      #expect(far.status == 0)
+      #expect(far.stderr.contains("warning: every fix of \(track) is more than 50 km from every region of \(away)"), "\(far.stderr)")
+      if abs(longitude) <= 90 {
+        let crossed = try CommandRunner.run([command, "--regions", near, swapped])
+        #expect(crossed.stderr.contains("warning: every fix of \(swapped) is more than 50 km"), "\(crossed.stderr)")
+      }
+    }
+  }
+
+  @Test func manyRejectedFixesAndUnreachableTowersAreWarnings() throws {
+    let folder = try TemporaryFolder()
+    let track = folder.path("track.csv")
+    #expect(try CommandRunner.run(["generate", "track", "--count", "2000", "--seed", "3", "--center=48.85,2.35", "--format", "csv", "-o", track]).status == 0)
+    let regions = folder.path("regions.csv")
+    #expect(try CommandRunner.run(["generate", "regions", "--count", "10", "--seed", "3", "--center=48.85,2.35", "--track-seed", "3", "--track-count", "2000", "-o", regions]).status == 0)
+    var rows = try String(contentsOfFile: track, encoding: .utf8).split(separator: "\n").map(String.init)
+    let header = rows.removeFirst()
+    var generator = SeededGenerator(seed: 9)
+    rows.shuffle(using: &generator)
+    let shuffled = try folder.file("shuffled.csv", containing: ([header] + rows).joined(separator: "\n") + "\n")
+    let result = try CommandRunner.run(["analyze", "--profile", "ios", "--regions", regions, shuffled])
+    #expect(result.status == 0)
+    #expect(result.stderr.contains(" fixes of \(shuffled) ("), "\(result.stderr)")
+    #expect(result.stderr.contains("were rejected: "), "\(result.stderr)")
+
+    let towers = try folder.file("cells.csv", containing: "radio,mcc,net,area,cell,unit,lon,lat,range,samples,changeable,created,updated,averageSignal\nLTE,208,1,1,1,0,-70.0,-30.0,1000,1,1,0,0,0\n")
+    let cells = try CommandRunner.run(["analyze", "--regions", regions, "--towers", towers, track])
+    #expect(cells.status == 0)
+    #expect(cells.stderr.contains("warning: no cell of \(towers) reaches the track \(track)"), "\(cells.stderr)")
+  }
+
+  @Test func directoriesAndEndlessFilesAreClearErrors() throws {
+    let folder = try TemporaryFolder()
+    for command in [["info", folder.url.path], ["regions", "check", folder.url.path], ["cells", "check", folder.url.path]] {
+      let result = try CommandRunner.run(command)
+      #expect(result.status == 66)
+      #expect(result.stderr == "\(folder.url.path): error: is a directory, expected a file\n", "\(command)")
+    }
+    if FileManager.default.fileExists(atPath: "/dev/zero") {
+      let zero = try CommandRunner.run(["regions", "check", "/dev/zero"])
+      #expect(zero.status == 65)
+      #expect(zero.stderr == "/dev/zero:1:0: error: line longer than 64 MB; expected a text file of lines\n")
+    }
+    // Standard input that is a directory.
+    let process = Process()
+    process.executableURL = CommandRunner.executable
+    process.arguments = ["geodesic"]
+    process.standardInput = FileHandle(forReadingAtPath: folder.url.path)
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 66)
+  }
+}
