@@ -21,7 +21,7 @@ extension AnalyzeCommand {
     var cellsFromTrack: CellTimeline.Configuration?
     var app: DeviceTimeline.App?
     var format: TimelineWriter.Format
-    var lenient: Bool
+    var reading: TrackFileReader.Options
   }
 
   func runDevices(_ source: DeviceTrackSource, regionFile: RegionFile) async throws {
@@ -34,7 +34,7 @@ extension AnalyzeCommand {
     let settings = DeviceSettings(
       regions: RegionSet(regionFile.regions), profile: Self.profiles[profile]!, notifications: regionFile.notifications, seed: seed,
       cells: cells, cellsFromTrack: try cells ?? cellConfiguration(trackNamesCells: true), app: try appInputs(), format: format,
-      lenient: lenient)
+      reading: .init(lenient: lenient, assumeUTC: assumeUTC))
     // The settings are checked once, here, rather than failing every device alike.
     let first: DeviceTimeline
     do {
@@ -81,7 +81,7 @@ extension AnalyzeCommand {
       outcome.failure = error.description
       return outcome
     case .file(_, let path):
-      do { reader = try TrackFileReader(path: path, lenient: settings.lenient) } catch {
+      do { reader = try TrackFileReader(path: path, options: settings.reading) } catch {
         outcome.failure = error.description
         return outcome
       }

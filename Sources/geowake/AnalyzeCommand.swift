@@ -63,6 +63,9 @@ struct AnalyzeCommand: AsyncParsableCommand {
   @Flag(help: "Recover what can be read from a damaged GPX track; each recovery is a warning on standard error and counted in the summary.")
   var lenient = false
 
+  @Flag(name: .customLong("assume-utc"), help: "Read CSV and JSON Lines times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
+  var assumeUTC = false
+
   @Option(help: "Seed for the delivery latencies (with many devices, each device's seed is drawn from it and the device's name).")
   var seed: UInt64 = 0
 
@@ -77,7 +80,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
     var reader: TrackFileReader
     var pending: Result<LocationFix?, TrackIOError>?
     do {
-      switch try DeviceTrackSource.open(tracks, lenient: lenient) {
+      switch try DeviceTrackSource.open(tracks, options: .init(lenient: lenient, assumeUTC: assumeUTC)) {
       case .many(let source): return try await runDevices(source, regionFile: regionFile)
       case .one(let opened, let first): (reader, pending) = (opened, first)
       }

@@ -45,6 +45,9 @@ struct CompareCommand: ParsableCommand {
   @Flag(help: "Recover what can be read from a damaged GPX track or tower file, with warnings.")
   var lenient = false
 
+  @Flag(name: .customLong("assume-utc"), help: "Read CSV and JSON Lines times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
+  var assumeUTC = false
+
   @Option(help: "Seed for the delivery latencies.")
   var seed: UInt64 = 0
 
@@ -88,7 +91,7 @@ struct CompareCommand: ParsableCommand {
       throw SysExit.dataError
     }
     var reader: TrackFileReader
-    do { reader = try TrackFileReader(path: track, lenient: lenient) } catch { throw Diagnostics.fail(error) }
+    do { reader = try TrackFileReader(path: track, options: .init(lenient: lenient, assumeUTC: assumeUTC)) } catch { throw Diagnostics.fail(error) }
     do {
       while let fix = try reader.next() {
         comparison.process(fix, reportedCell: reader.reportedCell)

@@ -7,13 +7,14 @@ extension CrossingsCommand {
   func runDevices(_ source: DeviceTrackSource, regions: RegionSet) async throws {
     let out = ByteSink.standardOutput()
     let table = format == "table"
+    let reading = TrackFileReader.Options(assumeUTC: assumeUTC)
     let totals: DeviceTotals
     do {
       if table {
         try out.write("device".column(16) + "time                      region            event  lat          lon           fixes         note\n")
       }
       totals = try await DeviceRun.run(source, jobs: jobs, to: out, featuresBefore: false) { track in
-        Self.follow(track, regions: regions, table: table)
+        Self.follow(track, regions: regions, table: table, reading: reading)
       }
       if table { try out.write(totals.text(regions: "\(regions.count) regions")) }
       try out.flush()
@@ -24,7 +25,7 @@ extension CrossingsCommand {
   }
 
   /// One device's crossings, written to memory.
-  static func follow(_ track: DeviceTrack, regions: RegionSet, table: Bool) -> DeviceRun.Outcome {
+  static func follow(_ track: DeviceTrack, regions: RegionSet, table: Bool, reading: TrackFileReader.Options) -> DeviceRun.Outcome {
     var outcome = DeviceRun.Outcome(device: track.device)
     let sink = ByteSink.inMemory()
     var detector = CrossingDetector(regions: regions)
@@ -45,7 +46,7 @@ extension CrossingsCommand {
       case .rows(_, let path, let fixes, let lines, _):
         for (k, fix) in fixes.enumerated() { try take(fix, line: Int(lines[k]), path: path) }
       case .file(_, let path):
-        var file = try TrackFileReader(path: path)
+        var file = try TrackFileReader(path: path, options: reading)
         while let fix = try file.next() { try take(fix, line: file.lineNumber, path: file.path) }
         outcome.fixesRejected = file.pointsWithoutTime
         outcome.warnings = file.takeWarnings()

@@ -32,6 +32,9 @@ struct CrossingsCommand: AsyncParsableCommand {
   @Option(help: "With many devices: how many to follow at once (default: the number of cores).")
   var jobs: Int?
 
+  @Flag(name: .customLong("assume-utc"), help: "Read CSV and JSON Lines times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
+  var assumeUTC = false
+
   func validate() throws {
     guard !tracks.isEmpty else { throw ValidationError("give a track: a GPX, CSV or JSON Lines file, a folder of them, or - for standard input") }
     guard jobs.map({ $0 >= 1 }) ?? true else { throw ValidationError("--jobs must be at least 1, got \(jobs ?? 0)") }
@@ -45,7 +48,7 @@ struct CrossingsCommand: AsyncParsableCommand {
     var reader: TrackFileReader
     var pending: Result<LocationFix?, TrackIOError>?
     do {
-      switch try DeviceTrackSource.open(tracks, lenient: false) {
+      switch try DeviceTrackSource.open(tracks, options: .init(assumeUTC: assumeUTC)) {
       case .many(let source): return try await runDevices(source, regions: set)
       case .one(let opened, let first): (reader, pending) = (opened, first)
       }

@@ -49,7 +49,7 @@ struct DeviceTrackSource: IteratorProtocol {
 
   private var paths: [String]
   private var nextPath = 0
-  private let lenient: Bool
+  private let options: TrackFileReader.Options
   private var open: OpenFile?
   private var ready: [DeviceTrack] = []
   private var readyStart = 0
@@ -68,9 +68,9 @@ struct DeviceTrackSource: IteratorProtocol {
   ///   - paths: the track files, folders expanded (``expand(_:)``).
   ///   - opened: the first file already opened and its first fix read (standard input cannot be
   ///     opened twice).
-  init(paths: [String], lenient: Bool, opened: (TrackFileReader, Result<LocationFix?, TrackIOError>)? = nil) {
+  init(paths: [String], options: TrackFileReader.Options, opened: (TrackFileReader, Result<LocationFix?, TrackIOError>)? = nil) {
     self.paths = paths
-    self.lenient = lenient
+    self.options = options
     if let opened {
       open = OpenFile(reader: opened.0, pending: opened.1)
       nextPath = 1
@@ -98,7 +98,7 @@ struct DeviceTrackSource: IteratorProtocol {
     nextPath += 1
     let device = Self.deviceName(path)
     var reader: TrackFileReader
-    do { reader = try TrackFileReader(path: path, lenient: lenient) } catch {
+    do { reader = try TrackFileReader(path: path, options: options) } catch {
       add(.failed(device: device, error: error))
       return
     }
@@ -218,14 +218,14 @@ struct DeviceTrackSource: IteratorProtocol {
   /// Opens the tracks given: several files, a folder, or a file with a device column are many
   /// devices; anything else is one.
   /// - Throws: ``TrackIOError`` for a folder without tracks or a file that cannot be opened.
-  static func open(_ arguments: [String], lenient: Bool) throws(TrackIOError) -> Tracks {
+  static func open(_ arguments: [String], options: TrackFileReader.Options) throws(TrackIOError) -> Tracks {
     let (paths, hadFolder) = try expand(arguments)
-    if paths.count > 1 || hadFolder { return .many(DeviceTrackSource(paths: paths, lenient: lenient)) }
-    var reader = try TrackFileReader(path: paths[0], lenient: lenient)
+    if paths.count > 1 || hadFolder { return .many(DeviceTrackSource(paths: paths, options: options)) }
+    var reader = try TrackFileReader(path: paths[0], options: options)
     let first: Result<LocationFix?, TrackIOError>
     do { first = .success(try reader.next()) } catch { first = .failure(error) }
     guard reader.namesDevices else { return .one(reader, first: first) }
-    return .many(DeviceTrackSource(paths: paths, lenient: lenient, opened: (reader, first)))
+    return .many(DeviceTrackSource(paths: paths, options: options, opened: (reader, first)))
   }
 
   /// The extensions of track files taken from a folder.

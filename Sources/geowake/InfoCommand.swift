@@ -24,6 +24,9 @@ struct InfoCommand: ParsableCommand {
   @Flag(help: "Recover what can be read from a damaged GPX file; each recovery is a warning on standard error.")
   var lenient = false
 
+  @Flag(name: .customLong("assume-utc"), help: "Read CSV and JSON Lines times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
+  var assumeUTC = false
+
   func validate() throws {
     guard ["table", "json"].contains(format) else { throw ValidationError("--format must be table or json, got \(format)") }
   }
@@ -31,7 +34,7 @@ struct InfoCommand: ParsableCommand {
   func run() throws {
     let statistics: TrackStatistics
     do {
-      statistics = try TrackStatistics.read(path: track, lenient: lenient, warning: Diagnostics.warning)
+      statistics = try TrackStatistics.read(path: track, lenient: lenient, assumeUTC: assumeUTC, warning: Diagnostics.warning)
     } catch { throw Diagnostics.fail(error) }
     let text = format == "json" ? Self.json(statistics) : Self.table(statistics, path: track)
     let out = ByteSink.standardOutput()

@@ -22,6 +22,27 @@ struct SuspiciousInputTests {
     }
   }
 
+  @Test func aTimeWithoutAZoneIsAnErrorUnlessAssumedUTC() throws {
+    let folder = try TemporaryFolder()
+    let csv = try folder.file("t.csv", containing: "time,lat,lon\n2018-11-29T02:00:00Z,35.6,139.7\n2018-11-29T02:00:01,35.6,139.7\n")
+    let jsonl = try folder.file("t.jsonl", containing: #"{"time": "2018-11-29T02:00:00.5", "lat": 35.6, "lon": 139.7}"# + "\n")
+    let message = "has no zone: expected Z or an offset such as +09:00 (--assume-utc reads times without one as UTC)"
+    for (file, location, time) in [(csv, "3:1", "2018-11-29T02:00:01"), (jsonl, "1:10", "2018-11-29T02:00:00.5")] {
+      for command in [["info"], ["crossings", "--regions", Self.regions], ["analyze", "--regions", Self.regions]] {
+        let refused = try CommandRunner.run(command + [file])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("\(file):\(location): error: time \"\(time)\" \(message)"), "\(refused.stderr)")
+        let assumed = try CommandRunner.run(command + ["--assume-utc", file])
+        #expect(assumed.status == 0, "\(assumed.stderr)")
+      }
+    }
+    // Offsets and Z in any case are zones.
+    let zoned = try folder.file("z.csv", containing: "time,lat,lon\n2018-11-29T11:00:00+09:00,35.6,139.7\n2018-11-28T21:00:01-0500,35.6,139.7\n2018-11-29T02:00:02.5z,35.6,139.7\n")
+    let info = try CommandRunner.run(["info", "--format", "json", zoned])
+    #expect(info.status == 0, "\(info.stderr)")
+    #expect(info.stdout.contains(#""firstTime":"2018-11-29T02:00:00Z""#))
+  }
+
   @Test func aNumberCutByTheEndOfTheFileIsAnError() throws {
     let folder = try TemporaryFolder()
     let cut = try folder.file("cut.csv", containing: "time,lat,lon\n2018-11-29T02:00:00Z,35.6123,139.7123\n2018-11-29T02:00:01Z,35.6123,139.")

@@ -110,6 +110,21 @@ enum ByteNumbers {
     }
   }
 
+  /// Whether an ISO 8601 date-time that ``timestamp(_:)`` reads names its zone: `Z`, or an offset
+  /// (`+09:00`, `-0500`) after the time of day.
+  static func hasZone(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let last = b.last else { return false }
+    if last | 0x20 == UInt8(ascii: "z") { return true }
+    guard b.count > 19 else { return false }
+    for k in 19..<b.count where b[k] == UInt8(ascii: "+") || b[k] == UInt8(ascii: "-") { return true }
+    return false
+  }
+
+  /// The error message for a time without a zone.
+  static func zonelessMessage(_ text: String) -> String {
+    "time \"\(text)\" has no zone: expected Z or an offset such as +09:00 (--assume-utc reads times without one as UTC)"
+  }
+
   /// Parses an ISO 8601 / RFC 3339 date-time: `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM|±HHMM]`
   /// (a space may replace `T`; no offset means UTC, as in GPX). Returns seconds since the Unix
   /// epoch, or nil.

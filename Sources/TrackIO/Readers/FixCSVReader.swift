@@ -5,7 +5,8 @@ public import Geodesy
 ///
 /// The first line is a header naming the columns (case-insensitive, any order):
 /// `time` (seconds since the Unix epoch — or milliseconds, microseconds or nanoseconds, told apart
-/// by magnitude, see ``ByteNumbers/epochSeconds(_:)`` — or ISO 8601 such as `2024-05-01T07:00:00.5Z`),
+/// by magnitude, see ``ByteNumbers/epochSeconds(_:)`` — or ISO 8601 with its zone such as
+/// `2024-05-01T07:00:00.5Z` or `2024-05-01T09:00:00+02:00`),
 /// `lat`/`latitude`, `lon`/`lng`/`longitude` (degrees) are required; `accuracy`
 /// (`horizontal_accuracy`, metres, positive; empty, `nan` or `NA` where unknown) is optional, and so is `cell`, the serving cell
 /// (``CellIdentity`` text such as `LTE 272-1-100-5`, or a bare cell number), and so is `device`
@@ -55,8 +56,13 @@ public struct FixCSVReader {
   /// change of this number is a new device, without comparing strings per fix.
   public private(set) var deviceChanges = 0
 
-  /// Opens the file (`-` for standard input) and reads its header.
-  public init(path: String) throws(TrackIOError) {
+  /// Whether ISO 8601 times without a zone are read as UTC (otherwise they are errors).
+  private let assumeUTC: Bool
+
+  /// Opens the file (`-` for standard input) and reads its header. An ISO 8601 time without a zone
+  /// is an error unless `assumeUTC`, which reads it as UTC.
+  public init(path: String, assumeUTC: Bool = false) throws(TrackIOError) {
+    self.assumeUTC = assumeUTC
     lines = try ByteLineReader(path: path)
     let path = lines.path
     var header: CSVHeader?
@@ -110,6 +116,7 @@ public struct FixCSVReader {
       let number = lines.lineNumber + 1
       let (t, la, lo, ac, w) = (timeColumn, latitudeColumn, longitudeColumn, accuracyColumn, width)
       let (cellColumn, driveLog) = (self.cellColumn, driveLogColumns)
+      let assumeUTC = self.assumeUTC
       var fields = self.fields
       var cell: CellIdentity?
       var radios = driveLogRadios
@@ -147,7 +154,15 @@ public struct FixCSVReader {
           guard !field.isEmpty else { throw fail(d, "device is empty: expected the name of the device the fix is from") }
         }
         let timeField = fields.field(t, in: line)
-        guard let time = ByteNumbers.double(timeField).map(ByteNumbers.epochSeconds) ?? ByteNumbers.timestamp(timeField) ?? Self.driveLogTime(timeField) else {
+        let time: Double
+        if let seconds = ByteNumbers.double(timeField) {
+          time = ByteNumbers.epochSeconds(seconds)
+        } else if let seconds = ByteNumbers.timestamp(timeField) {
+          guard assumeUTC || ByteNumbers.hasZone(timeField) else { throw fail(t, ByteNumbers.zonelessMessage(fields.text(t, in: line))) }
+          time = seconds
+        } else if let seconds = Self.driveLogTime(timeField) {
+          time = seconds
+        } else {
           throw fail(t, "time \"\(fields.text(t, in: line))\" is neither seconds since 1970 nor an ISO 8601 date-time (nor a drive log's yyyy.MM.dd_HH.mm.ss)")
         }
         guard let latitude = ByteNumbers.double(fields.field(la, in: line)) else {

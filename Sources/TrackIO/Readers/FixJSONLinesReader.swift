@@ -21,8 +21,13 @@ public struct FixJSONLinesReader {
   public var namesDevices: Bool { deviceChanges > 0 }
   private var fixesWithoutDevice = 0
 
-  /// Opens `path` (`-` for standard input).
-  public init(path: String) throws(TrackIOError) {
+  /// Whether ISO 8601 times without a zone are read as UTC (otherwise they are errors).
+  private let assumeUTC: Bool
+
+  /// Opens `path` (`-` for standard input). An ISO 8601 time without a zone is an error unless
+  /// `assumeUTC`, which reads it as UTC.
+  public init(path: String, assumeUTC: Bool = false) throws(TrackIOError) {
+    self.assumeUTC = assumeUTC
     lines = try ByteLineReader(path: path)
   }
 
@@ -84,9 +89,10 @@ public struct FixJSONLinesReader {
         case .number(let v): time = ByteNumbers.epochSeconds(v)
         case .string(let s):
           var text = s
-          guard let t = text.withUTF8({ ByteNumbers.timestamp($0) }) else {
+          guard let (t, zoned) = text.withUTF8({ b in ByteNumbers.timestamp(b).map { ($0, ByteNumbers.hasZone(b)) } }) else {
             throw fail("time \"\(s)\" is not an ISO 8601 date-time such as 2024-05-01T07:00:00Z", timeNode.offset)
           }
+          guard zoned || assumeUTC else { throw fail(ByteNumbers.zonelessMessage(s), timeNode.offset) }
           time = t
         default:
           throw fail("\"time\" is \(timeNode.kind): expected seconds since 1970 or an ISO 8601 string", timeNode.offset)

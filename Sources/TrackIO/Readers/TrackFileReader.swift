@@ -23,10 +23,29 @@ public struct TrackFileReader {
   /// recovers from damage in a GPX file, with warnings (see ``GPXReader``); CSV and JSON Lines
   /// are always strict.
   public init(path: String, lenient: Bool = false) throws(TrackIOError) {
+    try self.init(path: path, options: Options(lenient: lenient))
+  }
+
+  /// How a track file is read.
+  public struct Options: Sendable {
+    /// Recover from damage in a GPX file, with warnings (see ``GPXReader``).
+    public var lenient: Bool
+    /// Read ISO 8601 times without a zone in CSV and JSON Lines as UTC; otherwise they are errors.
+    /// (GPX times are UTC by the GPX schema, with or without the `Z`.)
+    public var assumeUTC: Bool
+
+    public init(lenient: Bool = false, assumeUTC: Bool = false) {
+      self.lenient = lenient
+      self.assumeUTC = assumeUTC
+    }
+  }
+
+  /// Opens `path` (`-` for standard input) with `options`.
+  public init(path: String, options: Options) throws(TrackIOError) {
     switch try Self.format(path: path) {
-    case .gpx: gpx = try GPXReader(path: path, lenient: lenient)
-    case .jsonLines: jsonLines = try FixJSONLinesReader(path: path)
-    case .csv: csv = try FixCSVReader(path: path)
+    case .gpx: gpx = try GPXReader(path: path, lenient: options.lenient)
+    case .jsonLines: jsonLines = try FixJSONLinesReader(path: path, assumeUTC: options.assumeUTC)
+    case .csv: csv = try FixCSVReader(path: path, assumeUTC: options.assumeUTC)
     }
   }
 

@@ -96,9 +96,10 @@ public struct TrackStatistics: Hashable, Sendable {
   /// Reads the file at `path`: GPX, or CSV or JSON Lines fixes (one track, one segment); see
   /// ``TrackFileReader/format(path:)``. `lenient` recovers from damage in a GPX file (see
   /// ``GPXReader``), calling `warning` with each recovery as it is made (and with a CSV file's
-  /// warnings, such as a last line that may be cut short).
+  /// warnings, such as a last line that may be cut short). `assumeUTC` reads CSV and JSON Lines
+  /// times without a zone as UTC (see ``TrackFileReader/Options``).
   public static func read(
-    path: String, lenient: Bool = false, warning: (TrackIOError) -> Void = { _ in }
+    path: String, lenient: Bool = false, assumeUTC: Bool = false, warning: (TrackIOError) -> Void = { _ in }
   ) throws(TrackIOError) -> TrackStatistics {
     if try TrackFileReader.readsAsGPX(path: path) {
       var reader = try GPXReader(path: path, lenient: lenient)
@@ -111,7 +112,7 @@ public struct TrackStatistics: Hashable, Sendable {
       statistics.finish(reader.summary)
       return statistics
     }
-    var reader = try TrackFileReader(path: path)
+    var reader = try TrackFileReader(path: path, options: .init(assumeUTC: assumeUTC))
     var statistics = TrackStatistics(format: try TrackFileReader.format(path: path) == .jsonLines ? .jsonLines : .csv)
     var line = 0
     while let fix = try reader.next() {
