@@ -34,6 +34,7 @@ final class InputFile {
       close(fd)
       throw failure("is a directory, expected a file")
     }
+    if status.st_mode & S_IFMT == S_IFREG { sizeAtOpen = Int(status.st_size) }
     descriptor = fd
     ownsDescriptor = true
   }
@@ -50,12 +51,17 @@ final class InputFile {
     if ownsDescriptor { close(descriptor) }
   }
 
+  /// A regular file's size when it was opened: no read needs more than this and one byte.
+  private(set) var sizeAtOpen: Int?
+
   /// Where ``append(upTo:to:)`` reads before copying.
   private var scratch: UnsafeMutableRawPointer?
   private var scratchSize = 0
 
   /// Reads up to `count` bytes and appends them to `bytes`; returns how many (0 at the end).
-  func append(upTo count: Int, to bytes: inout [UInt8]) throws(TrackIOError) -> Int {
+  func append(upTo wanted: Int, to bytes: inout [UInt8]) throws(TrackIOError) -> Int {
+    // A small file needs a small buffer (a file that grew since is read in more reads).
+    let count = min(wanted, (sizeAtOpen ?? wanted) + 1)
     if scratchSize < count {
       scratch?.deallocate()
       scratch = .allocate(byteCount: count, alignment: 16)

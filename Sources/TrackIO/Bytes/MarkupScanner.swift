@@ -49,6 +49,8 @@ final class MarkupScanner {
   private let input: InputFile
   private var storage: UnsafeMutablePointer<UInt8>
   private var capacity: Int
+  /// Bytes asked of each read: a chunk, or less for a small file.
+  private let readSize: Int
   /// Bytes read from the file so far (after a byte-order mark), for progress reports.
   private(set) var bytesRead = 0
   private var count = 0
@@ -106,7 +108,9 @@ final class MarkupScanner {
   init(path: String) throws(TrackIOError) {
     input = try InputFile(path: path)
     self.path = input.path
-    capacity = 2 * Self.chunkSize
+    // A small file needs a small buffer: its size and one byte to see the end.
+    readSize = min(Self.chunkSize, (input.sizeAtOpen ?? Self.chunkSize) + 1)
+    capacity = 2 * readSize
     storage = .allocate(capacity: capacity)
   }
 
@@ -152,15 +156,15 @@ final class MarkupScanner {
   /// Appends the next chunk (growing the buffer if needed; offsets stay valid); false at the end.
   private func readMore() throws(TrackIOError) -> Bool {
     guard !atEnd else { return false }
-    if count + Self.chunkSize > capacity {
-      let newCapacity = max(2 * capacity, count + Self.chunkSize)
+    if count + readSize > capacity {
+      let newCapacity = max(2 * capacity, count + readSize)
       let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
       bigger.update(from: storage, count: count)
       storage.deallocate()
       storage = bigger
       capacity = newCapacity
     }
-    var got = try input.read(into: storage + count, count: Self.chunkSize)
+    var got = try input.read(into: storage + count, count: readSize)
     guard got > 0 else {
       atEnd = true
       return false
