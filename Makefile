@@ -2,12 +2,13 @@
 #   make demo   installs what is missing, builds, runs geowake analyze on a bundled real track
 #               and geowake fetch on the bundled morning checker
 #   make test   installs what is missing, runs every test, the Dask integration's test on a local
-#               cluster (integrations/dask/test.sh, in a virtual environment), then builds a
-#               package that depends on GeoWake by version (scripts/check-embeddable.sh)
+#               cluster (integrations/dask/test.sh, in a virtual environment), builds a package
+#               that depends on GeoWake by version (scripts/check-embeddable.sh), then runs every
+#               parser's fuzz target for 5 seconds (scripts/fuzz.sh)
 SWIFT ?= swift
 DEMO_BIN := .build/release/geowake
 
-.PHONY: deps build demo test bench compare-peers format
+.PHONY: deps build demo test fuzz bench compare-peers format
 
 deps:
 	@sh scripts/install-deps.sh
@@ -29,7 +30,13 @@ test: deps
 	TMPDIR=$(TEST_TMP) $(SWIFT) test
 	TMPDIR=$(TEST_TMP) sh integrations/dask/test.sh
 	TMPDIR=$(TEST_TMP) sh scripts/check-embeddable.sh
+	FUZZ_SECONDS=5 sh scripts/fuzz.sh
 	rm -rf $(TEST_TMP)
+
+# libFuzzer on every parser (Fuzz/ is its own package, built with -sanitize=fuzzer,address):
+# FUZZ_SECONDS per target (default 60), or FUZZ_RUNS executions; FUZZ_TARGETS to choose.
+fuzz: deps
+	sh scripts/fuzz.sh
 
 # package-benchmark suites (Benchmarks/ is its own package, so `make test` never builds them).
 bench: deps

@@ -1,0 +1,93 @@
+// geowake-fuzz: one libFuzzer harness for every parser, the parser chosen by GEOWAKE_FUZZ_TARGET
+// (see `targets`). Each input is written to a file in /dev/shm (or $TMPDIR) with the extension
+// the parser expects and read through the public API, as the command-line tool reads it. The
+// parsers must never trap: any input ends in a value or a TrackIOError.
+//
+//   GEOWAKE_FUZZ_TARGET=gpx .build/debug/geowake-fuzz CORPUS -max_total_time=60
+//
+// Built with -sanitize=fuzzer,address by `make fuzz` (scripts/fuzz.sh).
+import Foundation
+import TrackIO
+
+/// The parsers, by name: the file extension they read and how they are driven.
+let targets: [String: (extension: String, run: @Sendable (String) -> Void)] = [
+  "track": ("", { path in drain { try TrackFileReader(path: path) } }),
+  "gpx": ("gpx", { path in
+    drain { try TrackFileReader(path: path) }
+    drain { try TrackFileReader(path: path, lenient: true) }
+  }),
+  "csv": ("csv", { path in drain { try TrackFileReader(path: path, options: .init(assumeUTC: true)) } }),
+  "jsonl": ("jsonl", { path in drain { try TrackFileReader(path: path) } }),
+  "regions": ("geojson", { path in _ = try? RegionFileReader.read(path: path) }),
+  "scenario": ("json", { path in _ = try? ScenarioReader.read(path: path) }),
+  "pushes": ("jsonl", { path in _ = try? PushScheduleReader.read(path: path) }),
+  "towers": ("csv", { path in
+    _ = try? TowerCSVReader.read(path: path)
+    _ = try? TowerCSVReader.read(path: path, lenient: true)
+  }),
+  "schedules": ("csv", { path in
+    _ = try? UsageCSVReader.read(path: path)
+    _ = try? FeedCSVReader.read(path: path)
+    _ = try? DeviceConditionsCSVReader.read(path: path)
+    _ = try? DepartureCSVReader.read(path: path)
+  }),
+]
+
+/// Reads every fix, as a run would, until the end or the first error.
+func drain(_ open: () throws -> TrackFileReader) {
+  guard var reader = try? open() else { return }
+  while true {
+    // nil: an error (the run stops there), or the end of the file.
+    guard case .some(.some) = try? reader.next() else { break }
+    _ = reader.takeWarnings()
+  }
+}
+
+let targetName = ProcessInfo.processInfo.environment["GEOWAKE_FUZZ_TARGET"] ?? ""
+let folder: String = {
+  let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+  let path = "\(base)/geowake-fuzz-\(getpid())"
+  mkdir(path, 0o700)
+  return path
+}()
+let inputPath: String = {
+  guard let target = targets[targetName] else {
+    FileHandle.standardError.write(Data("geowake-fuzz: set GEOWAKE_FUZZ_TARGET to one of \(targets.keys.sorted().joined(separator: ", "))\n".utf8))
+    exit(64)
+  }
+  return target.extension.isEmpty ? "\(folder)/input" : "\(folder)/input.\(target.extension)"
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+  let fd = open(inputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+  guard fd >= 0 else { return 0 }
+  var offset = 0
+  while offset < count {
+    let n = write(fd, start + offset, count - offset)
+    if n <= 0 { break }
+    offset += n
+  }
+  close(fd)
+  targets[targetName]?.run(inputPath)
+  return 0
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+  _ argc: UnsafeMutablePointer<CInt>,
+  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+  _ callback: @convention(c) (UnsafeRawPointer, Int) -> CInt
+) -> CInt
+
+@_cdecl("geowake_fuzz_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+  _ = inputPath
+  atexit {
+    unlink(inputPath)
+    rmdir(folder)
+  }
+  var c = argc
+  var v = argv
+  return LLVMFuzzerRunDriver(&c, &v) { fuzzOne($0, $1) }
+}
