@@ -47,6 +47,28 @@ struct LenientGPXTests {
     #expect(read.count == points)
   }
 
+  /// A schema violation that leaves the point usable is a located warning in both modes, not a
+  /// recovery: the point is read, without the value.
+  @Test(arguments: [false, true])
+  func aFixOutsideItsEnumerationIsAWarning(lenient: Bool) throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.file("fix.gpx", containing: """
+      <gpx version="1.1" creator="t"><trk><trkseg>
+      <trkpt lat="1" lon="2"><time>2024-05-01T07:00:00Z</time><fix>3d</fix></trkpt>
+      <trkpt lat="1" lon="2.001"><time>2024-05-01T07:00:01Z</time><fix> gps </fix></trkpt>
+      </trkseg></trk></gpx>
+      """)
+    var reader = try GPXReader(path: path, lenient: lenient)
+    let points = try reader.readAll()
+    #expect(points.count == 2)
+    #expect(points.allSatisfy { $0.time != nil })
+    let warnings = reader.takeWarnings().map(\.warningDescription)
+    #expect(warnings.count == 1)
+    #expect(warnings.first?.hasPrefix("\(path):3:") == true)
+    #expect(warnings.first?.hasSuffix("warning: <fix> \"gps\" is not one of GPX's values (none, 2d, 3d, dgps, pps); the point is read without it") == true, "\(warnings)")
+    #expect(reader.warningCount == 0)
+  }
+
   @Test func notGPXIsStillAnError() throws {
     #expect(throws: TrackIOError.self) { try Self.read("<kml><wpt lat=\"1\" lon=\"2\"/></kml>") }
     #expect(throws: TrackIOError.self) { try Self.read("") }

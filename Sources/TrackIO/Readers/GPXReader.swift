@@ -27,7 +27,9 @@ import Geodesy
 /// - content after the end of `<gpx>` is ignored; a tag with no name, or with a '<' inside it, is
 ///   skipped.
 ///
-/// A file without a `<gpx>` root is an error in both modes.
+/// A file without a `<gpx>` root is an error in both modes. A schema violation that leaves the data
+/// usable (a `<fix>` value outside `none`, `2d`, `3d`, `dgps`, `pps`) is a located warning in
+/// both modes (``takeWarnings()``).
 ///
 /// ```swift
 /// var reader = try GPXReader(path: "ride.gpx")
@@ -80,14 +82,17 @@ public struct GPXReader {
   }
 
   /// The recoveries made since the last call, oldest first: each an error (with its line and
-  /// column) whose message ends with what was done.
+  /// column) whose message ends with what was done; and, in either mode, schema violations that
+  /// leave the data usable (a `<fix>` outside GPX's enumeration).
   public mutating func takeWarnings() -> [TrackIOError] {
     absorbScannerRecoveries()
     defer { warnings.removeAll() }
     return warnings
   }
 
-  /// In lenient mode records `problem` and what was done about it; otherwise throws it.
+  /// In lenient mode records `problem` and what was done about it; otherwise throws it. (A
+  /// schema violation that leaves the data usable, such as a `<fix>` outside its enumeration, is
+  /// a warning in both modes, not a recovery.)
   private mutating func recover(_ problem: TrackIOError, _ done: String) throws(TrackIOError) {
     guard isLenient else { throw problem }
     warningCount += 1
@@ -187,7 +192,7 @@ public struct GPXReader {
   /// The GPX elements the reader interprets (``PlainTrackPoint`` names its children by them too).
   enum Tag: UInt8 {
     case gpx, trk, trkseg, trkpt, rte, rtept, wpt
-    case ele, time, hdop, vdop, pdop, sat, speed, course, hr, cad
+    case ele, time, hdop, vdop, pdop, sat, speed, course, hr, cad, fix
     case other
   }
 
@@ -223,6 +228,7 @@ public struct GPXReader {
     case (3, UInt8(ascii: "w")): return equals("wpt") ? .wpt : .other
     case (3, UInt8(ascii: "s")): return equals("sat") ? .sat : .other
     case (3, UInt8(ascii: "c")): return equals("cad") ? .cad : .other
+    case (3, UInt8(ascii: "f")): return equals("fix") ? .fix : .other
     case (4, UInt8(ascii: "t")): return equals("time") ? .time : .other
     case (4, UInt8(ascii: "h")): return equals("hdop") ? .hdop : .other
     case (4, UInt8(ascii: "v")): return equals("vdop") ? .vdop : .other
@@ -404,7 +410,7 @@ public struct GPXReader {
       if selfClosing { return p }
       point = p
       inPoint = true
-    case .ele, .time, .hdop, .vdop, .pdop, .sat, .speed, .course, .hr, .cad:
+    case .ele, .time, .hdop, .vdop, .pdop, .sat, .speed, .course, .hr, .cad, .fix:
       if inPoint && !selfClosing && collecting == nil {
         collecting = tag
         value.removeAll(keepingCapacity: true)
@@ -421,7 +427,7 @@ public struct GPXReader {
       let line: Int
       switch tag {
       case .trkpt, .rtept, .wpt: line = inPoint ? point.line : -1
-      case .ele, .time, .hdop, .vdop, .pdop, .sat, .speed, .course, .hr, .cad: line = -1
+      case .ele, .time, .hdop, .vdop, .pdop, .sat, .speed, .course, .hr, .cad, .fix: line = -1
       default: line = scanner.location(of: token.start).line
       }
       open.append(OpenElement(
@@ -560,7 +566,16 @@ public struct GPXReader {
     case .cad:
       let v = try number("cad")
       point.cadence = v
+    case .fix:
+      // The point stays usable: a warning in either mode, not a recovery.
+      guard Self.fixValues.contains(where: { $0.utf8.elementsEqual(trimmed) }) else {
+        warnings.append(fail("<fix> \"\(String(decoding: trimmed, as: UTF8.self))\" is not one of GPX's values (\(Self.fixValues.joined(separator: ", "))); the point is read without it"))
+        break
+      }
     default: break
     }
   }
+
+  /// GPX's `fixType` enumeration.
+  static let fixValues = ["none", "2d", "3d", "dgps", "pps"]
 }
