@@ -52,7 +52,14 @@ final class InputFile {
   }
 
   /// A regular file's size when it was opened: no read needs more than this and one byte.
-  private(set) var sizeAtOpen: Int?
+  private var sizeAtOpen: Int?
+
+  /// Bytes worth asking of one read, at most `chunk`: a small file needs a small buffer, but
+  /// never below 64 KiB, so that a file that was empty when opened and grows (a live log) is not
+  /// read a byte at a time.
+  func readSize(_ chunk: Int) -> Int {
+    min(chunk, max((sizeAtOpen ?? chunk) + 1, 1 << 16))
+  }
 
   /// Where ``append(upTo:to:)`` reads before copying.
   private var scratch: UnsafeMutableRawPointer?
@@ -60,8 +67,7 @@ final class InputFile {
 
   /// Reads up to `count` bytes and appends them to `bytes`; returns how many (0 at the end).
   func append(upTo wanted: Int, to bytes: inout [UInt8]) throws(TrackIOError) -> Int {
-    // A small file needs a small buffer (a file that grew since is read in more reads).
-    let count = min(wanted, (sizeAtOpen ?? wanted) + 1)
+    let count = readSize(wanted)
     if scratchSize < count {
       scratch?.deallocate()
       scratch = .allocate(byteCount: count, alignment: 16)

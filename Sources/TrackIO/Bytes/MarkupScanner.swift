@@ -108,8 +108,7 @@ final class MarkupScanner {
   init(path: String) throws(TrackIOError) {
     input = try InputFile(path: path)
     self.path = input.path
-    // A small file needs a small buffer: its size and one byte to see the end.
-    readSize = min(Self.chunkSize, (input.sizeAtOpen ?? Self.chunkSize) + 1)
+    readSize = input.readSize(Self.chunkSize)
     capacity = 2 * readSize
     storage = .allocate(capacity: capacity)
   }
