@@ -163,11 +163,11 @@ struct AnalyzeCommand: AsyncParsableCommand {
     let regionList = m.monitoredRegions + m.failedRegions
     var nothingToAnalyse = false
     if m.fixCount == 0 {
-      Diagnostics.error("warning: no fix of \(track) was used, so nothing was analysed")
+      Diagnostics.error(InputChecks.noFixWarning(track: track))
       nothingToAnalyse = true
     }
     if let regions, regionList.isEmpty {
-      Diagnostics.error("warning: \(regions) holds no region")
+      Diagnostics.error(InputChecks.noRegionWarning(regions: regions))
       if summary.cells == nil && !hasApp { nothingToAnalyse = true }
     }
     if let regions, let far = checks.farWarning(track: track, regions: regions, regionList) { Diagnostics.error(far) }

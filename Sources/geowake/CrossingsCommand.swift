@@ -108,8 +108,8 @@ struct CrossingsCommand: AsyncParsableCommand {
     } catch let error as TrackIOError {
       throw Diagnostics.fail(error)
     }
-    if regionList.isEmpty { Diagnostics.error("warning: \(regions) holds no region") }
-    if detector.fixCount == 0 { Diagnostics.error("warning: no fix of \(tracks[0]) was used, so nothing was analysed") }
+    if regionList.isEmpty { Diagnostics.error(InputChecks.noRegionWarning(regions: regions)) }
+    if detector.fixCount == 0 { Diagnostics.error(InputChecks.noFixWarning(track: tracks[0])) }
     if let far = checks.farWarning(track: tracks[0], regions: regions, regionList) { Diagnostics.error(far) }
     if regionList.isEmpty || detector.fixCount == 0 { throw SysExit.dataError }
   }

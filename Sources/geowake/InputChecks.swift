@@ -44,6 +44,12 @@ struct InputChecks {
     return least
   }
 
+  /// The warning for a region file without regions.
+  static func noRegionWarning(regions: String) -> String { "warning: \(regions) holds no region" }
+
+  /// The warning for a track none of whose fixes was used.
+  static func noFixWarning(track: String) -> String { "warning: no fix of \(track) was used, so nothing was analysed" }
+
   /// The warning for a track far from every region, if it is.
   func farWarning(track: String, regions: String, _ list: [Region]) -> String? {
     guard let d = distanceWhenFar(from: list) else { return nil }
