@@ -20,6 +20,10 @@ struct ByteLineReader {
   /// Whether the line last returned is the input's last and has no line end: a file cut short
   /// ends this way (so does a file whose writer left out the final newline).
   private(set) var lineIsUnterminated = false
+  /// Where the line last returned lies in `buffer` (kept across refills, so that a reader can
+  /// look at it again), and the line returned before it, while it is still in `buffer`.
+  private var lastLine = 0..<0
+  private var lineBefore: Range<Int>?
 
   static let chunkSize = 1 << 20
 
@@ -42,6 +46,8 @@ struct ByteLineReader {
         let lineStart = start
         start = newline + 1
         lineNumber += 1
+        lineBefore = lastLine
+        lastLine = lineStart..<end
         return try buffer.withUnsafeBufferPointer { all throws(TrackIOError) in
           try body(UnsafeBufferPointer(rebasing: all[lineStart..<end]))
         }
@@ -54,6 +60,8 @@ struct ByteLineReader {
         start = buffer.count
         lineNumber += 1
         lineIsUnterminated = true
+        lineBefore = lastLine
+        lastLine = lineStart..<end
         return try buffer.withUnsafeBufferPointer { all throws(TrackIOError) in
           try body(UnsafeBufferPointer(rebasing: all[lineStart..<end]))
         }
@@ -77,12 +85,24 @@ struct ByteLineReader {
     return found
   }
 
-  private mutating func refill() throws(TrackIOError) {
-    if start > 0 {
-      buffer.removeSubrange(0..<start)
-      start = 0
+  /// The line last returned and the line before it (nil at the first line): for a check of the
+  /// last line of the input against the one before, made only once, at the end.
+  func withLastTwoLines<R>(_ body: (_ last: UnsafeBufferPointer<UInt8>, _ before: UnsafeBufferPointer<UInt8>?) throws(TrackIOError) -> R) throws(TrackIOError) -> R {
+    try buffer.withUnsafeBufferPointer { all throws(TrackIOError) in
+      try body(UnsafeBufferPointer(rebasing: all[lastLine]), lineBefore.map { UnsafeBufferPointer(rebasing: all[$0]) })
     }
-    if buffer.count > Self.longestLine {
+  }
+
+  private mutating func refill() throws(TrackIOError) {
+    // The line last returned stays (it is at most one line more to hold); the one before it goes.
+    let keep = min(start, lastLine.lowerBound)
+    if keep > 0 {
+      buffer.removeSubrange(0..<keep)
+      start -= keep
+      lastLine = (lastLine.lowerBound - keep)..<(lastLine.upperBound - keep)
+    }
+    lineBefore = nil
+    if buffer.count - start > Self.longestLine {
       throw TrackIOError(
         path: path, line: lineNumber + 1, column: 0,
         message: "line longer than \(InputFile.megabytes(Self.longestLine)); expected a text file of lines")

@@ -49,8 +49,6 @@ public struct FixCSVReader {
   public private(set) var device: String?
   /// Located warnings about lines that were read but look wrong, for ``takeWarnings()``.
   private var warnings: [TrackIOError] = []
-  /// Digits after the decimal point of the latitude and longitude of the line before.
-  private var previousDecimals = (latitude: 0, longitude: 0)
 
   /// How many times the device changed from one line to the next (the first line counts): a
   /// change of this number is a new device, without comparing strings per fix.
@@ -130,8 +128,6 @@ public struct FixCSVReader {
           deviceChanges += 1
         }
       }
-      var decimals = (0, 0)
-      var cutSuspect: (column: Int, text: String)?
       let parsed: LocationFix?? = try lines.nextLine { line throws(TrackIOError) -> LocationFix? in
         if line.isEmpty || line.first == UInt8(ascii: "#") { return nil }
         fields.split(line)
@@ -200,22 +196,13 @@ public struct FixCSVReader {
           radios[key] = radio
           cell = CellIdentity(radio: radio, mcc: 0, net: 0, area: area, cell: number)
         }
-        decimals = (Self.decimals(fields.field(la, in: line)), Self.decimals(fields.field(lo, in: line)))
-        func suspect(_ k: Int) {
-          if let last = fields.field(k, in: line).last, Self.isCutNumberEnding(last) { cutSuspect = (k, fields.text(k, in: line)) }
-        }
-        suspect(t)
-        suspect(la)
-        suspect(lo)
-        if let ac { suspect(ac) }
         return LocationFix(time: time, coordinate: coordinate, horizontalAccuracy: accuracy)
       }
       self.fields = fields
       driveLogRadios = radios
       guard let parsed else { return nil }
       if let fix = parsed {
-        if lines.lineIsUnterminated { try checkLastLine(cutSuspect, decimals, fields, number) }
-        previousDecimals = decimals
+        if lines.lineIsUnterminated { try checkLastLine(number) }
         reportedCell = cell
         return fix
       }
@@ -223,23 +210,34 @@ public struct FixCSVReader {
   }
 
   /// A cut at the end of the file: a last line without a line end whose number ends where no
-  /// number can (`139.`) is an error; one with fewer digits than the line before, a warning.
-  private mutating func checkLastLine(
-    _ suspect: (column: Int, text: String)?, _ decimals: (Int, Int), _ fields: CSVFields, _ number: Int
-  ) throws(TrackIOError) {
-    if let suspect {
-      throw TrackIOError(
-        path: path, line: number, column: fields.column(suspect.column),
-        message: "\"\(suspect.text)\" ends the file without a line end: the file looks cut off in the middle of a number")
+  /// number can (`139.`) is an error; one with fewer digits after the point than the line before
+  /// (when that is a line of fields too), a warning. Made once, at the last line, so that no
+  /// line pays for it.
+  private mutating func checkLastLine(_ number: Int) throws(TrackIOError) {
+    let columns = [timeColumn, latitudeColumn, longitudeColumn] + (accuracyColumn.map { [$0] } ?? [])
+    let (la, lo, w, path) = (latitudeColumn, longitudeColumn, width, self.path)
+    let warning = try lines.withLastTwoLines { last, before throws(TrackIOError) -> TrackIOError? in
+      var fields = CSVFields()
+      fields.split(last)
+      for k in columns {
+        if let end = fields.field(k, in: last).last, Self.isCutNumberEnding(end) {
+          throw TrackIOError(
+            path: path, line: number, column: fields.column(k),
+            message: "\"\(fields.text(k, in: last))\" ends the file without a line end: the file looks cut off in the middle of a number")
+        }
+      }
+      guard let before, before.first != UInt8(ascii: "#") else { return nil }
+      var previous = CSVFields()
+      previous.split(before)
+      guard previous.count == w, previous.unterminatedQuote == nil else { return nil }
+      let cutLatitude = Self.decimals(fields.field(la, in: last)) < Self.decimals(previous.field(la, in: before))
+      let cutLongitude = Self.decimals(fields.field(lo, in: last)) < Self.decimals(previous.field(lo, in: before))
+      guard cutLatitude || cutLongitude else { return nil }
+      return TrackIOError(
+        path: path, line: number, column: fields.column(cutLatitude ? la : lo),
+        message: "the last line has no line end and fewer digits after the point than the line before: the file may be cut off")
     }
-    let (latitude, longitude) = decimals
-    if latitude < previousDecimals.latitude || longitude < previousDecimals.longitude {
-      let k = latitude < previousDecimals.latitude ? latitudeColumn : longitudeColumn
-      warnings.append(
-        TrackIOError(
-          path: path, line: number, column: fields.column(k),
-          message: "the last line has no line end and fewer digits after the point than the line before: the file may be cut off"))
-    }
+    if let warning { warnings.append(warning) }
   }
 
   /// The located warnings since the last call: lines that were read but look wrong (a last line
