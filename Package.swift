@@ -52,6 +52,12 @@ package.targets += [
   )
 ]
 
+// MARK: - Saved state (what restoring a snapshot can find wrong, for every model that saves one)
+
+package.targets += [
+  .target(name: "SavedState")
+]
+
 // MARK: - Geometry core
 
 package.targets += [
@@ -61,7 +67,7 @@ package.targets += [
   ),
   .target(
     name: "Geofencing",
-    dependencies: ["Geodesy", "SeededRandom", "CDetectorKernels", .product(name: "RealModule", package: "swift-numerics")]
+    dependencies: ["Geodesy", "SeededRandom", "SavedState", "CDetectorKernels", .product(name: "RealModule", package: "swift-numerics")]
   ),
   // Full OGC validity of polygons with GEOS, for polygons from outside (the command-line tool's
   // readers); the geometry core itself needs no GEOS.
@@ -76,7 +82,7 @@ package.targets += [
 package.targets += [
   .target(
     name: "CellHandoff",
-    dependencies: ["Geodesy", .product(name: "RealModule", package: "swift-numerics")]
+    dependencies: ["Geodesy", "SeededRandom", "SavedState", .product(name: "RealModule", package: "swift-numerics")]
   )
 ]
 
@@ -167,11 +173,11 @@ package.targets += [
   ),
   .testTarget(
     name: "CellHandoffTests",
-    dependencies: ["CellHandoff", "Geodesy", "SyntheticData", "_GeoWakeTestSupport"]
+    dependencies: ["CellHandoff", "Geodesy", "SyntheticData", "SeededRandom", "SavedState", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "GeoWakeTests",
-    dependencies: ["GeoWake", "BackgroundRuntime", "CellHandoff", "Geofencing", "Geodesy", "SyntheticData", "_GeoWakeTestSupport"]
+    dependencies: ["GeoWake", "BackgroundRuntime", "CellHandoff", "Geofencing", "Geodesy", "SyntheticData", "SeededRandom", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "TrackIOTests",

@@ -53,3 +53,25 @@ public struct Coordinate: Hashable, Sendable, CustomStringConvertible {
 
   public var description: String { "(\(latitude), \(longitude))" }
 }
+
+/// Encoded as `{"latitude": …, "longitude": …}`; decoding validates as ``init(latitude:longitude:)``
+/// does, so a saved coordinate out of range is a decoding error, not a coordinate.
+extension Coordinate: Codable {
+  private enum CodingKeys: String, CodingKey { case latitude, longitude }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    let latitude = try container.decode(Double.self, forKey: .latitude)
+    let longitude = try container.decode(Double.self, forKey: .longitude)
+    do { try self.init(latitude: latitude, longitude: longitude) } catch {
+      throw DecodingError.dataCorruptedError(
+        forKey: error.component == .latitude ? .latitude : .longitude, in: container, debugDescription: error.description)
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(latitude, forKey: .latitude)
+    try container.encode(longitude, forKey: .longitude)
+  }
+}

@@ -2,7 +2,7 @@
 ///
 /// Time is seconds since the Unix epoch (UTC) as a `Double`: its resolution around the present is
 /// below half a microsecond, far finer than any GPS clock, and interpolation needs no conversion.
-public struct LocationFix: Hashable, Sendable {
+public struct LocationFix: Hashable, Sendable, Codable {
   /// Seconds since 1970-01-01T00:00:00Z.
   public var time: Double
   /// Where the device was.

@@ -1,8 +1,8 @@
 public import Geodesy
 
 /// The serving cell changed (or the device attached, or lost service).
-public struct ServingCellChange: Hashable, Sendable {
-  public enum Cause: Hashable, Sendable {
+public struct ServingCellChange: Hashable, Sendable, Codable {
+  public enum Cause: Hashable, Sendable, Codable {
     /// The first cell the device camped on (or the first after a loss of service).
     case attach
     /// A neighbour was stronger than the serving cell by at least the hysteresis (dB margin at

@@ -33,15 +33,15 @@ public struct ServingCellTracker {
   public let profile: CellSelectionProfile
   public let layout: CellLayout
   /// The cell serving the device after the last fix, if any.
-  public private(set) var serving: CellIdentity?
+  public internal(set) var serving: CellIdentity?
   /// Its tower, when its position is known (not for cells named by a drive log).
-  public private(set) var servingTower: CellTower?
+  public internal(set) var servingTower: CellTower?
   /// Handoffs made (attaches and losses of service not counted).
-  public private(set) var handoffCount = 0
+  public internal(set) var handoffCount = 0
   /// Handoffs back to the previous cell within the ping-pong window that were not made.
-  public private(set) var suppressedPingPongs = 0
+  public internal(set) var suppressedPingPongs = 0
   /// Fixes tracked.
-  public private(set) var fixCount = 0
+  public internal(set) var fixCount = 0
 
   /// The default ``cacheRadius``.
   public static let defaultCacheRadius = 1_000.0
@@ -50,11 +50,13 @@ public struct ServingCellTracker {
   /// A tuning knob only: results do not depend on it.
   public let cacheRadius: Double
 
-  private var hexagonal: HexagonalCellLayout?
+  var hexagonal: HexagonalCellLayout?
   private var reached: [Int32] = []
   private var reachedTowers: [CellTower] = []
   // Candidate cache (tower maps and synthetic layouts), struct-of-arrays.
   private var cacheCentre: SIMD3<Double>?
+  /// The point the cache was filled around (so that a restored tracker fills the same cache).
+  var cacheAnchor: Coordinate?
   private var cachePositions: [SIMD3<Double>] = []
   private var cacheRangeSquared: [Double] = []
   private var cacheInverseRangeSquared: [Double] = []
@@ -71,21 +73,21 @@ public struct ServingCellTracker {
   private var scratch: [Float] = []
   private var nearSlots: [Int] = []
   /// Fixes within `skipRadius` metres of the skip anchor change nothing (see the type).
-  private var skipRadius = 0.0
-  private var skipAnchor = (latitude: 0.0, longitude: 0.0, cosLatitude: 0.0)
+  var skipRadius = 0.0
+  var skipAnchor = (latitude: 0.0, longitude: 0.0, cosLatitude: 0.0)
   /// Fixes skipped so far, for benchmarks and tests.
-  public private(set) var skippedFixes = 0
+  public internal(set) var skippedFixes = 0
   /// Times the candidate cache was filled, for benchmarks.
-  public private(set) var cacheFills = 0
+  public internal(set) var cacheFills = 0
   /// The serving cell's slot in the cache (-1: absent).
   private var servingSlot = -1
   /// The tower map, when the layout is one (kept apart so that reading it copies nothing).
   private let map: TowerMap?
   /// The previous serving cell and when the device left it.
-  private var previous: (cell: CellIdentity, time: Double)?
+  var previous: (cell: CellIdentity, time: Double)?
   /// A neighbour satisfying the A3 condition since `since`; `suppressed` once it was counted as
   /// a ping-pong.
-  private var pending: (target: CellIdentity, since: Double, suppressed: Bool)?
+  var pending: (target: CellIdentity, since: Double, suppressed: Bool)?
   /// (q_serving / q_neighbour) above which the neighbour is stronger by the hysteresis, where
   /// q = (d / range)²: signal = edge − 5·n·log₁₀ q, so the A3 test needs no logarithm.
   private let hysteresisRatio: Double
@@ -388,9 +390,10 @@ public struct ServingCellTracker {
     other < 0 || cacheCells[k].identity < cacheCells[other].identity
   }
 
-  private mutating func fillCache(around point: Coordinate, _ p: SIMD3<Double>) {
+  mutating func fillCache(around point: Coordinate, _ p: SIMD3<Double>) {
     cacheFills += 1
     cacheCentre = p
+    cacheAnchor = point
     cachePositions.removeAll(keepingCapacity: true)
     cacheRangeSquared.removeAll(keepingCapacity: true)
     cacheInverseRangeSquared.removeAll(keepingCapacity: true)

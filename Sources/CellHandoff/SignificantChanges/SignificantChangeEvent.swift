@@ -1,15 +1,15 @@
 public import Geodesy
 
 /// A significant location change the app is told about, or one it is not (with the reason).
-public struct SignificantChangeEvent: Hashable, Sendable {
-  public enum Kind: String, Hashable, Sendable {
+public struct SignificantChangeEvent: Hashable, Sendable, Codable {
+  public enum Kind: String, Hashable, Sendable, Codable {
     /// Delivered: the app is woken with ``location``.
     case significantChange
     /// A handoff that did not become an event (``SignificantChangeEvent/reason`` says why).
     case significantChangeSuppressed
   }
 
-  public enum Trigger: String, Hashable, Sendable {
+  public enum Trigger: String, Hashable, Sendable, Codable {
     /// The first event when monitoring starts: the most recent location.
     case start
     /// A serving-cell handoff.

@@ -15,9 +15,9 @@ public import Geodesy
 public struct SignificantChangeMonitor {
   public let profile: SignificantChangeProfile
   /// The last delivered event, if any.
-  public private(set) var lastDelivered: SignificantChangeEvent?
-  public private(set) var deliveredCount = 0
-  public private(set) var suppressedCount = 0
+  public internal(set) var lastDelivered: SignificantChangeEvent?
+  public internal(set) var deliveredCount = 0
+  public internal(set) var suppressedCount = 0
 
   public init(profile: SignificantChangeProfile = .ios) {
     self.profile = profile

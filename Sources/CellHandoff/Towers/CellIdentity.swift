@@ -1,5 +1,5 @@
 /// The radio technology of a cell, as OpenCellID names it.
-public enum Radio: String, CaseIterable, Hashable, Sendable, Comparable {
+public enum Radio: String, CaseIterable, Hashable, Sendable, Comparable, Codable {
   case gsm = "GSM"
   case umts = "UMTS"
   case cdma = "CDMA"
@@ -24,7 +24,7 @@ public enum Radio: String, CaseIterable, Hashable, Sendable, Comparable {
 /// For GSM, UMTS, LTE and NR: mobile country code, mobile network code, location/tracking area
 /// code, cell identity (NR cell identities reach 2^36). For CDMA: SID, NID and BID in place of
 /// the last three, as OpenCellID stores them.
-public struct CellIdentity: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct CellIdentity: Hashable, Sendable, Comparable, CustomStringConvertible, Codable {
   public var radio: Radio
   /// Mobile country code (0…999).
   public var mcc: Int

@@ -1,7 +1,7 @@
 public import Geodesy
 
 /// A cell as OpenCellID describes it: where its tower is and how far it reaches.
-public struct CellTower: Hashable, Sendable {
+public struct CellTower: Hashable, Sendable, Codable {
   public var identity: CellIdentity
   /// The estimated position of the cell's antenna.
   public var coordinate: Coordinate

@@ -1,4 +1,5 @@
 public import Geodesy
+import SeededRandom
 import RealModule
 
 /// Why a ``TowerMap`` refused its towers.
@@ -46,6 +47,9 @@ public struct TowerMap: Sendable {
   private let ranges: [Double]
   private let levels: [Level]
   private let indexByIdentity: [CellIdentity: Int32]
+  /// A hash of every tower's identity, position and range, the same in every process: a saved
+  /// tracker is restored only over the map it was saved with.
+  public let fingerprint: UInt64
 
   private struct Level: Sendable {
     /// Cell size in degrees.
@@ -82,6 +86,14 @@ public struct TowerMap: Sendable {
     }
     self.towers = towers
     self.indexByIdentity = indexByIdentity
+    var hash = StableHash()
+    for tower in towers {
+      hash.combine(tower.identity.description)
+      hash.combine(tower.coordinate.latitude.bitPattern)
+      hash.combine(tower.coordinate.longitude.bitPattern)
+      hash.combine(tower.range.bitPattern)
+    }
+    fingerprint = hash.finalized
     positions = towers.map { Ellipsoid.wgs84.cartesian($0.coordinate) }
     ranges = towers.map(\.range)
     var byLevel = [[(key: Int64, tower: Int32)]](repeating: [], count: Self.levelCount)

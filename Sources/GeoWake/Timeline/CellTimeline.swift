@@ -18,16 +18,16 @@ public struct CellTimeline {
     }
   }
 
-  public private(set) var tracker: ServingCellTracker
-  public private(set) var monitor: SignificantChangeMonitor?
+  public internal(set) var tracker: ServingCellTracker
+  public internal(set) var monitor: SignificantChangeMonitor?
   public let description: String
   /// Distinct cells that served the device.
-  public private(set) var cellsSeen = Set<CellIdentity>()
+  public internal(set) var cellsSeen = Set<CellIdentity>()
   /// Fixes left out because they were earlier than the one before (the cell model needs time order).
-  public private(set) var outOfOrder = 0
+  public internal(set) var outOfOrder = 0
   private var changes: [ServingCellChange] = []
   private var significant: [SignificantChangeEvent] = []
-  private var lastTime = -Double.infinity
+  var lastTime = -Double.infinity
 
   /// - Throws: ``CellLayoutError`` for a layout that cannot be built.
   public init(_ configuration: Configuration) throws(CellLayoutError) {

@@ -64,21 +64,22 @@ public struct DeviceTimeline {
     public var appScenario: AppScenario?
   }
 
-  public private(set) var monitor: RegionMonitor
-  public private(set) var cells: CellTimeline?
+  public internal(set) var monitor: RegionMonitor
+  public internal(set) var cells: CellTimeline?
   public let app: App?
   private var runtime: AppRuntime?
   private var pushRun: PushSimulation.Run?
-  private var activity = RegionActivity()
-  private var firstTime: Double?
-  private var lastTime: Double?
+  var activity = RegionActivity()
+  var firstTime: Double?
+  var lastTime: Double?
   private var fetchSummary: FetchSummary?
-  private var finished = false
+  var finished = false
   /// Where the device was, about every minute (for pushes and fetches), kept only when needed.
-  private var places: [(time: Double, coordinate: Coordinate)] = []
-  private let keepsPlaces: Bool
-  /// Where the app's wakes come from: the place of the location event that caused each.
-  private var wakePlaces: [(time: Double, coordinate: Coordinate)] = []
+  var places: [(time: Double, coordinate: Coordinate)] = []
+  let keepsPlaces: Bool
+  /// The location events that wake the app (delivered region events and significant changes),
+  /// handed to the app's runtime at ``finish(into:)``.
+  var wakes: [Wake] = []
   private var regionEvents: [RegionEvent] = []
   private var delivered: [SignificantChangeEvent] = []
 
@@ -133,10 +134,7 @@ public struct DeviceTimeline {
       delivered.removeAll(keepingCapacity: true)
       cells?.process(fix, reportedCell: reportedCell, into: &events, delivered: &delivered)
       if runtime != nil {
-        for event in delivered {
-          runtime?.schedule(SystemEvent(time: event.time, kind: .location, label: "significant change"))
-          wakePlaces.append((event.time, event.location.coordinate))
-        }
+        for event in delivered { wakes.append(Wake(time: event.time, coordinate: event.location.coordinate, label: "significant change")) }
       }
     }
     return rejection
@@ -152,6 +150,7 @@ public struct DeviceTimeline {
     monitor.finish(into: &regionEvents)
     append(regionEvents, to: &events)
     activity.finish(at: lastTime ?? 0)
+    for wake in wakes { runtime?.schedule(SystemEvent(time: wake.time, kind: .location, label: wake.label)) }
     if let app, let launches = app.launches, let firstTime, let lastTime, lastTime > firstTime {
       let window = firstTime..<lastTime
       var feed: ContentFeed
@@ -184,6 +183,7 @@ public struct DeviceTimeline {
     if runtime != nil {
       var steps: [RuntimeEvent] = []
       runtime?.run(into: &steps)
+      var wakePlaces = wakes.map { (time: $0.time, coordinate: $0.coordinate) }
       wakePlaces.sort { $0.time < $1.time }
       var at = Placer(wakePlaces)
       for step in steps { events.append(.app(step, at: at.place(at: step.time))) }
@@ -201,12 +201,18 @@ public struct DeviceTimeline {
     for e in regionEvents {
       activity.add(e)
       if runtime != nil, let delivered = e.deliveredAt {
-        runtime?.schedule(SystemEvent(time: delivered, kind: .location, label: "\(e.kind.rawValue) \(e.region.rawValue)"))
-        wakePlaces.append((delivered, e.coordinate))
+        wakes.append(Wake(time: delivered, coordinate: e.coordinate, label: "\(e.kind.rawValue) \(e.region.rawValue)"))
       }
       events.append(.region(e))
     }
   }
+}
+
+/// A location event that wakes the app: when it is delivered, where the device was, what it is.
+struct Wake: Codable, Sendable, Hashable {
+  var time: Double
+  var coordinate: Coordinate
+  var label: String
 }
 
 /// Where the device was at a time, for times asked in increasing order: one pass over the places.

@@ -1,32 +1,8 @@
-public import Geodesy
+import Geodesy
+public import SavedState
 
-/// Why a snapshot could not be restored.
-public struct SnapshotError: Error, Sendable, Hashable, CustomStringConvertible {
-  public enum Reason: Sendable, Hashable {
-    /// The regions given are not the ones the snapshot was taken over (fingerprints differ).
-    case regionsDiffer(snapshot: UInt64, given: UInt64)
-    /// The snapshot names a region the set does not hold.
-    case unknownRegion(String)
-    /// The snapshot was taken under another profile.
-    case profileDiffers(snapshot: String, given: String)
-    /// A field of the snapshot is out of range.
-    case invalidField(String, String)
-  }
-
-  public let reason: Reason
-
-  public init(_ reason: Reason) { self.reason = reason }
-
-  public var description: String {
-    switch reason {
-    case .regionsDiffer(let snapshot, let given):
-      "the snapshot was taken over other regions (fingerprint \(snapshot), given \(given))"
-    case .unknownRegion(let id): "the snapshot names region \(id), which the regions given do not hold"
-    case .profileDiffers(let snapshot, let given): "the snapshot was taken under the \(snapshot) profile, not \(given)"
-    case .invalidField(let field, let problem): "snapshot field \(field): \(problem)"
-    }
-  }
-}
+/// Why a snapshot could not be restored (defined in `SavedState`, shared with the cell models).
+public typealias SnapshotError = SavedState.SnapshotError
 
 /// A fix as a snapshot stores it.
 struct FixRecord: Codable, Sendable, Hashable {

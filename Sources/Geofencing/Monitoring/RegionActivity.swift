@@ -6,7 +6,7 @@
 /// counts as the state before it, up to the `state` event that ends it.
 public struct RegionActivity: Hashable, Sendable {
   /// Totals for one region.
-  public struct Totals: Hashable, Sendable {
+  public struct Totals: Hashable, Sendable, Codable {
     public var enters = 0
     public var exits = 0
     public var passThroughs = 0
@@ -66,5 +66,38 @@ public struct RegionActivity: Hashable, Sendable {
 
   private mutating func close(_ id: RegionIdentifier, at time: Double, into t: inout Totals) {
     if let since = insideSince.removeValue(forKey: id) { t.timeInside += max(0, time - since) }
+  }
+}
+
+/// Saved with a device's state: totals and open periods keyed by identifier; decoding checks the
+/// identifiers and times.
+extension RegionActivity: Codable {
+  private enum CodingKeys: String, CodingKey { case totals, insideSince }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    func identifier(_ name: String, _ key: CodingKeys) throws -> RegionIdentifier {
+      do { return try RegionIdentifier(name) } catch {
+        throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: error.description)
+      }
+    }
+    for (name, t) in try container.decode([String: Totals].self, forKey: .totals) {
+      guard t.timeInside.isFinite, t.timeInside >= 0 else {
+        throw DecodingError.dataCorruptedError(forKey: .totals, in: container, debugDescription: "time inside \(name) is not a duration")
+      }
+      totals[try identifier(name, .totals)] = t
+    }
+    for (name, since) in try container.decode([String: Double].self, forKey: .insideSince) {
+      guard since.isFinite else {
+        throw DecodingError.dataCorruptedError(forKey: .insideSince, in: container, debugDescription: "inside \(name) since a time that is not finite")
+      }
+      insideSince[try identifier(name, .insideSince)] = since
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(Dictionary(uniqueKeysWithValues: totals.map { ($0.key.rawValue, $0.value) }), forKey: .totals)
+    try container.encode(Dictionary(uniqueKeysWithValues: insideSince.map { ($0.key.rawValue, $0.value) }), forKey: .insideSince)
   }
 }
