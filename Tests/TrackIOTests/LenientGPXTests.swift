@@ -69,6 +69,51 @@ struct LenientGPXTests {
     #expect(reader.warningCount == 0)
   }
 
+  /// An element prefix no `xmlns:` declares is a located warning in both modes, once per prefix;
+  /// the elements are read by their local names. Declarations count where XML scopes them: on the
+  /// element itself or one around it, not on a sibling that has closed.
+  @Test(arguments: [false, true])
+  func anUndeclaredNamespacePrefixIsAWarning(lenient: Bool) throws {
+    let folder = try TemporaryFolder()
+    func point(_ k: Int, _ extensions: String) -> String {
+      "<trkpt lat=\"1\" lon=\"2.00\(k)\"><time>2024-05-01T07:00:0\(k)Z</time><extensions>\(extensions)</extensions></trkpt>\n"
+    }
+    let undeclared = "<gpxpx:TrackPointExtension><gpxpx:hr>120</gpxpx:hr></gpxpx:TrackPointExtension>"
+    let cases: [(String, String, [String])] = [
+      // Undeclared, on many points: one warning, at the first.
+      ("<gpx version=\"1.1\" creator=\"t\"><trk><trkseg>\n", (1...4).map { point($0, undeclared) }.joined(), ["2:"]),
+      // Declared on the root, or on the element itself: nothing to say.
+      ("<gpx version=\"1.1\" creator=\"t\" xmlns:gpxpx=\"http://www.garmin.com/xmlschemas/TrackPointExtension/v2\"><trk><trkseg>\n",
+       (1...3).map { point($0, undeclared) }.joined(), []),
+      ("<gpx version=\"1.1\" creator=\"t\"><trk><trkseg>\n",
+       point(1, "<g:E xmlns:g=\"urn:x\"><g:hr>100</g:hr></g:E>") + point(2, "<g:E xmlns:g='urn:x'/>"), []),
+      // Declared on a sibling that has closed: out of scope at the next point.
+      ("<gpx version=\"1.1\" creator=\"t\"><trk><trkseg>\n",
+       point(1, "<g:E xmlns:g=\"urn:x\"><g:hr>100</g:hr></g:E>") + point(2, "<g:E><g:hr>101</g:hr></g:E>"), ["3:"]),
+      // Two undeclared prefixes, and xml: (always declared).
+      ("<gpx version=\"1.1\" creator=\"t\"><trk><trkseg>\n",
+       point(1, "<a:x xml:lang=\"en\">1</a:x>") + point(2, "<b:y/><a:x/>") + point(3, "<xml:z/>"), ["2:", "3:"]),
+    ]
+    for (k, (head, points, expected)) in cases.enumerated() {
+      let path = try folder.file("ns\(k).gpx", containing: head + points + "</trkseg></trk></gpx>\n")
+      var reader = try GPXReader(path: path, lenient: lenient)
+      let read = try reader.readAll()
+      #expect(read.count == points.components(separatedBy: "<trkpt").count - 1, "case \(k)")
+      #expect(read.allSatisfy { $0.time != nil })
+      let warnings = reader.takeWarnings().map(\.warningDescription)
+      #expect(warnings.count == expected.count, "case \(k): \(warnings)")
+      for (warning, location) in zip(warnings, expected) {
+        #expect(warning.hasPrefix("\(path):\(location)"), "case \(k): \(warning)")
+        #expect(warning.contains("warning: namespace prefix"), "case \(k): \(warning)")
+      }
+      #expect(reader.warningCount == 0)
+    }
+    // The heart rate under an undeclared prefix is read all the same.
+    let path = try folder.file("hr.gpx", containing: "<gpx version=\"1.1\" creator=\"t\"><trk><trkseg>\n" + point(1, undeclared) + "</trkseg></trk></gpx>")
+    var reader = try GPXReader(path: path, lenient: lenient)
+    #expect(try reader.readAll().first?.heartRate == 120)
+  }
+
   @Test func notGPXIsStillAnError() throws {
     #expect(throws: TrackIOError.self) { try Self.read("<kml><wpt lat=\"1\" lon=\"2\"/></kml>") }
     #expect(throws: TrackIOError.self) { try Self.read("") }

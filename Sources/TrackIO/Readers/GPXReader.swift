@@ -27,9 +27,10 @@ import Geodesy
 /// - content after the end of `<gpx>` is ignored; a tag with no name, or with a '<' inside it, is
 ///   skipped.
 ///
-/// A file without a `<gpx>` root is an error in both modes. A schema violation that leaves the data
-/// usable (a `<fix>` value outside `none`, `2d`, `3d`, `dgps`, `pps`) is a located warning in
-/// both modes (``takeWarnings()``).
+/// A file without a `<gpx>` root is an error in both modes. A schema or namespace violation that
+/// leaves the data usable (a `<fix>` value outside `none`, `2d`, `3d`, `dgps`, `pps`; an element
+/// prefix no `xmlns:` declares, such as `gpxpx:` in some exports, warned about once per prefix)
+/// is a located warning in both modes (``takeWarnings()``).
 ///
 /// ```swift
 /// var reader = try GPXReader(path: "ride.gpx")
@@ -57,6 +58,11 @@ public struct GPXReader {
   private var collecting: Tag?
   private var ended = false
   private var warnings: [TrackIOError] = []
+  /// Namespace prefixes declared (`xmlns:p="…"`) on the open elements, with the depth of the
+  /// element that declares each: in scope until it closes.
+  private var prefixes: [(name: [UInt8], depth: Int)] = []
+  /// Undeclared prefixes already warned about (once each, not once per element).
+  private var undeclaredPrefixes: Set<[UInt8]> = []
   /// The date of the last plain point's time, for the next one.
   private var dates = TimestampDayCache()
   private let usesPlainShortcut: Bool
@@ -296,6 +302,8 @@ public struct GPXReader {
     }
     var localStart = qualified.lowerBound
     for i in qualified where bytes[i] == UInt8(ascii: ":") { localStart = i + 1 }
+    if !token.attributes.isEmpty { declarePrefixes(in: token.attributes) }
+    if localStart > qualified.lowerBound { checkPrefix(qualified.lowerBound..<(localStart - 1), of: qualified, at: token.start) }
     let tag = Self.tag(forLocalName: bytes[localStart..<qualified.upperBound])
     let parent = open.last?.tag
     if !sawRoot {
@@ -419,7 +427,9 @@ public struct GPXReader {
     default:
       break
     }
-    if !selfClosing {
+    if selfClosing {
+      closePrefixes()
+    } else {
       let key = Self.packed(bytes, qualified)
       if key == nil { nameBytes.append(contentsOf: bytes[qualified]) }
       // Elements around points are few: located now, cheaply (forward). Points and their values
@@ -434,6 +444,48 @@ public struct GPXReader {
         tag: tag, packedName: key ?? 0, nameLength: qualified.count, nameEnd: nameBytes.count, start: token.start, line: line))
     }
     return nil
+  }
+
+  // MARK: - Namespaces
+
+  /// Records the prefixes the attributes in `range` declare (`xmlns:p="…"`), in scope from the
+  /// element being opened (at depth `open.count`) until it closes.
+  private mutating func declarePrefixes(in range: Range<Int>) {
+    let bytes = scanner.bytes
+    let xmlns = Array("xmlns:".utf8)
+    var i = range.lowerBound
+    while i + xmlns.count < range.upperBound {
+      // An attribute name starts the range or follows a space.
+      if bytes[i] == UInt8(ascii: "x"), i == range.lowerBound || MarkupScanner.isSpace(bytes[i - 1]),
+        bytes[i..<(i + xmlns.count)].elementsEqual(xmlns)
+      {
+        var end = i + xmlns.count
+        while end < range.upperBound, MarkupScanner.isNameByte(bytes[end]), bytes[end] != UInt8(ascii: ":") { end += 1 }
+        if end > i + xmlns.count { prefixes.append((Array(bytes[(i + xmlns.count)..<end]), open.count)) }
+        i = end
+      } else {
+        i += 1
+      }
+    }
+  }
+
+  /// Drops the prefixes declared by elements no longer open.
+  @inline(__always)
+  private mutating func closePrefixes() {
+    while let last = prefixes.last, last.depth >= open.count { prefixes.removeLast() }
+  }
+
+  /// A located warning, once per prefix, when an element's prefix is not declared: the element is
+  /// read by its local name all the same (so a GPX element with a stray prefix still counts).
+  private mutating func checkPrefix(_ prefix: Range<Int>, of qualified: Range<Int>, at offset: Int) {
+    let bytes = scanner.bytes
+    let name = bytes[prefix]
+    if name.elementsEqual("xml".utf8) || prefixes.contains(where: { $0.name.elementsEqual(name) }) { return }
+    guard undeclaredPrefixes.insert(Array(name)).inserted else { return }
+    warnings.append(
+      scanner.error(
+        "namespace prefix \"\(text(prefix))\" of <\(text(qualified))> is not declared (no xmlns:\(text(prefix)) on it or an element around it); "
+          + "elements with this prefix are read by their local names", at: offset))
   }
 
   private mutating func endTag(_ token: MarkupScanner.Token) throws(TrackIOError) -> GPXPoint? {
@@ -476,6 +528,7 @@ public struct GPXReader {
   /// scanner's bytes), returns the point it completes.
   private mutating func closeTop(text: Range<Int>?) throws(TrackIOError) -> GPXPoint? {
     guard let element = open.popLast() else { return nil }
+    closePrefixes()
     let tag = element.tag
     if element.nameLength > 8 { nameBytes.removeLast(nameBytes.count - (open.last?.nameEnd ?? 0)) }
     if collecting == tag {
