@@ -22,6 +22,10 @@ extension AnalyzeCommand {
     var app: DeviceTimeline.App?
     var format: TimelineWriter.Format
     var reading: TrackFileReader.Options
+    /// The region file's name, for warnings about a device far from every region.
+    var regionFile: String?
+    /// The regions as a list (shared), for that warning.
+    var regionList: [Region]
   }
 
   func runDevices(_ source: DeviceTrackSource, regionFile: RegionFile) async throws {
@@ -34,7 +38,8 @@ extension AnalyzeCommand {
     let settings = DeviceSettings(
       regions: RegionSet(regionFile.regions), profile: Self.profiles[profile]!, notifications: regionFile.notifications, seed: seed,
       cells: cells, cellsFromTrack: try cells ?? cellConfiguration(trackNamesCells: true), app: try appInputs(), format: format,
-      reading: .init(lenient: lenient, assumeUTC: assumeUTC))
+      reading: .init(lenient: lenient, assumeUTC: assumeUTC), regionFile: regions, regionList: regionFile.regions)
+    if let regions, regionFile.regions.isEmpty { Diagnostics.error(InputChecks.noRegionWarning(regions: regions)) }
     // The settings are checked once, here, rather than failing every device alike.
     let first: DeviceTimeline
     do {
@@ -100,6 +105,8 @@ extension AnalyzeCommand {
       return outcome
     }
     var events: [TimelineEvent] = []
+    var checks = InputChecks()
+    var pointsWithoutTime = 0
     do throws(TrackIOError) {
       func write(_ events: [TimelineEvent]) throws(TrackIOError) {
         for event in events {
@@ -111,17 +118,20 @@ extension AnalyzeCommand {
       if case .rows(_, _, let fixes, _, let cells) = track {
         for (k, fix) in fixes.enumerated() {
           events.removeAll(keepingCapacity: true)
+          checks.add(fix.coordinate)
           if timeline.process(fix, reportedCell: cells?[k], into: &events) != nil { outcome.fixesRejected += 1 }
           try write(events)
         }
       } else if var file = reader {
         while let fix = try file.next() {
           events.removeAll(keepingCapacity: true)
+          checks.add(fix.coordinate)
           if timeline.process(fix, reportedCell: file.reportedCell, into: &events) != nil { outcome.fixesRejected += 1 }
           try write(events)
         }
         outcome.warnings = file.takeWarnings()
         outcome.fixesRejected += file.pointsWithoutTime
+        pointsWithoutTime = file.pointsWithoutTime
       }
       events.removeAll(keepingCapacity: true)
       do { try timeline.finish(into: &events) } catch {
@@ -134,6 +144,9 @@ extension AnalyzeCommand {
       return outcome
     }
     outcome.fixesUsed = timeline.monitor.fixCount
+    outcome.notes = InputChecks.deviceNotes(
+      device: track.device, checks: checks, regionFile: settings.regionFile, regions: settings.regionList,
+      used: timeline.monitor.fixCount, rejections: timeline.monitor.rejections, pointsWithoutTime: pointsWithoutTime)
     outcome.output = sink.takeBytes()
     return outcome
   }

@@ -5,6 +5,9 @@ import TrackIO
 /// `geowake crossings` over many devices: one detector per device over one shared region set.
 extension CrossingsCommand {
   func runDevices(_ source: DeviceTrackSource, regions: RegionSet) async throws {
+    let regionFile = self.regions
+    let regionList = regions.regions
+    if regions.count == 0 { Diagnostics.error(InputChecks.noRegionWarning(regions: regionFile)) }
     let out = ByteSink.standardOutput()
     let table = format == "table"
     let reading = TrackFileReader.Options(assumeUTC: assumeUTC)
@@ -14,7 +17,7 @@ extension CrossingsCommand {
         try out.write("device".column(16) + "time                      region            event  lat          lon           fixes         note\n")
       }
       totals = try await DeviceRun.run(source, jobs: jobs, to: out, featuresBefore: false) { track in
-        Self.follow(track, regions: regions, table: table, reading: reading)
+        Self.follow(track, regions: regions, regionFile: regionFile, regionList: regionList, table: table, reading: reading)
       }
       if table { try out.write(totals.text(regions: "\(regions.count) regions")) }
       try out.flush()
@@ -25,13 +28,17 @@ extension CrossingsCommand {
   }
 
   /// One device's crossings, written to memory.
-  static func follow(_ track: DeviceTrack, regions: RegionSet, table: Bool, reading: TrackFileReader.Options) -> DeviceRun.Outcome {
+  static func follow(
+    _ track: DeviceTrack, regions: RegionSet, regionFile: String, regionList: [Region], table: Bool, reading: TrackFileReader.Options
+  ) -> DeviceRun.Outcome {
     var outcome = DeviceRun.Outcome(device: track.device)
     let sink = ByteSink.inMemory()
     var detector = CrossingDetector(regions: regions)
     var crossings: [RegionCrossing] = []
+    var checks = InputChecks()
     func take(_ fix: LocationFix, line: Int, path: String) throws(TrackIOError) {
       crossings.removeAll(keepingCapacity: true)
+      checks.add(fix.coordinate)
       do { try detector.process(fix, into: &crossings) } catch {
         throw TrackIOError(path: path, line: line, column: 1, message: error.description)
       }
@@ -56,6 +63,9 @@ extension CrossingsCommand {
       return outcome
     }
     outcome.fixesUsed = detector.fixCount
+    outcome.notes = InputChecks.deviceNotes(
+      device: track.device, checks: checks, regionFile: regionFile, regions: regionList, used: detector.fixCount, rejections: [:],
+      pointsWithoutTime: outcome.fixesRejected)
     outcome.output = sink.takeBytes()
     return outcome
   }

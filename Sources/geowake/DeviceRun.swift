@@ -15,6 +15,9 @@ enum DeviceRun {
     /// Why the device is left out of the output, if it is.
     var failure: String?
     var warnings: [TrackIOError] = []
+    /// Warnings about the device's input as a whole (far from every region, many fixes rejected),
+    /// whole lines, written before its output.
+    var notes: [String] = []
     var fixesUsed = 0
     var fixesRejected = 0
     /// Events by name (`enter`, `exit`, …).
@@ -41,6 +44,7 @@ enum DeviceRun {
         return
       }
       if outcome.fixesUsed == 0 { Diagnostics.error("warning: device \(outcome.device): no fixes used") }
+      outcome.notes.forEach { Diagnostics.error($0) }
       var bytes = outcome.output[...]
       if !featureWritten && bytes.starts(with: ",\n".utf8) { bytes = bytes.dropFirst(2) }
       featureWritten = featureWritten || !bytes.isEmpty

@@ -68,6 +68,21 @@ struct InputChecks {
     return "warning: \(rejected) of the \(total) fixes of \(track) (\(percent) %) were rejected: \(causes.joined(separator: ", "))"
   }
 
+  /// The warnings about one device of a many-device run: its fixes far from every region, many
+  /// of its fixes rejected.
+  static func deviceNotes(
+    device: String, checks: InputChecks, regionFile: String?, regions: [Region], used: Int, rejections: [String: Int],
+    pointsWithoutTime: Int
+  ) -> [String] {
+    var notes: [String] = []
+    let track = "device \(device)"
+    if let regionFile, let far = checks.farWarning(track: track, regions: regionFile, regions) { notes.append(far) }
+    if let rejected = rejectedWarning(track: track, used: used, rejections: rejections, pointsWithoutTime: pointsWithoutTime) {
+      notes.append(rejected)
+    }
+    return notes
+  }
+
   /// About the metres from a box of fixes to a region (a warning's estimate, not a geodesic
   /// bound): from a circle's centre to the nearest point of the box, less the radius; between
   /// near points of the boxes of the fixes and of a polygon's vertices.

@@ -164,6 +164,49 @@ struct SuspiciousInputTests {
     #expect(cells.stderr.contains("warning: no cell of \(towers) reaches the track \(track)"), "\(cells.stderr)")
   }
 
+  /// In a many-device run each device is checked on its own: a device far from every region
+  /// (its latitude and longitude swapped) and a device with most fixes rejected (shuffled) are
+  /// warned about by name; a device near the regions is not. An empty region file is warned about
+  /// once. (Places within ±90° of longitude, where the swapped pair is still a coordinate.)
+  @Test(arguments: [(11, 48.85, 2.35), (12, 40.71, -74.0), (13, -1.29, 36.82)])
+  func eachDeviceOfAManyDeviceRunIsChecked(seed: Int, latitude: Double, longitude: Double) throws {
+    let folder = try TemporaryFolder()
+    let devices = folder.path("devices")
+    try FileManager.default.createDirectory(atPath: devices, withIntermediateDirectories: false)
+    let center = "--center=\(latitude),\(longitude)"
+    let near = devices + "/near.csv"
+    #expect(try CommandRunner.run(["generate", "track", "--count", "1500", "--seed", "\(seed)", center, "--format", "csv", "-o", near]).status == 0)
+    let regions = folder.path("regions.csv")
+    #expect(try CommandRunner.run(["generate", "regions", "--count", "20", "--seed", "\(seed)", center, "--track-seed", "\(seed)", "--track-count", "1500", "-o", regions]).status == 0)
+    let rows = try String(contentsOfFile: near, encoding: .utf8).split(separator: "\n").map(String.init)
+    _ = try folder.file("devices/swapped.csv", containing: ([rows[0]] + rows.dropFirst().map { row in
+      let f = row.split(separator: ",", omittingEmptySubsequences: false)
+      return [f[0], f[2], f[1], f[3]].joined(separator: ",")
+    }).joined(separator: "\n") + "\n")
+    var body = Array(rows.dropFirst())
+    var generator = SeededGenerator(seed: UInt64(seed))
+    body.shuffle(using: &generator)
+    let shuffledFolder = folder.path("shuffled")
+    try FileManager.default.createDirectory(atPath: shuffledFolder, withIntermediateDirectories: false)
+    _ = try folder.file("shuffled/shuffled.csv", containing: ([rows[0]] + body).joined(separator: "\n") + "\n")
+
+    let analyzed = try CommandRunner.run(["analyze", "--profile", "ios", "--format", "jsonl", "--regions", regions, devices, shuffledFolder + "/shuffled.csv"])
+    #expect(analyzed.status == 0, "\(analyzed.stderr)")
+    #expect(analyzed.stderr.contains("warning: every fix of device swapped is more than 50 km from every region of \(regions)"), "\(analyzed.stderr)")
+    #expect(analyzed.stderr.contains(" fixes of device shuffled ("), "\(analyzed.stderr)")
+    #expect(!analyzed.stderr.contains("device near"), "\(analyzed.stderr)")
+    let crossed = try CommandRunner.run(["crossings", "--format", "jsonl", "--regions", regions, devices])
+    #expect(crossed.status == 0, "\(crossed.stderr)")
+    #expect(crossed.stderr.contains("warning: every fix of device swapped is more than 50 km"), "\(crossed.stderr)")
+    #expect(!crossed.stderr.contains("device near"), "\(crossed.stderr)")
+
+    let empty = try folder.file("empty.csv", containing: "id,lat,lon,radius\n")
+    for command in ["analyze", "crossings"] {
+      let none = try CommandRunner.run([command, "--format", "jsonl", "--regions", empty, devices])
+      #expect(none.stderr.components(separatedBy: "holds no region").count == 2, "\(command): \(none.stderr)")
+    }
+  }
+
   @Test func directoriesAndEndlessFilesAreClearErrors() throws {
     let folder = try TemporaryFolder()
     for command in [["info", folder.url.path], ["regions", "check", folder.url.path], ["cells", "check", folder.url.path]] {
