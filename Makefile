@@ -5,10 +5,12 @@
 #               cluster (integrations/dask/test.sh, in a virtual environment), builds a package
 #               that depends on GeoWake by version (scripts/check-embeddable.sh), then runs every
 #               parser's fuzz target for 5 seconds (scripts/fuzz.sh)
+#   make test-sanitized  the tests under AddressSanitizer (and UBSan for the C kernels), the
+#               concurrent ones under ThreadSanitizer; CI runs it after make test
 SWIFT ?= swift
 DEMO_BIN := .build/release/geowake
 
-.PHONY: deps build demo test fuzz bench compare-peers format
+.PHONY: deps build demo test test-sanitized fuzz bench compare-peers format
 
 deps:
 	@sh scripts/install-deps.sh
@@ -31,6 +33,20 @@ test: deps
 	TMPDIR=$(TEST_TMP) sh integrations/dask/test.sh
 	TMPDIR=$(TEST_TMP) sh scripts/check-embeddable.sh
 	FUZZ_SECONDS=5 sh scripts/fuzz.sh
+	rm -rf $(TEST_TMP)
+
+# Every test under AddressSanitizer (the C kernels also under UndefinedBehaviorSanitizer; Swift
+# itself traps on overflow and out-of-bounds access), then the concurrent parts — many devices on
+# every core, async app handlers, the parallel map — under ThreadSanitizer, with the geowake they
+# run built the same way. Separate build folders, so the ordinary build is left as it is. Leak
+# detection is off: the test harness's process runner leaks by design.
+test-sanitized: deps
+	rm -rf $(TEST_TMP) && mkdir -p $(TEST_TMP)
+	TMPDIR=$(TEST_TMP) ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(SWIFT) test --sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined \
+	  --scratch-path .build/sanitized-address
+	TMPDIR=$(TEST_TMP) TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build/sanitized-thread \
+	  --filter "OrderedParallelMap|ManyDevices|AppSimulation|DeviceTimeline"
 	rm -rf $(TEST_TMP)
 
 # libFuzzer on every parser (Fuzz/ is its own package, built with -sanitize=fuzzer,address):
