@@ -32,6 +32,15 @@ public struct StableHash: Sendable {
     state = h
   }
 
+  /// A fingerprint of every stored field of a value (its `String(reflecting:)` text, hashed), the
+  /// same in every process: for settings saved with a snapshot and compared on restore. Values
+  /// holding dictionaries print them in a per-process order and must not be fingerprinted so.
+  public static func fingerprint(reflecting value: Any) -> UInt64 {
+    var hash = StableHash()
+    hash.combine(String(reflecting: value))
+    return hash.finalized
+  }
+
   /// The state through SplitMix64's finaliser (``SeededGenerator/hash(_:)``): every bit depends
   /// on every byte.
   @inlinable

@@ -123,11 +123,7 @@ extension ServingCellTracker {
   }
 
   /// A fingerprint of every field of a profile, the same in every process.
-  static func fingerprint(_ profile: CellSelectionProfile) -> UInt64 {
-    var hash = StableHash()
-    hash.combine(String(reflecting: profile))
-    return hash.finalized
-  }
+  static func fingerprint(_ profile: CellSelectionProfile) -> UInt64 { StableHash.fingerprint(reflecting: profile) }
 }
 
 extension SignificantChangeMonitor {
@@ -166,9 +162,5 @@ extension SignificantChangeMonitor {
     suppressedCount = snapshot.suppressedCount
   }
 
-  static func fingerprint(_ profile: SignificantChangeProfile) -> UInt64 {
-    var hash = StableHash()
-    hash.combine(String(reflecting: profile))
-    return hash.finalized
-  }
+  static func fingerprint(_ profile: SignificantChangeProfile) -> UInt64 { StableHash.fingerprint(reflecting: profile) }
 }

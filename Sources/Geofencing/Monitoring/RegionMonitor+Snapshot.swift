@@ -117,9 +117,5 @@ extension RegionMonitor {
   }
 
   /// A fingerprint of every field of a profile, the same in every process.
-  static func fingerprint(_ profile: RegionMonitoringProfile) -> UInt64 {
-    var h = StableHash()
-    h.combine(String(reflecting: profile))
-    return h.finalized
-  }
+  static func fingerprint(_ profile: RegionMonitoringProfile) -> UInt64 { StableHash.fingerprint(reflecting: profile) }
 }
