@@ -33,12 +33,16 @@ enum DeviceTrack: Sendable {
 /// The tracks of a many-device run, one device at a time, in input order: each file in the order
 /// given (a folder's track files sorted by name) is one device named after the file, except a
 /// CSV or JSON Lines file with a device column, whose rows are read here and cut into one track
-/// per device.
+/// per device, the devices in the order of their first rows.
 ///
-/// A device's rows must be together (in time order, as the Dask integration and
-/// `sort -s -t, -k1,1` leave them): a device whose rows come back after another device's, or a
-/// name used twice, is reported as failed at the line where it comes back. A bad line fails its
-/// device (the rest of its rows are skipped) and reading goes on with the next device.
+/// A device's rows may be together (as the Dask integration and `sort -s -t, -k1,1` leave them)
+/// or interleaved with other devices' rows (a fleet's log in time order). Finished devices are
+/// held back until ``holdLimit`` fixes are held: a device whose rows come back while its rows are
+/// held is a file of interleaved devices, and the whole file is grouped by device in memory before
+/// any device is passed on. Once that many fixes have passed without a device coming back, each
+/// device is passed on when the next begins, and a device that comes back after that, or a name
+/// used twice, is reported as failed at the line where it comes back. A bad line fails its device
+/// (the rest of its rows are skipped) and reading goes on with the other devices.
 struct DeviceTrackSource: IteratorProtocol {
   /// A file with a device column, being read.
   private struct OpenFile {
@@ -47,30 +51,67 @@ struct DeviceTrackSource: IteratorProtocol {
     var pending: Result<LocationFix?, TrackIOError>?
   }
 
+  /// One device's rows in the open file, not yet passed on.
+  private struct Group {
+    var device: String
+    var fixes: [LocationFix] = []
+    var lines: [Int32] = []
+    var cells: [CellIdentity?] = []
+    /// Why the device is left out; its rows are dropped and the rest skipped.
+    var failure: TrackIOError?
+  }
+
+  /// Where the rows of the open file go.
+  private enum Target {
+    /// No device yet.
+    case none
+    /// The held group at this index.
+    case group(Int)
+    /// A device that cannot take rows (it came back after being passed on): skipped.
+    case skipping
+  }
+
+  /// How many fixes of a file with a device column are held before its devices are passed on as
+  /// they end: enough for the first round of a large fleet's log in time order (262,144 fixes,
+  /// about 11 MB).
+  static let defaultHoldLimit = 1 << 18
+
   private var paths: [String]
   private var nextPath = 0
   private let options: TrackFileReader.Options
+  private let holdLimit: Int
   private var open: OpenFile?
   private var ready: [DeviceTrack] = []
   private var readyStart = 0
+  /// Every device named so far, by a file or a device column.
   private var seen: Set<String> = []
-  // The device being read from `open`.
-  private var current: String?
-  private var currentFailed = false
+  // The open file's devices not yet passed on, in the order of their first rows.
+  private var groups: [Group] = []
+  private var groupIndex: [String: Int] = [:]
+  private var heldFixes = 0
+  /// Whether a device's rows came back: the file is grouped whole before anything is passed on.
+  private var interleaved = false
+  /// Whether devices are passed on as they end (more than `holdLimit` fixes held, none came back).
+  private var passingOn = false
+  private var target = Target.none
+  /// Devices reported for coming back after they were passed on (once each).
+  private var cameBack: Set<String> = []
   private var changes = 0
-  private var fixes: [LocationFix] = []
-  private var cells: [CellIdentity?] = []
-  private var lines: [Int32] = []
-  private var currentPath = ""
   private var lastErrorLine = -1
 
   /// - Parameters:
   ///   - paths: the track files, folders expanded (``expand(_:)``).
   ///   - opened: the first file already opened and its first fix read (standard input cannot be
   ///     opened twice).
-  init(paths: [String], options: TrackFileReader.Options, opened: (TrackFileReader, Result<LocationFix?, TrackIOError>)? = nil) {
+  ///   - holdLimit: how many fixes of a file with a device column are held before its devices are
+  ///     passed on as they end (``defaultHoldLimit``).
+  init(
+    paths: [String], options: TrackFileReader.Options, opened: (TrackFileReader, Result<LocationFix?, TrackIOError>)? = nil,
+    holdLimit: Int = defaultHoldLimit
+  ) {
     self.paths = paths
     self.options = options
+    self.holdLimit = holdLimit
     if let opened {
       open = OpenFile(reader: opened.0, pending: opened.1)
       nextPath = 1
@@ -107,8 +148,6 @@ struct DeviceTrackSource: IteratorProtocol {
     do { first = .success(try reader.next()) } catch { first = .failure(error) }
     if reader.namesDevices {
       open = OpenFile(reader: reader, pending: first)
-      changes = 0
-      lastErrorLine = -1
     } else {
       add(.file(device: device, path: path))
     }
@@ -133,10 +172,11 @@ struct DeviceTrackSource: IteratorProtocol {
     }
     switch result {
     case .success(let fix?):
-      guard !currentFailed else { return }
-      fixes.append(fix)
-      lines.append(Int32(truncatingIfNeeded: file.reader.lineNumber))
-      if namesCells { cells.append(file.reader.reportedCell) }
+      guard case .group(let index) = target, groups[index].failure == nil else { return }
+      groups[index].fixes.append(fix)
+      groups[index].lines.append(Int32(truncatingIfNeeded: file.reader.lineNumber))
+      if namesCells { groups[index].cells.append(file.reader.reportedCell) }
+      heldFixes += 1
     case .success(nil):
       ended = true
     case .failure(let error):
@@ -146,46 +186,75 @@ struct DeviceTrackSource: IteratorProtocol {
       lastErrorLine = error.line
     }
     if ended {
-      endCurrent(namesCells: namesCells)
-      current = nil
+      passOn(namesCells: namesCells, path: file.reader.path)
+      target = .none
       changes = 0
       lastErrorLine = -1
+      interleaved = false
+      passingOn = false
     }
   }
 
-  /// Starts the rows of `device`, ending the device before it.
+  /// Directs the rows from `line` on to `device`.
   private mutating func begin(_ device: String, at line: Int, path: String, namesCells: Bool) {
-    endCurrent(namesCells: namesCells)
-    current = device
-    currentPath = path
-    currentFailed = false
-    if !seen.insert(device).inserted {
-      fail(
-        TrackIOError(
+    if let index = groupIndex[device] {
+      // Rows of a held device come back: the devices are interleaved.
+      interleaved = true
+      target = .group(index)
+      return
+    }
+    if passingOn || (!interleaved && heldFixes > holdLimit) {
+      passOn(namesCells: namesCells, path: path)
+      passingOn = true
+    }
+    if seen.insert(device).inserted {
+      groupIndex[device] = groups.count
+      target = .group(groups.count)
+      groups.append(Group(device: device))
+      return
+    }
+    target = .skipping
+    guard cameBack.insert(device).inserted else { return }
+    add(
+      .failed(
+        device: device,
+        error: TrackIOError(
           path: path, line: line, column: 1,
-          message: "device \"\(device)\" comes again after other devices' rows (or is also a file's name): "
-            + "a device's rows must be together, in time order (sort by device, keeping each device's order)"))
-    }
+          message: "device \"\(device)\" comes again after its rows were passed on (after \(holdLimit) fixes without a device "
+            + "coming back), or is also a file's name: group a device's rows, in time order (sort by device, keeping each device's order)")))
   }
 
-  /// Fails the current device (once): its rows read so far are dropped and the rest skipped.
+  /// Fails the device of the current row (once): its rows read so far are dropped and the rest
+  /// skipped.
   private mutating func fail(_ error: TrackIOError) {
-    guard !currentFailed else { return }
-    currentFailed = true
-    fixes.removeAll(keepingCapacity: true)
-    cells.removeAll(keepingCapacity: true)
-    lines.removeAll(keepingCapacity: true)
-    add(.failed(device: current ?? Self.deviceName(error.path), error: error))
+    switch target {
+    case .group(let index):
+      guard groups[index].failure == nil else { return }
+      heldFixes -= groups[index].fixes.count
+      groups[index].fixes = []
+      groups[index].lines = []
+      groups[index].cells = []
+      groups[index].failure = error
+    case .skipping:
+      return
+    case .none:
+      add(.failed(device: Self.deviceName(error.path), error: error))
+    }
   }
 
-  private mutating func endCurrent(namesCells: Bool) {
-    defer {
-      fixes = []
-      cells = []
-      lines = []
+  /// Passes on the held devices, in the order of their first rows.
+  private mutating func passOn(namesCells: Bool, path: String) {
+    for group in groups {
+      heldFixes -= group.fixes.count
+      if let failure = group.failure {
+        add(.failed(device: group.device, error: failure))
+      } else {
+        add(.rows(device: group.device, path: path, fixes: group.fixes, lines: group.lines, cells: namesCells ? group.cells : nil))
+      }
     }
-    guard let current, !currentFailed else { return }
-    add(.rows(device: current, path: currentPath, fixes: fixes, lines: lines, cells: namesCells ? cells : nil))
+    groups = []
+    groupIndex = [:]
+    target = .none
   }
 
   private mutating func add(_ track: DeviceTrack) {

@@ -171,19 +171,96 @@ struct ManyDevicesTests {
     #expect(columnRun.stdout.split(separator: "\n") == withoutBroken)
   }
 
-  @Test func aDeviceWhoseRowsComeBackIsReportedWhereItComesBack() throws {
+  /// A fleet's log in time order (and rows interleaved at random) gives every device the lines a
+  /// run over its rows alone gives, the devices in the order of their first rows.
+  @Test(arguments: [11, 12, 13] as [UInt64])
+  func interleavedDevicesAreGroupedByDevice(seed: UInt64) throws {
+    let population = Population(seed: seed)
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("regions.csv", containing: population.regions)
+    let tracks = try population.writeFolder(in: folder)
+    // In time order, ties in the population's order (a stable merge).
+    let byTime = population.devices.flatMap { d in d.rows.map { (d.name, $0) } }.enumerated()
+      .sorted { ($0.element.1.prefix { $0 != "," }, $0.offset) < ($1.element.1.prefix { $0 != "," }, $1.offset) }.map(\.element)
+    let timeOrdered = try folder.file("by-time.csv", containing: "device,time,lat,lon,accuracy\n" + byTime.map { "\($0.0),\($0.1)\n" }.joined())
+    // At random, each device's rows keeping their order.
+    var random = SplitMix(seed &* 31)
+    var next = population.devices.map { _ in 0 }
+    var shuffled = ""
+    while true {
+      let open = population.devices.indices.filter { next[$0] < population.devices[$0].rows.count }
+      guard !open.isEmpty else { break }
+      let k = open[Int(random.unit() * Double(open.count))]
+      let f = population.devices[k].rows[next[k]].split(separator: ",")
+      shuffled += "{\"device\":\"\(population.devices[k].name)\",\"time\":\(f[0]),\"lat\":\(f[1]),\"lon\":\(f[2]),\"accuracy\":\(f[3])}\n"
+      next[k] += 1
+    }
+    let randomOrder = try folder.file("random.jsonl", containing: shuffled)
+    for command in ["analyze", "crossings"] {
+      let base = [command, "--regions", regions, "--format", "jsonl"]
+      let reference = try CommandRunner.run(base + [tracks, "--jobs", "1"])
+      #expect(reference.status == 0, "\(reference.stderr)")
+      let expected = Self.blocks(reference.stdout)
+      for (file, jobs) in [(timeOrdered, "1"), (timeOrdered, "3"), (randomOrder, "2")] {
+        let run = try CommandRunner.run(base + [file, "--jobs", jobs])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!run.stderr.contains("comes again"))
+        let blocks = Self.blocks(run.stdout)
+        #expect(blocks.map(\.device).count == Set(blocks.map(\.device)).count, "each device in one block")
+        #expect(Dictionary(uniqueKeysWithValues: blocks.map { ($0.device, $0.lines) }) == Dictionary(uniqueKeysWithValues: expected.map { ($0.device, $0.lines) }))
+        // The devices in the order of their first rows.
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        var firstRows: [String] = []
+        for line in text.split(separator: "\n").dropFirst(file.hasSuffix(".csv") ? 1 : 0) {
+          let name = file.hasSuffix(".csv") ? String(line.prefix { $0 != "," }) : String(line.dropFirst(11).prefix { $0 != "\"" })
+          if !firstRows.contains(name) { firstRows.append(name) }
+        }
+        #expect(blocks.map(\.device) == firstRows.filter { name in blocks.contains { $0.device == name } })
+      }
+    }
+  }
+
+  /// The JSON Lines output of a many-device run cut into blocks of one device's lines.
+  static func blocks(_ output: String) -> [(device: String, lines: [Substring])] {
+    var blocks: [(device: String, lines: [Substring])] = []
+    for line in output.split(separator: "\n") {
+      let prefix = "{\"device\":\""
+      let name = String(line.dropFirst(prefix.count).prefix { $0 != "\"" })
+      if blocks.last?.device == name { blocks[blocks.count - 1].lines.append(line) } else { blocks.append((name, [line])) }
+    }
+    return blocks
+  }
+
+  @Test func aSmallInterleavedFileIsGroupedAndALateComebackIsReportedWhereItComesBack() throws {
     let folder = try TemporaryFolder()
     let regions = try folder.file("regions.csv", containing: "id,lat,lon,radius\nhome,35.0,139.0,100\n")
-    let csv = "device,time,lat,lon\na,0,35.0,139.0\na,10,35.0,139.001\nb,0,35.0,139.0\na,20,35.0,139.002\nb,10,35.0,139.0\n"
-    let column = try folder.file("interleaved.csv", containing: csv)
-    let run = try CommandRunner.run(["crossings", "--regions", regions, "--format", "jsonl", column])
-    #expect(run.status == 65)
-    #expect(run.stderr.contains("\(column):5:1: error: device \"a\" comes again after other devices' rows"))
-    #expect(run.stderr.contains("\(column):6:1: error: device \"b\" comes again"))
-    #expect(run.stderr.contains("(device a: its rows from here on left out)"))
-    #expect(run.stderr.contains("2 of 2 devices failed"))
-    // What came before each device came back is written: a's first two fixes and b's first.
-    #expect(run.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("{\"device\":\"a\"") || $0.hasPrefix("{\"device\":\"b\"") })
+    let interleaved = try folder.file("interleaved.csv", containing: "device,time,lat,lon\na,0,35.0,139.0\na,10,35.0,139.01\nb,0,35.0,139.01\na,20,35.0,139.0\nb,10,35.0,139.0\n")
+    let run = try CommandRunner.run(["crossings", "--regions", regions, "--format", "jsonl", interleaved])
+    #expect(run.status == 0, "\(run.stderr)")
+    let a = try CommandRunner.run(["crossings", "--regions", regions, "--format", "jsonl", try folder.file("a.csv", containing: "time,lat,lon\n0,35.0,139.0\n10,35.0,139.01\n20,35.0,139.0\n")])
+    let b = try CommandRunner.run(["crossings", "--regions", regions, "--format", "jsonl", try folder.file("b.csv", containing: "time,lat,lon\n0,35.0,139.01\n10,35.0,139.0\n")])
+    let expected = a.stdout.split(separator: "\n").map { "{\"device\":\"a\"," + $0.dropFirst() + "\n" }.joined()
+      + b.stdout.split(separator: "\n").map { "{\"device\":\"b\"," + $0.dropFirst() + "\n" }.joined()
+    #expect(run.stdout == expected)
+    #expect(run.stdout.split(separator: "\n").count == 3, "a leaves and comes back, b comes in")
+
+    // Past the rows held back (262,144 fixes) devices are passed on as they end: one that comes
+    // back after that is reported at the line where it comes back, its earlier rows' events kept.
+    var csv = "device,time,lat,lon\n"
+    csv.reserveCapacity(6_000_000)
+    for t in 0...(1 << 18) { csv += "a,\(t),35.0,\(t < 100 ? "139.0" : "139.01")\n" }
+    csv += "b,0,35.0,139.0\nb,10,35.0,139.01\na,300000,35.0,139.0\n"
+    let late = try folder.file("late.csv", containing: csv)
+    let lateRun = try CommandRunner.run(["crossings", "--regions", regions, "--format", "jsonl", late])
+    let comeback = (1 << 18) + 5
+    #expect(lateRun.status == 65)
+    #expect(lateRun.stderr.contains("\(late):\(comeback):1: error: device \"a\" comes again after its rows were passed on"))
+    #expect(lateRun.stderr.contains("(device a: its rows from here on left out)"))
+    #expect(lateRun.stderr.contains("1 of 2 devices failed"))
+    let devices = Self.blocks(lateRun.stdout).map(\.device)
+    #expect(devices == ["a", "b"])
+    #expect(Self.blocks(lateRun.stdout)[0].lines.count == 1, "a leaves home at 100; its return is left out")
+    #expect(Self.blocks(lateRun.stdout)[1].lines.count == 1, "b leaves home at 10")
   }
 
   @Test func manyDevicesRefuseHTMLAndEmptyFolders() throws {
