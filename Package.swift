@@ -20,6 +20,7 @@ let package = Package(
     .library(name: "BackgroundRuntime", targets: ["BackgroundRuntime"]),
     .library(name: "GeoWake", targets: ["GeoWake"]),
     .library(name: "TrackIO", targets: ["TrackIO"]),
+    .library(name: "RuntimeIO", targets: ["RuntimeIO"]),
     .library(name: "GeoWakeReports", targets: ["GeoWakeReports"]),
     .library(name: "SyntheticData", targets: ["SyntheticData"]),
     .executable(name: "geowake", targets: ["geowake"]),
@@ -122,8 +123,12 @@ package.targets += [
 package.targets += [
   .target(
     name: "TrackIO",
-    dependencies: ["Geodesy", "Geofencing", "CellHandoff", "BackgroundRuntime", .product(name: "RealModule", package: "swift-numerics")]
-  )
+    dependencies: ["Geodesy", "Geofencing", "CellHandoff", .product(name: "RealModule", package: "swift-numerics")]
+  ),
+  .target(
+    name: "RuntimeIO",
+    dependencies: ["TrackIO", "BackgroundRuntime"]
+  ),
 ]
 
 // MARK: - Reports of whole simulations
@@ -131,7 +136,9 @@ package.targets += [
 package.targets += [
   .target(
     name: "GeoWakeReports",
-    dependencies: ["GeoWake", "TrackIO", "BackgroundRuntime"]
+    dependencies: [
+      "GeoWake", "TrackIO", "BackgroundRuntime", "CellHandoff", "Geofencing", "Geodesy", .product(name: "RealModule", package: "swift-numerics"),
+    ]
   )
 ]
 
@@ -141,7 +148,7 @@ package.targets += [
   .executableTarget(
     name: "geowake",
     dependencies: [
-      "Geodesy", "Geofencing", "GEOSValidation", "CellHandoff", "BackgroundRuntime", "GeoWake", "GeoWakeReports", "TrackIO", "SeededRandom",
+      "Geodesy", "Geofencing", "GEOSValidation", "CellHandoff", "BackgroundRuntime", "GeoWake", "GeoWakeReports", "TrackIO", "RuntimeIO", "SeededRandom",
       "SyntheticData", .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ]
   )
@@ -182,6 +189,14 @@ package.targets += [
   .testTarget(
     name: "TrackIOTests",
     dependencies: ["TrackIO", "Geofencing", "CellHandoff", "Geodesy", "_GeoWakeTestSupport"]
+  ),
+  .testTarget(
+    name: "RuntimeIOTests",
+    dependencies: ["RuntimeIO", "TrackIO", "BackgroundRuntime", "_GeoWakeTestSupport"]
+  ),
+  .testTarget(
+    name: "GeoWakeReportsTests",
+    dependencies: ["GeoWakeReports", "TrackIO", "Geofencing", "Geodesy", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "GeoWakeCLITests",

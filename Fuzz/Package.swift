@@ -15,7 +15,7 @@ let package = Package(
   targets: [
     .executableTarget(
       name: "geowake-fuzz",
-      dependencies: [.product(name: "TrackIO", package: geowake)],
+      dependencies: [.product(name: "TrackIO", package: geowake), .product(name: "RuntimeIO", package: geowake)],
       path: "Sources/geowake-fuzz"
     )
   ]

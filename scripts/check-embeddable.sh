@@ -19,7 +19,7 @@ git clone -q "$root" "$work/GeoWake"
 git -C "$work/GeoWake" tag 1.0.0
 
 consumer="$work/Consumer"
-mkdir -p "$consumer/Sources/CoreConsumer" "$consumer/Sources/ValidationConsumer"
+mkdir -p "$consumer/Sources/TrackConsumer" "$consumer/Sources/CoreConsumer" "$consumer/Sources/ValidationConsumer"
 # The README's Swift blocks, one program each.
 readme_targets=$(awk -v dir="$consumer/Sources" '
   /^```swift$/ { n++; inside = 1; path = dir "/ReadmeExample" n; system("mkdir -p " path); file = path "/main.swift"; next }
@@ -43,6 +43,8 @@ let core: [Target.Dependency] = [
   .product(name: "BackgroundRuntime", package: "GeoWake"),
   .product(name: "GeoWake", package: "GeoWake"),
   .product(name: "TrackIO", package: "GeoWake"),
+  .product(name: "RuntimeIO", package: "GeoWake"),
+  .product(name: "GeoWakeReports", package: "GeoWake"),
   .product(name: "SyntheticData", package: "GeoWake"),
 ]
 
@@ -51,6 +53,7 @@ let package = Package(
   platforms: [.macOS(.v13)],
   dependencies: [.package(url: "file://$work/GeoWake", from: "1.0.0")],
   targets: [
+    .executableTarget(name: "TrackConsumer", dependencies: [.product(name: "TrackIO", package: "GeoWake")]),
     .executableTarget(name: "CoreConsumer", dependencies: core),$readme_target_list
     .executableTarget(
       name: "ValidationConsumer",
@@ -62,12 +65,28 @@ let package = Package(
   ]
 )
 SWIFT
+cat > "$consumer/Sources/TrackConsumer/main.swift" <<'SWIFT'
+import Foundation
+import TrackIO
+
+let path = NSTemporaryDirectory() + "/track-consumer-\(getpid()).gpx"
+try #"<gpx version="1.1"><trk><trkseg><trkpt lat="35.0" lon="139.0"><time>2024-05-01T07:00:00Z</time></trkpt><trkpt lat="35.001" lon="139.0"><time>2024-05-01T07:00:10Z</time></trkpt></trkseg></trk></gpx>"#
+  .write(toFile: path, atomically: false, encoding: .utf8)
+defer { try? FileManager.default.removeItem(atPath: path) }
+var reader = try TrackFileReader(path: path)
+var fixes = 0
+while try reader.next() != nil { fixes += 1 }
+guard fixes == 2 else { fatalError("expected 2 fixes, read \(fixes)") }
+print("TrackIO alone: \(fixes) fixes")
+SWIFT
 cat > "$consumer/Sources/CoreConsumer/main.swift" <<'SWIFT'
 import BackgroundRuntime
 import CellHandoff
 import Geodesy
 import Geofencing
 import GeoWake
+import GeoWakeReports
+import RuntimeIO
 import SyntheticData
 import TrackIO
 
@@ -109,6 +128,17 @@ do {
 SWIFT
 
 cd "$consumer"
+# Reading tracks needs neither GEOS nor the background runtime (the app, push and fetch models).
+echo "check-embeddable: building TrackIO alone as a versioned dependency" >&2
+swift build --product TrackConsumer >&2
+bin=$(swift build --show-bin-path)
+"$bin/TrackConsumer"
+for module in GEOSValidation CGEOS BackgroundRuntime GeoWake; do
+  if ls "$bin/$module.build/"*.o >/dev/null 2>&1 || [ -e "$bin/Modules/$module.swiftmodule" ]; then
+    echo "check-embeddable: building TrackIO alone compiled $module" >&2
+    exit 1
+  fi
+done
 echo "check-embeddable: building the core products as a versioned dependency" >&2
 swift build --product CoreConsumer >&2
 bin=$(swift build --show-bin-path)

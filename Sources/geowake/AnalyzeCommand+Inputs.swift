@@ -3,6 +3,8 @@ import BackgroundRuntime
 import CellHandoff
 import GeoWake
 import Geofencing
+import RuntimeIO
+import GeoWakeReports
 import TrackIO
 
 /// The inputs of `geowake analyze`: the options checked together, and what the files beyond the

@@ -3,6 +3,7 @@ import BackgroundRuntime
 import CellHandoff
 import GeoWake
 import Geofencing
+import RuntimeIO
 import TrackIO
 
 /// `geowake compare`: region monitoring against significant location changes on one track.

@@ -1,5 +1,7 @@
 import ArgumentParser
 import BackgroundRuntime
+import RuntimeIO
+import GeoWakeReports
 import TrackIO
 
 /// `geowake fetch`: when the system would fetch in the background for a user's launch habits,

@@ -1,5 +1,7 @@
 import ArgumentParser
 import BackgroundRuntime
+import RuntimeIO
+import GeoWakeReports
 import TrackIO
 
 /// `geowake push`: what APNs and the device would do with each request of a provider's schedule.

@@ -7,6 +7,7 @@
 //
 // Built with -sanitize=fuzzer,address by `make fuzz` (scripts/fuzz.sh).
 import Foundation
+import RuntimeIO
 import TrackIO
 
 /// The parsers, by name: the file extension they read and how they are driven.

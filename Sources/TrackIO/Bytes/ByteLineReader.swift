@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Lines end at `\n`; a `\r` before it is dropped; a UTF-8 byte-order mark at the start is skipped.
 /// The reader holds one chunk (1 MiB) plus the longest line.
-struct ByteLineReader {
-  let path: String
+package struct ByteLineReader {
+  package let path: String
   private let input: InputFile
   /// Bytes read from the file so far, for progress reports.
   private(set) var bytesRead = 0
@@ -16,7 +16,7 @@ struct ByteLineReader {
   private var searched = 0
   private var firstChunk = true
   /// 1-based number of the line last returned.
-  private(set) var lineNumber = 0
+  package private(set) var lineNumber = 0
   /// Whether the line last returned is the input's last and has no line end: a file cut short
   /// ends this way (so does a file whose writer left out the final newline).
   private(set) var lineIsUnterminated = false
@@ -25,20 +25,20 @@ struct ByteLineReader {
   private var lastLine = 0..<0
   private var lineBefore: Range<Int>?
 
-  static let chunkSize = 1 << 20
+  package static let chunkSize = 1 << 20
 
   /// The longest line read: a longer one is an error (a binary file, `/dev/zero`), not a reason
   /// to fill the memory.
-  static let longestLine = 64_000_000
+  package static let longestLine = 64_000_000
 
   /// Opens `path`; `-` means standard input.
-  init(path: String) throws(TrackIOError) {
+  package init(path: String) throws(TrackIOError) {
     input = try InputFile(path: path)
     self.path = input.path
   }
 
   /// The next line (without its terminator), or nil at the end of input.
-  mutating func nextLine<R>(_ body: (UnsafeBufferPointer<UInt8>) throws(TrackIOError) -> R) throws(TrackIOError) -> R? {
+  package mutating func nextLine<R>(_ body: (UnsafeBufferPointer<UInt8>) throws(TrackIOError) -> R) throws(TrackIOError) -> R? {
     while true {
       if let newline = nextNewline() {
         var end = newline
@@ -87,7 +87,7 @@ struct ByteLineReader {
 
   /// The line last returned and the line before it (nil at the first line): for a check of the
   /// last line of the input against the one before, made only once, at the end.
-  func withLastTwoLines<R>(_ body: (_ last: UnsafeBufferPointer<UInt8>, _ before: UnsafeBufferPointer<UInt8>?) throws(TrackIOError) -> R) throws(TrackIOError) -> R {
+  package func withLastTwoLines<R>(_ body: (_ last: UnsafeBufferPointer<UInt8>, _ before: UnsafeBufferPointer<UInt8>?) throws(TrackIOError) -> R) throws(TrackIOError) -> R {
     try buffer.withUnsafeBufferPointer { all throws(TrackIOError) in
       try body(UnsafeBufferPointer(rebasing: all[lastLine]), lineBefore.map { UnsafeBufferPointer(rebasing: all[$0]) })
     }

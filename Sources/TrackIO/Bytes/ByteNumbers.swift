@@ -1,5 +1,5 @@
 /// Number and timestamp parsing straight from UTF-8 bytes: no `String` per field.
-enum ByteNumbers {
+package enum ByteNumbers {
   private static let powersOfTen: [Double] = (0...22).map { pow10($0) }
 
   private static func pow10(_ n: Int) -> Double {
@@ -9,7 +9,7 @@ enum ByteNumbers {
   }
 
   /// Parses a decimal integer (`42`, `-1`, `+7`); nil for anything else or past `Int`'s range.
-  static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+  package static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     var i = 0
     var negative = false
     if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
@@ -33,7 +33,7 @@ enum ByteNumbers {
   /// Parses a decimal number (`-12.5`, `3e-4`, `+7`). Correctly rounded: the fast path (at most 15
   /// significant digits, scale at most 22, Clinger 1990) is exact; anything else goes through the
   /// standard library's parser. Returns nil for anything that is not a finite decimal number.
-  static func double(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+  package static func double(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
     var i = 0
     let n = bytes.count
     guard n > 0 else { return nil }
@@ -101,7 +101,7 @@ enum ByteNumbers {
   /// 1970, told apart by magnitude: below 10¹¹ seconds (before the year 5138), below 10¹⁴
   /// milliseconds, below 10¹⁷ microseconds, then nanoseconds. Phone and server logs write epoch
   /// milliseconds as often as seconds; read as seconds they would land 50,000 years ahead.
-  static func epochSeconds(_ value: Double) -> Double {
+  package static func epochSeconds(_ value: Double) -> Double {
     switch value.magnitude {
     case ..<1e11: return value
     case ..<1e14: return value / 1e3
@@ -112,7 +112,7 @@ enum ByteNumbers {
 
   /// Whether an ISO 8601 date-time that ``timestamp(_:)`` reads names its zone: `Z`, or an offset
   /// (`+09:00`, `-0500`) after the time of day.
-  static func hasZone(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+  package static func hasZone(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
     guard let last = b.last else { return false }
     if last | 0x20 == UInt8(ascii: "z") { return true }
     guard b.count > 19 else { return false }
@@ -121,7 +121,7 @@ enum ByteNumbers {
   }
 
   /// The error message for a time without a zone.
-  static func zonelessMessage(_ text: String) -> String {
+  package static func zonelessMessage(_ text: String) -> String {
     "time \"\(text)\" has no zone: expected Z or an offset such as +09:00 (--assume-utc reads times without one as UTC)"
   }
 
@@ -129,11 +129,11 @@ enum ByteNumbers {
   /// (a space may replace `T`; no offset means UTC, as in GPX). Returns seconds since the Unix
   /// epoch, or nil.
   @inline(__always)
-  static func timestamp(_ b: UnsafeBufferPointer<UInt8>) -> Double? { timestampWithOffset(b)?.seconds }
+  package static func timestamp(_ b: UnsafeBufferPointer<UInt8>) -> Double? { timestampWithOffset(b)?.seconds }
 
   /// The same, with the offset from UTC it was written with (seconds, east positive; 0 without
   /// one).
-  static func timestampWithOffset(_ b: UnsafeBufferPointer<UInt8>) -> (seconds: Double, offset: Int)? {
+  package static func timestampWithOffset(_ b: UnsafeBufferPointer<UInt8>) -> (seconds: Double, offset: Int)? {
     func digits(_ at: Int, _ count: Int) -> Int? {
       guard at + count <= b.count else { return nil }
       var v = 0
@@ -191,7 +191,7 @@ enum ByteNumbers {
     return (Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction, offset)
   }
 
-  static func daysIn(month: Int, year: Int) -> Int {
+  package static func daysIn(month: Int, year: Int) -> Int {
     switch month {
     case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
     case 4, 6, 9, 11: return 30
@@ -200,7 +200,7 @@ enum ByteNumbers {
   }
 
   /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-  static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+  package static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
     let y = month <= 2 ? year - 1 : year
     let era = (y >= 0 ? y : y - 399) / 400
     let yoe = y - era * 400
@@ -211,7 +211,7 @@ enum ByteNumbers {
   }
 
   /// (year, month, day) of a day count since 1970-01-01.
-  static func civilFromDays(_ z: Int) -> (year: Int, month: Int, day: Int) {
+  package static func civilFromDays(_ z: Int) -> (year: Int, month: Int, day: Int) {
     let z = z + 719_468
     let era = (z >= 0 ? z : z - 146_096) / 146_097
     let doe = z - era * 146_097

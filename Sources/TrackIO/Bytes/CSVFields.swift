@@ -3,13 +3,13 @@
 /// Fields are separated by commas; a field may be wrapped in double quotes, with `""` standing
 /// for a quote inside. Quoted fields are reported without their quotes; the caller decodes `""`
 /// if it needs the text. Whitespace around unquoted fields is trimmed.
-struct CSVFields {
+package struct CSVFields {
   /// (start, end) byte offsets of each field within the line, end exclusive.
   private(set) var ranges: [(start: Int, end: Int)] = []
   /// Set when a quoted field is not closed: the byte offset of its opening quote.
   private(set) var unterminatedQuote: Int?
 
-  mutating func split(_ line: UnsafeBufferPointer<UInt8>) {
+  package mutating func split(_ line: UnsafeBufferPointer<UInt8>) {
     ranges.removeAll(keepingCapacity: true)
     unterminatedQuote = nil
     var i = 0
@@ -52,14 +52,14 @@ struct CSVFields {
     }
   }
 
-  var count: Int { ranges.count }
+  package var count: Int { ranges.count }
 
-  func field(_ k: Int, in line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+  package func field(_ k: Int, in line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
     UnsafeBufferPointer(rebasing: line[ranges[k].start..<ranges[k].end])
   }
 
   /// The text of field k, with `""` decoded.
-  func text(_ k: Int, in line: UnsafeBufferPointer<UInt8>) -> String {
+  package func text(_ k: Int, in line: UnsafeBufferPointer<UInt8>) -> String {
     let bytes = field(k, in: line)
     let text = String(decoding: bytes, as: UTF8.self)
     // Only a field with a quote inside can hold a doubled one.
@@ -67,7 +67,7 @@ struct CSVFields {
   }
 
   /// 1-based byte column where field k starts.
-  func column(_ k: Int) -> Int { ranges[k].start + 1 }
+  package func column(_ k: Int) -> Int { ranges[k].start + 1 }
 }
 
 extension String {
@@ -88,15 +88,15 @@ extension String {
 }
 
 /// A CSV header: which column holds each named field.
-struct CSVHeader {
-  let names: [String]
+package struct CSVHeader {
+  package let names: [String]
 
-  init(_ fields: CSVFields, line: UnsafeBufferPointer<UInt8>) {
+  package init(_ fields: CSVFields, line: UnsafeBufferPointer<UInt8>) {
     names = (0..<fields.count).map { fields.text($0, in: line).lowercased() }
   }
 
   /// The index of the first column whose name is one of `aliases`.
-  func column(_ aliases: [String]) -> Int? {
+  package func column(_ aliases: [String]) -> Int? {
     names.firstIndex { aliases.contains($0) }
   }
 }

@@ -2,8 +2,8 @@ import Foundation
 
 /// A parsed JSON value with the byte offset where it starts, so that errors about it can name a
 /// line and column.
-struct JSONNode {
-  enum Value {
+package struct JSONNode {
+  package enum Value {
     case null
     case bool(Bool)
     case number(Double)
@@ -13,23 +13,23 @@ struct JSONNode {
     case object([(key: String, value: JSONNode)])
   }
 
-  var value: Value
-  var offset: Int
+  package var value: Value
+  package var offset: Int
   /// The byte offset just past the value.
-  var end = 0
+  package var end = 0
 
-  init(value: Value, offset: Int) {
+  package init(value: Value, offset: Int) {
     self.value = value
     self.offset = offset
   }
 
-  subscript(key: String) -> JSONNode? {
+  package subscript(key: String) -> JSONNode? {
     guard case .object(let members) = value else { return nil }
     return members.first { $0.key == key }?.value
   }
 
   /// What kind of value this is, for messages ("a string", "an object").
-  var kind: String {
+  package var kind: String {
     switch value {
     case .null: return "null"
     case .bool: return "a boolean"
@@ -45,19 +45,19 @@ struct JSONNode {
 ///
 /// Errors are ``TrackIOError``s with the line and column of the offending byte. Nesting deeper
 /// than ``maximumDepth`` is refused rather than risking the stack.
-struct JSONParser {
-  static let maximumDepth = 256
+package struct JSONParser {
+  package static let maximumDepth = 256
 
-  let path: String
-  let bytes: [UInt8]
+  package let path: String
+  package let bytes: [UInt8]
   private var i = 0
 
   /// The largest file read whole: larger is an error, not a reason to fill the memory
   /// (`/dev/zero` given as a region file).
-  static let largestFile = 1_000_000_000
+  package static let largestFile = 1_000_000_000
 
   /// Reads the whole file at `path` (`-`: standard input), up to ``largestFile`` bytes.
-  init(path: String) throws(TrackIOError) {
+  package init(path: String) throws(TrackIOError) {
     let input = try InputFile(path: path)
     self.path = input.path
     bytes = try input.readAll(limit: Self.largestFile, what: "JSON files")
@@ -65,13 +65,13 @@ struct JSONParser {
   }
 
   /// Parses `bytes` (one line of a JSON Lines file, say); errors name line 1 of them.
-  init(path: String, bytes: [UInt8]) {
+  package init(path: String, bytes: [UInt8]) {
     self.path = path
     self.bytes = bytes
   }
 
   /// 1-based line and byte column of `offset`.
-  func location(of offset: Int) -> (line: Int, column: Int) {
+  package func location(of offset: Int) -> (line: Int, column: Int) {
     var line = 1
     var lineStart = 0
     for k in 0..<min(offset, bytes.count) where bytes[k] == UInt8(ascii: "\n") {
@@ -81,13 +81,13 @@ struct JSONParser {
     return (line, offset - lineStart + 1)
   }
 
-  func error(_ message: String, at offset: Int) -> TrackIOError {
+  package func error(_ message: String, at offset: Int) -> TrackIOError {
     let (line, column) = location(of: offset)
     return TrackIOError(path: path, line: line, column: column, message: message)
   }
 
   /// Parses the document: one value, then nothing but whitespace.
-  mutating func parseDocument() throws(TrackIOError) -> JSONNode {
+  package mutating func parseDocument() throws(TrackIOError) -> JSONNode {
     skipSpace()
     let node = try parseValue(depth: 0)
     skipSpace()

@@ -24,7 +24,7 @@ import Foundation
 /// input there; a tag with a '<' inside it is skipped up to that '<'; text after the name in an
 /// end tag is ignored.
 /// - Important: Not `Sendable`; owned by one reader.
-final class MarkupScanner {
+package final class MarkupScanner {
   enum Kind {
     case startTag
     case emptyElementTag
@@ -352,7 +352,7 @@ final class MarkupScanner {
       || b == 0x2D || b == 0x2E || b >= 0x80
   }
 
-  @inline(__always) static func isSpace(_ b: UInt8) -> Bool {
+  @inline(__always) package static func isSpace(_ b: UInt8) -> Bool {
     b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D
   }
 }

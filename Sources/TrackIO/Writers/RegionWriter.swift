@@ -45,7 +45,7 @@ public enum RegionWriter {
 
   /// Writes one region as a GeoJSON Feature (no separator), with `id`, `radius` for a circle, and
   /// `extraProperties` (JSON members without braces, e.g. `"kind":"region"`) first.
-  static func writeFeature(_ region: Region, extraProperties: String = "", to sink: ByteSink) throws(TrackIOError) {
+  package static func writeFeature(_ region: Region, extraProperties: String = "", to sink: ByteSink) throws(TrackIOError) {
     try sink.write("{\"type\":\"Feature\",\"id\":\(JSONText.quoted(region.identifier.rawValue)),\"properties\":{")
     try sink.write(extraProperties)
     switch region {
@@ -84,7 +84,7 @@ public enum RegionWriter {
   }
 
   /// `text` as one CSV field (RFC 4180): quoted when it holds a comma, quote, space or line break.
-  static func csvField(_ text: String) -> String {
+  package static func csvField(_ text: String) -> String {
     guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return text }
     return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }

@@ -1,5 +1,6 @@
 import BackgroundRuntime
 import Testing
+import RuntimeIO
 import TrackIO
 import _GeoWakeTestSupport
 

@@ -2,6 +2,7 @@ import Foundation
 import Geodesy
 import Geofencing
 import Testing
+import GeoWakeReports
 import TrackIO
 import _GeoWakeTestSupport
 

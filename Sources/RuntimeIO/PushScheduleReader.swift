@@ -1,4 +1,5 @@
 public import BackgroundRuntime
+public import TrackIO
 
 /// Reads a provider's push schedule: JSON Lines, one request per line —
 ///

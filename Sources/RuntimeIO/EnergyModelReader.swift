@@ -1,4 +1,5 @@
 public import BackgroundRuntime
+public import TrackIO
 
 /// Reads an ``EnergyModel`` from JSON: an object whose keys override the standard model's
 /// numbers — `regionMonitoringPower`, `significantChangesPower`, `wakePower` (milliwatts),

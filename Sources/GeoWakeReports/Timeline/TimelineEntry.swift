@@ -1,3 +1,4 @@
+public import TrackIO
 public import BackgroundRuntime
 public import CellHandoff
 public import Geodesy

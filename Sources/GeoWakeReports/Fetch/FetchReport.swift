@@ -1,3 +1,4 @@
+public import TrackIO
 public import BackgroundRuntime
 
 /// Writes a ``FetchComparison``: the scheduler's timeline (fetch decisions, launches with their

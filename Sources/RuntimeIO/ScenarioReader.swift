@@ -1,4 +1,5 @@
 public import BackgroundRuntime
+public import TrackIO
 
 /// Reads an ``AppScenario`` from JSON:
 ///

@@ -1,3 +1,4 @@
+public import TrackIO
 public import BackgroundRuntime
 
 /// Writes a ``PushSimulation/Run``: per request, APNs' answer, what became of it and what it did

@@ -1,3 +1,4 @@
+public import TrackIO
 import CellHandoff
 public import Geodesy
 public import Geofencing
