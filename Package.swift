@@ -59,6 +59,12 @@ package.targets += [
   .target(name: "SavedState")
 ]
 
+// MARK: - JSON over bytes, no Foundation: the one scanner and the text writer every format uses
+
+package.targets += [
+  .target(name: "JSONBytes")
+]
+
 // MARK: - Geometry core
 
 package.targets += [
@@ -92,7 +98,7 @@ package.targets += [
 package.targets += [
   .target(
     name: "BackgroundRuntime",
-    dependencies: ["SeededRandom"],
+    dependencies: ["SeededRandom", "JSONBytes"],
     // No Foundation: rounding comes from libm, linked explicitly for executables that use only this.
     linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
   )
@@ -123,11 +129,11 @@ package.targets += [
 package.targets += [
   .target(
     name: "TrackIO",
-    dependencies: ["Geodesy", "Geofencing", "CellHandoff", .product(name: "RealModule", package: "swift-numerics")]
+    dependencies: ["Geodesy", "Geofencing", "CellHandoff", "JSONBytes", .product(name: "RealModule", package: "swift-numerics")]
   ),
   .target(
     name: "RuntimeIO",
-    dependencies: ["TrackIO", "BackgroundRuntime"]
+    dependencies: ["TrackIO", "BackgroundRuntime", "JSONBytes"]
   ),
 ]
 
@@ -137,7 +143,7 @@ package.targets += [
   .target(
     name: "GeoWakeReports",
     dependencies: [
-      "GeoWake", "TrackIO", "BackgroundRuntime", "CellHandoff", "Geofencing", "Geodesy", .product(name: "RealModule", package: "swift-numerics"),
+      "GeoWake", "TrackIO", "BackgroundRuntime", "CellHandoff", "Geofencing", "Geodesy", "JSONBytes", .product(name: "RealModule", package: "swift-numerics"),
     ]
   )
 ]
@@ -148,7 +154,7 @@ package.targets += [
   .executableTarget(
     name: "geowake",
     dependencies: [
-      "Geodesy", "Geofencing", "GEOSValidation", "CellHandoff", "BackgroundRuntime", "GeoWake", "GeoWakeReports", "TrackIO", "RuntimeIO", "SeededRandom",
+      "Geodesy", "Geofencing", "GEOSValidation", "CellHandoff", "BackgroundRuntime", "GeoWake", "GeoWakeReports", "TrackIO", "RuntimeIO", "JSONBytes", "SeededRandom",
       "SyntheticData", .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ]
   )

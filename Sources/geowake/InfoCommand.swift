@@ -1,3 +1,4 @@
+import JSONBytes
 import BackgroundRuntime
 import ArgumentParser
 import TrackIO

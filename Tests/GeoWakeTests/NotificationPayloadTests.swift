@@ -69,7 +69,7 @@ struct NotificationPayloadTests {
     (#"{"aps":{}"#, "byte 9, $: found the end of the payload: expected ',' or '}'"),
     (#"{"aps":{}} x"#, "byte 11, $: found 'x' after the object: expected the end of the payload"),
     (#"{"aps":{"alert":"a\qb"}}"#, #"byte 18, $.aps.alert: bad escape \q: expected one of \" \\ \/ \b \f \n \r \t \uXXXX"#),
-    (#"{"k":01}"#, "byte 6, $.k: leading zero in a number"),
+    (#"{"k":01}"#, "byte 5, $.k: leading zero in a number"),
     (#"{"k":[1,]}"#, "byte 8, $.k[1]: found ']': expected a value"),
     (#"["aps"]"#, "byte 0, $: found an array: expected a JSON object"),
     ("", "byte 0, $: found the end of the payload: expected a JSON object"),

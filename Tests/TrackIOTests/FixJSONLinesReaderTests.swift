@@ -36,7 +36,7 @@ struct FixJSONLinesReaderTests {
     ("{\"time\":1,\"lat\":91,\"lon\":2}\n", "1:17: error: latitude 91.0 is out of range: expected a finite value in -90...90"),
     ("{\"lat\":1,\"lon\":2}\n", "1:1: error: no \"time\": expected seconds since 1970 or an ISO 8601 string"),
     ("{\"time\":\"noon\",\"lat\":1,\"lon\":2}\n", "1:9: error: time \"noon\" is not an ISO 8601 date-time such as 2024-05-01T07:00:00Z"),
-    ("{\"time\":1,\"lat\":1,\"lon\":2\n", "1:26: error: file ends inside an object: expected ',' or '}'"),
+    ("{\"time\":1,\"lat\":1,\"lon\":2\n", "1:26: error: found the end of the line inside an object: expected ',' or '}'"),
     ("{\"time\":1,\"lat\":1,\"lon\":2,\"accuracy\":0}\n", "1:38: error: \"accuracy\" is not a positive number of metres"),
   ])
   func badLinesAreLocated(_ text: String, _ expected: String) throws {

@@ -81,12 +81,12 @@ struct RegionFileReaderTests {
      "2:1: error: Point feature \"x\" has no \"radius\" property: expected metres"),
     ("{\"type\":\"FeatureCollection\",\"features\":[\n{\"type\":\"Feature\",\"id\":\"x\",\"properties\":{\"radius\":5},\"geometry\":{\"type\":\"Point\",\"coordinates\":[2,91]}}]}",
      "2:98: error: latitude 91.0 is out of range: expected a finite value in -90...90"),
-    ("[{\"id\":\"a\",\"lat\":1,\"lon\":2,\"radius\":5},]", "1:40: error: ']': expected a JSON value"),
+    ("[{\"id\":\"a\",\"lat\":1,\"lon\":2,\"radius\":5},]", "1:40: error: found ']': expected a JSON value"),
     ("[{\"id\":\"a\",\"lat\":1,\"lon\":2,\"radius\":\"5\"}]", "1:37: error: \"radius\" is a string: expected a number of metres"),
     ("[{\"id\":\"a\",\"lat\":1,\"lon\":2,\"radius\":-5}]", "1:37: error: region \"a\": radius -5.0 is not positive: expected metres in (0, 10000000.0]"),
     ("{\"type\":\"Topology\"}", "1:1: error: expected a GeoJSON FeatureCollection or Feature (\"type\"), or an array of regions"),
-    ("[{\"id\":\"a\",\"lat\":01,\"lon\":2,\"radius\":5}]", "1:18: error: number with a leading zero"),
-    ("[\"unterminated]", "1:2: error: string is not closed: expected '\"'"),
+    ("[{\"id\":\"a\",\"lat\":01,\"lon\":2,\"radius\":5}]", "1:18: error: leading zero in a number"),
+    ("[\"unterminated]", "1:2: error: unterminated string: expected a closing quote"),
   ])
   func badFilesAreLocated(_ text: String, _ expected: String) throws {
     let folder = try TemporaryFolder()

@@ -1,3 +1,4 @@
+import JSONBytes
 public import TrackIO
 public import BackgroundRuntime
 

@@ -1,3 +1,4 @@
+import JSONBytes
 public import GeoWake
 public import TrackIO
 import BackgroundRuntime

@@ -1,4 +1,4 @@
-import BackgroundRuntime
+import JSONBytes
 import Foundation
 public import Geofencing
 import Geodesy

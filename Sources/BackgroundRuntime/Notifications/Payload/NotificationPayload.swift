@@ -1,3 +1,4 @@
+public import JSONBytes
 /// A JSON value kept as its exact text (custom keys, `content-state`, unknown `aps` keys).
 public struct RawJSON: Hashable, Sendable, CustomStringConvertible {
   public var text: String

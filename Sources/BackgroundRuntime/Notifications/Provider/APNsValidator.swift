@@ -1,3 +1,4 @@
+public import JSONBytes
 /// Why APNs refused a request: the reason, its HTTP status, and the detail (for payloads, the
 /// byte offset and key path).
 public struct PushRejection: Error, Hashable, Sendable, CustomStringConvertible {

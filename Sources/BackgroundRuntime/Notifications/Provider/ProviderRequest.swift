@@ -1,3 +1,4 @@
+public import JSONBytes
 /// One request a provider sends to APNs: `POST /3/device/<token>` with `apns-*` headers and a
 /// JSON body, at a time on the virtual clock. Kept as sent — headers in order, duplicates and
 /// all, the body as bytes — so that validation can find what APNs would.

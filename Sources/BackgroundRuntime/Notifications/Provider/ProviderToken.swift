@@ -1,3 +1,4 @@
+public import JSONBytes
 /// A provider authentication token as APNs reads it from `authorization: bearer <JWT>` (Apple,
 /// *Establishing a token-based connection to APNs*): a JSON Web Token whose header names the
 /// signing key (`alg` ES256, `kid`) and whose claims name the team (`iss`) and the time it was

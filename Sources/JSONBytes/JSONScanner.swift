@@ -1,7 +1,7 @@
-/// A problem in a JSON payload: where (byte offset from the payload's start, and the key path()
-/// to the value concerned, `$.aps.alert.title`), and what was expected.
-public struct PayloadError: Error, Hashable, Sendable, CustomStringConvertible {
-  /// 0-based byte offset in the payload.
+/// A problem in JSON text: where (byte offset from the text's start, and the key path to the
+/// value concerned, `$.aps.alert.title`), and what was expected.
+public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// 0-based byte offset in the text.
   public var offset: Int
   public var keyPath: String
   public var message: String
@@ -17,27 +17,34 @@ public struct PayloadError: Error, Hashable, Sendable, CustomStringConvertible {
 
 /// A strict RFC 8259 scanner over bytes: validates as it goes (structure, numbers, escapes,
 /// UTF-8), decodes strings and numbers on request, and skips whole values without building
-/// them. No Foundation, no allocation except for decoded strings.
-struct JSONScanner {
-  let bytes: UnsafeBufferPointer<UInt8>
-  var i = 0
+/// them. No Foundation, no allocation except for decoded strings. The project's one JSON
+/// scanner: APNs payloads and push schedules, GeoJSON and region files, JSON Lines tracks and
+/// scenarios are all read through it.
+package struct JSONScanner {
+  package let bytes: UnsafeBufferPointer<UInt8>
+  package var i = 0
+  /// How messages name the end of the text ("the end of the payload", "the end of the file").
+  package let endName: String
   /// When false, strings and raw values are validated but not built (``string(_:)`` returns "",
   /// ``raw(_:)`` an empty text): a check that allocates next to nothing.
-  var materialize = true
+  package var materialize = true
   /// Nesting deeper than this is refused rather than risking the stack.
-  static let maximumDepth = 64
+  package static let maximumDepth = 64
 
-  init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+  package init(_ bytes: UnsafeBufferPointer<UInt8>, endName: String = "the end of the payload") {
+    self.bytes = bytes
+    self.endName = endName
+  }
 
-  var atEnd: Bool { i >= bytes.count }
+  package var atEnd: Bool { i >= bytes.count }
 
-  func fail(_ path: @autoclosure () -> String, _ message: String, at offset: Int? = nil) -> PayloadError {
-    PayloadError(offset: offset ?? i, keyPath: path(), message: message)
+  package func fail(_ path: @autoclosure () -> String, _ message: String, at offset: Int? = nil) -> JSONError {
+    JSONError(offset: offset ?? i, keyPath: path(), message: message)
   }
 
   /// What is at the cursor, for messages.
-  func found() -> String {
-    guard i < bytes.count else { return "the end of the payload" }
+  package func found() -> String {
+    guard i < bytes.count else { return endName }
     let b = bytes[i]
     switch b {
     case UInt8(ascii: "\""): return "a string"
@@ -50,7 +57,7 @@ struct JSONScanner {
     }
   }
 
-  @inline(__always) mutating func skipSpace() {
+  @inline(__always) package mutating func skipSpace() {
     while i < bytes.count {
       let b = bytes[i]
       guard b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else { return }
@@ -59,14 +66,14 @@ struct JSONScanner {
   }
 
   /// Consumes `byte` (after whitespace) or fails.
-  mutating func expect(_ byte: UInt8, _ path: @autoclosure () -> String, _ what: String) throws(PayloadError) {
+  package mutating func expect(_ byte: UInt8, _ path: @autoclosure () -> String, _ what: String) throws(JSONError) {
     skipSpace()
     guard i < bytes.count, bytes[i] == byte else { throw fail(path(), "found \(found()): expected \(what)") }
     i += 1
   }
 
   /// Peeks the next significant byte.
-  mutating func peek() -> UInt8? {
+  package mutating func peek() -> UInt8? {
     skipSpace()
     return i < bytes.count ? bytes[i] : nil
   }
@@ -74,7 +81,7 @@ struct JSONScanner {
   // MARK: Strings
 
   /// The raw bytes of a string (between the quotes) and whether it has escapes; validates it.
-  mutating func scanString(_ path: @autoclosure () -> String) throws(PayloadError) -> (range: Range<Int>, escaped: Bool) {
+  package mutating func scanString(_ path: @autoclosure () -> String) throws(JSONError) -> (range: Range<Int>, escaped: Bool) {
     skipSpace()
     guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail(path(), "found \(found()): expected a string") }
     let start = i + 1
@@ -115,7 +122,7 @@ struct JSONScanner {
 
   /// The index after the UTF-8 sequence starting at `k` (a byte ≥ 0x80), or nil when invalid
   /// (overlong forms, surrogates and values past U+10FFFF included).
-  static func skipUTF8(_ b: UnsafeBufferPointer<UInt8>, at k: Int) -> Int? {
+  package static func skipUTF8(_ b: UnsafeBufferPointer<UInt8>, at k: Int) -> Int? {
     let lead = b[k]
     var length: Int
     var lo: UInt8 = 0x80
@@ -136,7 +143,7 @@ struct JSONScanner {
     return k + length
   }
 
-  static func hex(_ b: UInt8) -> UInt32? {
+  package static func hex(_ b: UInt8) -> UInt32? {
     switch b {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(b - 48)
     case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(b - 87)
@@ -146,12 +153,12 @@ struct JSONScanner {
   }
 
   /// The exact text of `range` (empty when not materializing).
-  func raw(_ range: Range<Int>) -> RawJSON {
-    materialize ? RawJSON(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)) : RawJSON("")
+  package func rawText(_ range: Range<Int>) -> String {
+    materialize ? String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) : ""
   }
 
   /// A string, decoded.
-  mutating func string(_ path: @autoclosure () -> String) throws(PayloadError) -> String {
+  package mutating func string(_ path: @autoclosure () -> String) throws(JSONError) -> String {
     let (range, escaped) = try scanString(path())
     guard materialize else { return "" }
     let raw = UnsafeBufferPointer(rebasing: bytes[range])
@@ -205,7 +212,7 @@ struct JSONScanner {
 
   /// Whether the string at the cursor equals `key` (compared on raw bytes; an escaped key is
   /// decoded first). Consumes it.
-  mutating func key(_ path: @autoclosure () -> String) throws(PayloadError) -> (raw: Range<Int>, decoded: String?) {
+  package mutating func key(_ path: @autoclosure () -> String) throws(JSONError) -> (raw: Range<Int>, decoded: String?) {
     let start = i
     let (range, escaped) = try scanString(path())
     guard escaped else { return (range, nil) }
@@ -220,7 +227,7 @@ struct JSONScanner {
   // MARK: Numbers
 
   /// A number: its value, whether it is written as an integer, and its text.
-  mutating func number(_ path: @autoclosure () -> String) throws(PayloadError) -> (value: Double, integer: Bool, range: Range<Int>) {
+  package mutating func number(_ path: @autoclosure () -> String) throws(JSONError) -> (value: Double, integer: Bool, range: Range<Int>) {
     skipSpace()
     let start = i
     if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
@@ -233,7 +240,7 @@ struct JSONScanner {
     var digits = 0
     if bytes[i] == UInt8(ascii: "0") {
       i += 1
-      if i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { throw fail(path(), "leading zero in a number") }
+      if i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { throw fail(path(), "leading zero in a number", at: start) }
     } else {
       while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) {
         if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(bytes[i] - 48) }
@@ -269,10 +276,10 @@ struct JSONScanner {
   // MARK: Any value
 
   /// Validates and skips one value; returns its byte range.
-  mutating func skipValue(_ path: @autoclosure () -> String, depth: Int = 0) throws(PayloadError) -> Range<Int> {
+  package mutating func skipValue(_ path: @autoclosure () -> String, depth: Int = 0) throws(JSONError) -> Range<Int> {
     skipSpace()
     let start = i
-    guard i < bytes.count else { throw fail(path(), "found the end of the payload: expected a value") }
+    guard i < bytes.count else { throw fail(path(), "found \(endName): expected a value") }
     switch bytes[i] {
     case UInt8(ascii: "\""): _ = try scanString(path())
     case UInt8(ascii: "{"):
@@ -288,7 +295,7 @@ struct JSONScanner {
         func name() -> String { decoded ?? String(decoding: UnsafeBufferPointer(rebasing: all[raw]), as: UTF8.self) }
         try expect(UInt8(ascii: ":"), "\(path()).\(name())", "':' after the key")
         _ = try skipValue("\(path()).\(name())", depth: depth + 1)
-        guard let next = peek() else { throw fail(path(), "found the end of the payload: expected ',' or '}'") }
+        guard let next = peek() else { throw fail(path(), "found \(endName): expected ',' or '}'") }
         i += 1
         if next == UInt8(ascii: "}") { break }
         guard next == UInt8(ascii: ",") else {
@@ -307,7 +314,7 @@ struct JSONScanner {
       while true {
         _ = try skipValue("\(path())[\(k)]", depth: depth + 1)
         k += 1
-        guard let next = peek() else { throw fail(path(), "found the end of the payload: expected ',' or ']'") }
+        guard let next = peek() else { throw fail(path(), "found \(endName): expected ',' or ']'") }
         i += 1
         if next == UInt8(ascii: "]") { break }
         guard next == UInt8(ascii: ",") else {
@@ -324,7 +331,7 @@ struct JSONScanner {
     return start..<i
   }
 
-  mutating func literal(_ word: StaticString, _ path: @autoclosure () -> String) throws(PayloadError) {
+  package mutating func literal(_ word: StaticString, _ path: @autoclosure () -> String) throws(JSONError) {
     let n = word.utf8CodeUnitCount
     let w = UnsafeBufferPointer(start: word.utf8Start, count: n)
     guard i + n <= bytes.count, (0..<n).allSatisfy({ bytes[i + $0] == w[$0] }) else { throw fail(path(), "found \(found()): expected a value") }
@@ -333,7 +340,7 @@ struct JSONScanner {
 
   /// Whether the raw bytes in `range` spell `key` (eight bytes at a time).
   @inline(__always)
-  func equals(_ range: Range<Int>, _ key: StaticString) -> Bool {
+  package func equals(_ range: Range<Int>, _ key: StaticString) -> Bool {
     let n = key.utf8CodeUnitCount
     guard range.count == n else { return false }
     let a = UnsafeRawPointer(bytes.baseAddress! + range.lowerBound)
@@ -351,7 +358,7 @@ struct JSONScanner {
   }
 
   /// Whether two ranges of the payload hold the same bytes.
-  func equal(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+  package func equal(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
     guard a.count == b.count else { return false }
     for k in 0..<a.count where bytes[a.lowerBound + k] != bytes[b.lowerBound + k] { return false }
     return true
