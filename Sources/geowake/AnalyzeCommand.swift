@@ -1,8 +1,6 @@
 import ArgumentParser
 import GeoWake
 import GeoWakeReports
-import BackgroundRuntime
-import CellHandoff
 import Geodesy
 import Geofencing
 import TrackIO
@@ -88,24 +86,11 @@ struct AnalyzeCommand: AsyncParsableCommand {
     let track = tracks[0]
     let cells = try cellConfiguration(trackNamesCells: reader.namesCells)
     let app = try appInputs()
-    var timeline: DeviceTimeline
-    do {
-      timeline = try DeviceTimeline(
-        regions: RegionSet(regionFile.regions), profile: Self.profiles[profile]!, notifications: regionFile.notifications,
-        seed: seed, cells: cells, app: app)
-    } catch {
-      Diagnostics.error("\(regions ?? "regions"): \(error)")
-      throw SysExit.dataError
-    }
+    var timeline = try deviceTimeline(regionFile, cells: cells, app: app)
     regionFile = RegionFile(regions: [])
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
-    var writer = TimelineWriter(
-      format: TimelineWriter.Format(rawValue: format) ?? .table, sink: out,
-      // Only the formats that draw or list regions need them (a copy of 100,000 regions is ~8 MB).
-      regions: ["geojson", "html"].contains(format) ? timeline.monitor.monitoredRegions + timeline.monitor.failedRegions : [],
-      title: "GeoWake: \(Self.fileName(track))",
-      subtitle: [regions.map { "regions \(Self.fileName($0)), profile \(profile)" }, cells?.description].compactMap { $0 }.joined(separator: "; "))
+    var writer = timelineWriter(to: out, track: track, timeline: timeline, cells: cells)
     var events: [TimelineEvent] = []
     var checks = InputChecks()
     var progress = ProgressBar(path: track, label: "analyze")
@@ -152,40 +137,6 @@ struct AnalyzeCommand: AsyncParsableCommand {
     } catch let error as TrackIOError {
       throw Diagnostics.fail(error)
     }
-  }
-
-  /// Warnings about input read without error that cannot be what was meant (see
-  /// ``InputChecks``); status 65 when nothing could be analysed.
-  private func warnAboutInput(
-    _ summary: DeviceTimeline.Summary, _ checks: InputChecks, pointsWithoutTime: Int, track: String, hasApp: Bool
-  ) throws {
-    let m = summary.monitor
-    let regionList = m.monitoredRegions + m.failedRegions
-    var nothingToAnalyse = false
-    if m.fixCount == 0 {
-      Diagnostics.error(InputChecks.noFixWarning(track: track))
-      nothingToAnalyse = true
-    }
-    if let regions, regionList.isEmpty {
-      Diagnostics.error(InputChecks.noRegionWarning(regions: regions))
-      if summary.cells == nil && !hasApp { nothingToAnalyse = true }
-    }
-    if let regions, let far = checks.farWarning(track: track, regions: regions, regionList) { Diagnostics.error(far) }
-    if let rejected = InputChecks.rejectedWarning(
-      track: track, used: m.fixCount, rejections: m.rejections, pointsWithoutTime: pointsWithoutTime)
-    {
-      Diagnostics.error(rejected)
-    }
-    if let towers, let cells = summary.cells, cells.cellsSeen.isEmpty, m.fixCount > 0 {
-      Diagnostics.error("warning: no cell of \(towers) reaches the track \(track): no handoff and no significant change can happen")
-    }
-    if nothingToAnalyse { throw SysExit.dataError }
-  }
-
-  private func warn(_ warnings: [TrackIOError], _ progress: inout ProgressBar) {
-    guard !warnings.isEmpty else { return }
-    progress.clear()
-    warnings.forEach(Diagnostics.warning)
   }
 
   static func fileName(_ path: String) -> String { path == "-" ? "standard input" : String(path.split(separator: "/").last ?? Substring(path)) }
