@@ -200,8 +200,8 @@ struct RegionMonitorTests {
     #expect(m.process(fixes[0], into: &ignored) == .outOfOrder(previousTime: fixes[20].time, window: 30))
   }
 
-  @Test func reorderBufferReleasesInTimeOrder() {
-    var buffer = FixReorderBuffer(window: 10)
+  @Test func reorderBufferReleasesInTimeOrder() throws {
+    var buffer = try FixReorderBuffer(window: 10)
     var ready: [LocationFix] = []
     let times: [Double] = [0, 5, 3, 12, 11, 30, 2]
     let accepted = times.map { buffer.add(LocationFix(time: $0, coordinate: origin), into: &ready) }
@@ -211,17 +211,22 @@ struct RegionMonitorTests {
     #expect(buffer.reorderedCount == 2)
   }
 
+  @Test(arguments: [-1, .nan, .infinity] as [Double])
+  func anInvalidReorderWindowIsAnError(window: Double) {
+    #expect(throws: FixReorderBuffer.InvalidWindow.self) { try FixReorderBuffer(window: window) }
+  }
+
   /// Property: over long jittered streams (held fixes are reclaimed many times over), the buffer
   /// releases exactly what a reference releases: the accepted fixes stably sorted by time, each
   /// refused fix being one more than `window` older than the newest or older than one released.
   @Test(arguments: [0.0, 3, 30])
-  func reorderBufferMatchesReference(window: Double) {
+  func reorderBufferMatchesReference(window: Double) throws {
     var state: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ window.bitPattern
     func random() -> Double {
       state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
       return Double(state >> 11) * 0x1p-53
     }
-    var buffer = FixReorderBuffer(window: window)
+    var buffer = try FixReorderBuffer(window: window)
     var ready: [LocationFix] = []
     var accepted: [LocationFix] = []
     var released: [LocationFix] = []

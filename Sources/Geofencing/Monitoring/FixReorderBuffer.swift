@@ -23,8 +23,20 @@ public struct FixReorderBuffer: Sendable {
   private var held: [LocationFix] = []
   private var head = 0
 
-  public init(window: Double) {
-    precondition(window >= 0 && window.isFinite, "reorder window must be a finite number of seconds ≥ 0")
+  /// A reorder window that is not a finite number of seconds ≥ 0.
+  public struct InvalidWindow: Error, Hashable, Sendable, CustomStringConvertible {
+    public let window: Double
+    public var description: String { "reorder window \(window) is not valid: expected a finite number of seconds ≥ 0" }
+  }
+
+  /// - Throws: ``InvalidWindow`` when `window` is negative, NaN or infinite.
+  public init(window: Double) throws(InvalidWindow) {
+    guard window >= 0 && window.isFinite else { throw InvalidWindow(window: window) }
+    self.init(checkedWindow: window)
+  }
+
+  /// A window already checked: a validated profile's.
+  init(checkedWindow window: Double) {
     self.window = window
   }
 
@@ -101,7 +113,7 @@ extension FixReorderBuffer {
   }
 
   init(window: Double, restoring state: State) throws(SnapshotError) {
-    self.init(window: window)
+    self.init(checkedWindow: window)
     for (k, record) in state.held.enumerated() { held.append(try record.fix(field: "held[\(k)]")) }
     guard state.reorderedCount >= 0 else { throw SnapshotError(.invalidField("reorderedCount", "negative")) }
     reorderedCount = state.reorderedCount

@@ -117,7 +117,7 @@ public struct RegionMonitor: Sendable {
     self.profile = profile
     self.notifications = notifications
     self.seed = seed
-    reorder = FixReorderBuffer(window: profile.reorderWindow)
+    reorder = FixReorderBuffer(checkedWindow: profile.reorderWindow)
     if let cap = profile.maximumRegions, regions.count > cap {
       let all = regions.regions
       failedRegions = Array(all[cap...])
