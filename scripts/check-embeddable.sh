@@ -7,7 +7,8 @@
 # link libgeos and not to compile the GEOS module; GEOSValidation, which does, is built apart.
 #
 # Every ```swift block of the README and docs/scaling.md becomes a program of the consumer (ReadmeExample1, …),
-# built and run against the tagged clone, so the README's examples compile as users copy them.
+# built and run against the tagged clone, so the README's examples compile as users copy them; the
+# DocC articles' and doc comments' blocks are built too (DocExamples).
 #
 # It clones the last commit (HEAD), not uncommitted changes.
 set -eu
@@ -27,6 +28,55 @@ readme_targets=$(awk -v dir="$consumer/Sources" '
   inside { print > file }
   END { for (i = 1; i <= n; i++) printf "ReadmeExample%d ", i }
 ' "$work/GeoWake/README.md" "$work/GeoWake/docs/scaling.md")
+# The DocC articles' and the doc comments' Swift blocks: fragments that name a few things (regions,
+# fixes, fences, a monitor…), so each becomes the body of a function in one target, beside a
+# prelude that defines those names; the target is built, not run.
+docs="$consumer/Sources/DocExamples"
+mkdir -p "$docs"
+{
+  find "$work/GeoWake/Sources" -path '*.docc/*.md' | sort | while read -r f; do
+    awk '/^```swift$/ { inside = 1; print "//// " FILENAME; next } /^```$/ { inside = 0; next } inside' "$f"
+  done
+  find "$work/GeoWake/Sources" -name '*.swift' | sort | while read -r f; do
+    awk '/^ *\/\/\/ *```swift$/ { inside = 1; print "//// " FILENAME; next }
+      /^ *\/\/\/ *```$/ { inside = 0; next }
+      inside { sub(/^ *\/\/\/ ?/, ""); print }' "$f"
+  done
+} | awk -v dir="$docs" '
+  /^\/\/\/\/ / { if (file) { print "}" > file; close(file) } n++; file = dir "/Example" n ".swift"
+    print "// " substr($0, 6) > file; print "import Foundation\nimport Geodesy\nimport Geofencing\nimport CellHandoff\nimport BackgroundRuntime\nimport GeoWake\nimport TrackIO" > file
+    print "func example" n "() async throws {" > file; next }
+  /^import / { next }
+  { print "  " $0 > file }
+  END { if (file) print "}" > file }'
+cat > "$docs/Prelude.swift" <<'SWIFT'
+// What the documentation's fragments take as given.
+import BackgroundRuntime
+import CellHandoff
+import GeoWake
+import Geodesy
+import Geofencing
+
+let regions: [Region] = [.circle(try! CircularRegion(identifier: "pier", center: Coordinate(latitude: 37.7955, longitude: -122.3937), radius: 150))]
+let fixes: [LocationFix] = [LocationFix(time: 0, coordinate: try! Coordinate(latitude: 37.79, longitude: -122.39), horizontalAccuracy: 5)]
+let fences = RegionSet(regions)
+let index: RegionIndex = {
+  var index = RegionIndex()
+  _ = index.insert(regions[0])
+  return index
+}()
+struct Device { var seed: UInt64 }
+let devices = [Device(seed: 1), Device(seed: 2)]
+let device = devices[0]
+let monitor = try! RegionMonitor(regions: fences, profile: .server)
+let scenario = AppScenario(behaviours: [.location: HandlerBehaviour(work: 4)])
+let app: DeviceTimeline.App? = .init(scenario: scenario)
+let cellConfiguration: CellTimeline.Configuration? = nil
+let timeline = try! DeviceTimeline(regions: fences, profile: .ios, app: app)
+let deviceFiles = ["a.gpx", "b.gpx"]
+func analyse(_ path: String) -> String { path }
+func write(_ output: String) throws {}
+SWIFT
 readme_target_list=""
 for t in $readme_targets; do
   readme_target_list="$readme_target_list
@@ -55,6 +105,7 @@ let package = Package(
   targets: [
     .executableTarget(name: "TrackConsumer", dependencies: [.product(name: "TrackIO", package: "GeoWake")]),
     .executableTarget(name: "CoreConsumer", dependencies: core),$readme_target_list
+    .target(name: "DocExamples", dependencies: core, swiftSettings: [.swiftLanguageMode(.v5)]),
     .executableTarget(
       name: "ValidationConsumer",
       dependencies: [
@@ -158,6 +209,8 @@ for t in $readme_targets; do
   swift build --product "$t" >&2
   "$bin/$t" >/dev/null
 done
+echo "check-embeddable: building the documentation's examples ($(ls "$docs" | grep -c Example) fragments)" >&2
+swift build --target DocExamples >&2
 echo "check-embeddable: building GEOSValidation as a versioned dependency" >&2
 swift build --product ValidationConsumer >&2
 "$bin/ValidationConsumer"

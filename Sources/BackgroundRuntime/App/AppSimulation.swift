@@ -56,7 +56,7 @@ public struct AppContext: Sendable {
 ///     if let task { await context.endBackgroundTask(task) }
 ///   },
 /// ])
-/// await app.schedule(SystemEvent(time: t, kind: .location, label: "enter plaza"))
+/// await app.schedule(SystemEvent(time: 60, kind: .location, label: "enter plaza"))
 /// Task { for await event in app.events { print(event.detail) } }  // live, like CLMonitor.events
 /// let timeline = await app.run()
 /// ```

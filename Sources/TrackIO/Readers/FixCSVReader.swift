@@ -23,7 +23,7 @@ public import Geodesy
 ///
 /// ```swift
 /// var reader = try FixCSVReader(path: "walk.csv")
-/// while let fix = try reader.next() { … }
+/// while let fix = try reader.next() { print(fix.time, fix.coordinate) }
 /// ```
 public struct FixCSVReader {
   private var lines: ByteLineReader

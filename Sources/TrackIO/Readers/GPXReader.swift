@@ -34,7 +34,7 @@ import Geodesy
 ///
 /// ```swift
 /// var reader = try GPXReader(path: "ride.gpx")
-/// while let point = try reader.next() { … }
+/// while let point = try reader.next() { print(point.line, point.coordinate) }
 /// print(reader.summary.trackPoints)
 /// ```
 public struct GPXReader {
