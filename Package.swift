@@ -178,7 +178,7 @@ package.targets += [
   ),
   .testTarget(
     name: "GeofencingTests",
-    dependencies: ["Geofencing", "Geodesy", "_GeoWakeTestSupport"]
+    dependencies: ["Geofencing", "Geodesy", "SeededRandom", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "GEOSValidationTests",
