@@ -194,7 +194,7 @@ package.targets += [
   ),
   .testTarget(
     name: "TrackIOTests",
-    dependencies: ["TrackIO", "Geofencing", "CellHandoff", "Geodesy", "_GeoWakeTestSupport"]
+    dependencies: ["TrackIO", "Geofencing", "CellHandoff", "Geodesy", "SeededRandom", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "RuntimeIOTests",

@@ -1,6 +1,7 @@
 import Foundation
 import Geodesy
 import Geofencing
+import SeededRandom
 import Testing
 import TrackIO
 import _GeoWakeTestSupport
@@ -91,6 +92,57 @@ struct RegionFileReaderTests {
   func badFilesAreLocated(_ text: String, _ expected: String) throws {
     let folder = try TemporaryFolder()
     let path = try folder.file("bad.json", containing: text)
+    do {
+      _ = try RegionFileReader.read(path: path)
+      Issue.record("accepted bad input")
+    } catch {
+      #expect(error.description == "\(path):\(expected)")
+    }
+  }
+
+  /// The regions are read one feature at a time: whatever the order of the collection's members
+  /// (`features` before `type`, as sorted keys write it), extra members and spacing, a collection
+  /// reads as the same regions as its plain form.
+  @Test(arguments: [UInt64(1), 2, 3])
+  func memberOrderAndSpacingDoNotMatter(seed: UInt64) throws {
+    var random = SeededGenerator(seed: seed)
+    var features: [String] = []
+    for k in 0..<40 {
+      let (lat, lon) = (Double(random.next() % 1_000) / 10 - 50, Double(random.next() % 3_000) / 10 - 150)
+      let geometry = k % 3 == 0
+        ? "{\"type\":\"Polygon\",\"coordinates\":[[[\(lon),\(lat)],[\(lon + 0.01),\(lat)],[\(lon),\(lat + 0.01)],[\(lon),\(lat)]]]}"
+        : "{\"coordinates\":[\(lon),\(lat)],\"type\":\"Point\"}"
+      var members = ["\"type\":\"Feature\"", "\"id\":\"r\(k)\"", "\"geometry\":" + geometry, "\"properties\":{\"radius\":\(10 + k),\"notifyOnExit\":\(k % 2 == 0)}"]
+      members.shuffle(using: &random)
+      features.append("{" + members.joined(separator: random.next() % 2 == 0 ? "," : " ,\n ") + "}")
+    }
+    let plain = "{\"type\":\"FeatureCollection\",\"features\":[" + features.joined(separator: ",") + "]}"
+    let folder = try TemporaryFolder()
+    let expected = try RegionFileReader.read(path: try folder.file("plain.geojson", containing: plain))
+    #expect(expected.regions.count == 40 && expected.notifications.count == 20)
+    var members = ["\"type\" : \"FeatureCollection\"", "\"features\": [\n" + features.joined(separator: ",\n") + "\n]", "\"bbox\": [-150, -50, 150, 50]",
+      "\"name\": \"sites\"", "\"crs\": {\"type\": \"name\", \"properties\": {\"name\": \"urn:ogc:def:crs:OGC:1.3:CRS84\"}}"]
+    for trial in 0..<6 {
+      members.shuffle(using: &random)
+      let text = "\u{FEFF}\n  {" + members.joined(separator: trial % 2 == 0 ? "," : ",\n\t") + "}  \n"
+      let read = try RegionFileReader.read(path: try folder.file("c\(trial).geojson", containing: text))
+      #expect(read.regions == expected.regions)
+      #expect(read.notifications == expected.notifications)
+    }
+  }
+
+  @Test(arguments: [
+    ("{\"features\":[],\"type\":\"Feature\"}", "1:1: error: expected a GeoJSON FeatureCollection or Feature (\"type\"), or an array of regions"),
+    ("{\"type\":\"FeatureCollection\"}", "1:1: error: a FeatureCollection needs a \"features\" array"),
+    ("{\"type\":\"FeatureCollection\",\"features\":{}}", "1:1: error: a FeatureCollection needs a \"features\" array"),
+    ("{\"type\":\"FeatureCollection\",\"features\":[]} []", "1:44: error: found an array after the JSON value: expected the end of the file"),
+    ("{\"type\":\"FeatureCollection\",\"features\":[]", "1:42: error: found the end of the file inside an object: expected ',' or '}'"),
+    ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"id\":\"a\",\"properties\":{\"radius\":5},\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2]}} {}]}",
+     "1:143: error: found an object: expected ',' or ']' in an array"),
+  ])
+  func collectionsReadInOnePassLocateTheirErrors(_ text: String, _ expected: String) throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.file("bad.geojson", containing: text)
     do {
       _ = try RegionFileReader.read(path: path)
       Issue.record("accepted bad input")

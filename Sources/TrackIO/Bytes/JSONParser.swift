@@ -116,7 +116,20 @@ package struct JSONParser {
     }
   }
 
-  private static func value(_ s: inout JSONScanner, depth: Int) throws(JSONError) -> JSONNode {
+  /// Reads the document through `body` in one pass: `body` walks it with a ``JSONStream`` and
+  /// takes whole only the parts it wants whole (a feature, a region), so no tree of the whole
+  /// document is built.
+  package func stream<T>(_ body: (inout JSONStream) throws(TrackIOError) -> T) throws(TrackIOError) -> T {
+    let start = i
+    let result = bytes.withUnsafeBufferPointer { buffer -> Result<T, TrackIOError> in
+      var stream = JSONStream(scanner: JSONScanner(buffer, endName: endName), parser: self)
+      stream.scanner.i = start
+      do throws(TrackIOError) { return .success(try body(&stream)) } catch { return .failure(error) }
+    }
+    return try result.get()
+  }
+
+  static func value(_ s: inout JSONScanner, depth: Int) throws(JSONError) -> JSONNode {
     guard let first = s.peek() else { throw s.fail("$", "found \(s.endName): expected a JSON value") }
     guard depth < maximumDepth else { throw s.fail("$", "nested deeper than \(maximumDepth) levels") }
     var node = JSONNode(value: .null, offset: s.i)
@@ -167,5 +180,61 @@ package struct JSONParser {
     }
     node.end = s.i
     return node
+  }
+}
+
+/// A document being read in one pass (``JSONParser/stream(_:)``): the scanner's tokens, whole
+/// values where wanted, and errors located at their line and column.
+package struct JSONStream {
+  package var scanner: JSONScanner
+  let parser: JSONParser
+
+  /// The next significant byte, not consumed.
+  package mutating func peek() -> UInt8? { scanner.peek() }
+  /// The byte offset of the cursor.
+  package var offset: Int { scanner.i }
+  /// Consumes the byte ``peek()`` returned.
+  package mutating func consume() { scanner.i += 1 }
+  /// What is at the cursor, for messages.
+  package func found() -> String { scanner.found() }
+
+  package func error(_ message: String, at offset: Int) -> TrackIOError { parser.error(message, at: offset) }
+
+  /// Consumes `byte` (after whitespace) or fails, naming `what` was expected.
+  package mutating func expect(_ byte: UInt8, _ what: String) throws(TrackIOError) {
+    try located { (s: inout JSONScanner) throws(JSONError) in try s.expect(byte, "$", what) }
+  }
+
+  /// A string, decoded.
+  package mutating func string() throws(TrackIOError) -> String {
+    try located { (s: inout JSONScanner) throws(JSONError) in try s.string("$") }
+  }
+
+  /// The next value, whole.
+  package mutating func value() throws(TrackIOError) -> JSONNode {
+    try located { (s: inout JSONScanner) throws(JSONError) in try JSONParser.value(&s, depth: 1) }
+  }
+
+  /// Fails unless only whitespace is left.
+  package mutating func expectEnd() throws(TrackIOError) {
+    scanner.skipSpace()
+    guard scanner.atEnd else { throw error("found \(found()) after the JSON value: expected \(scanner.endName)", at: offset) }
+  }
+
+  /// After an element of an array or a member of an object: consumes `,` (true: another follows)
+  /// or `close` (false).
+  package mutating func next(_ close: UInt8, in container: String) throws(TrackIOError) -> Bool {
+    guard let next = peek() else {
+      throw error("found \(scanner.endName) inside \(container): expected ',' or '\(Character(Unicode.Scalar(close)))'", at: offset)
+    }
+    guard next == UInt8(ascii: ",") || next == close else {
+      throw error("found \(found()): expected ',' or '\(Character(Unicode.Scalar(close)))' in \(container)", at: offset)
+    }
+    consume()
+    return next == UInt8(ascii: ",")
+  }
+
+  private mutating func located<T>(_ body: (inout JSONScanner) throws(JSONError) -> T) throws(TrackIOError) -> T {
+    do throws(JSONError) { return try body(&scanner) } catch { throw parser.error(error.message, at: error.offset) }
   }
 }

@@ -40,28 +40,68 @@ public enum RegionFileReader {
     guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
       return RegionFile(regions: try RegionCSVReader.read(path: path))
     }
-    var parser = try JSONParser(path: path)
-    let root = try parser.parseDocument()
+    let parser = try JSONParser(path: path)
     var reader = Reader(parser: parser, checkPolygon: checkPolygon)
-    switch root.value {
-    case .array(let items):
-      for item in items { try reader.plainRegion(item) }
-    case .object:
+    try parser.stream { (s: inout JSONStream) throws(TrackIOError) in
+      if s.peek() == UInt8(ascii: "[") {
+        // A JSON array of regions, one at a time.
+        s.consume()
+        if s.peek() == UInt8(ascii: "]") {
+          s.consume()
+        } else {
+          repeat { try reader.plainRegion(try s.value()) } while try s.next(UInt8(ascii: "]"), in: "an array")
+        }
+        try s.expectEnd()
+        return
+      }
+      // An object: a FeatureCollection's features are read one at a time, whatever the order of
+      // its members; any other member is kept whole (a single Feature is small).
+      let rootOffset = s.offset
+      s.consume()
+      var members: [(key: String, value: JSONNode)] = []
+      var streamedFeatures = false
+      if s.peek() == UInt8(ascii: "}") {
+        s.consume()
+      } else {
+        repeat {
+          guard s.peek() == UInt8(ascii: "\"") else { throw s.error("found \(s.found()): expected a member name in double quotes", at: s.offset) }
+          let key = try s.string()
+          try s.expect(UInt8(ascii: ":"), "':' after the member name")
+          if key == "features", !streamedFeatures, s.peek() == UInt8(ascii: "["), Self.mayBeCollection(members) {
+            streamedFeatures = true
+            s.consume()
+            if s.peek() == UInt8(ascii: "]") {
+              s.consume()
+            } else {
+              repeat { try reader.feature(try s.value()) } while try s.next(UInt8(ascii: "]"), in: "an array")
+            }
+          } else {
+            members.append((key, try s.value()))
+          }
+        } while try s.next(UInt8(ascii: "}"), in: "an object")
+      }
+      try s.expectEnd()
+      let root = JSONNode(value: .object(members), offset: rootOffset)
       switch root["type"]?.value {
       case .string("FeatureCollection")?:
-        guard let features = root["features"], case .array(let items) = features.value else {
+        guard streamedFeatures else {
           throw parser.error("a FeatureCollection needs a \"features\" array", at: root.offset)
         }
-        for item in items { try reader.feature(item) }
-      case .string("Feature")?:
+      case .string("Feature")? where !streamedFeatures:
         try reader.feature(root)
       default:
         throw parser.error("expected a GeoJSON FeatureCollection or Feature (\"type\"), or an array of regions", at: root.offset)
       }
-    default:
-      throw parser.error("\(root.kind): expected a GeoJSON FeatureCollection or an array of regions", at: root.offset)
     }
     return RegionFile(regions: reader.regions, notifications: reader.notifications)
+  }
+
+  /// Whether an object with `members` read so far may still be a FeatureCollection (its
+  /// `features` are then read one at a time).
+  private static func mayBeCollection(_ members: [(key: String, value: JSONNode)]) -> Bool {
+    guard let type = members.first(where: { $0.key == "type" })?.value else { return true }
+    if case .string("FeatureCollection") = type.value { return true }
+    return false
   }
 
   private struct Reader {
