@@ -81,6 +81,10 @@ final class InputFile {
 
   /// Reads up to `count` bytes into `buffer`; 0 at the end.
   func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(TrackIOError) -> Int {
+    if !ownsDescriptor && descriptor == STDIN_FILENO {
+      let given = StandardInputPushback.take(into: buffer, count: count)
+      if given > 0 { return given }
+    }
     var got: Int
     repeat { got = Foundation.read(descriptor, buffer, count) } while got < 0 && errno == EINTR
     guard got >= 0 else {
@@ -115,5 +119,43 @@ final class InputFile {
   static func megabytes(_ bytes: Int) -> String {
     let mb = Double(bytes) / 1_000_000
     return mb >= 10 ? "\(Int(mb.rounded())) MB" : "\((mb * 10).rounded() / 10) MB"
+  }
+}
+
+/// Bytes read from standard input to learn its format (``TrackFileReader/format(path:)``), given
+/// back to whoever reads standard input next, so that sniffing loses nothing.
+enum StandardInputPushback {
+  private static let lock = NSLock()
+  nonisolated(unsafe) private static var bytes: [UInt8] = []
+
+  /// Puts `head` back in front of what standard input has left.
+  static func giveBack(_ head: [UInt8]) {
+    lock.withLock { bytes = head + bytes }
+  }
+
+  /// Moves up to `count` given-back bytes into `buffer`; how many.
+  static func take(into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
+    lock.withLock {
+      let n = min(count, bytes.count)
+      guard n > 0 else { return 0 }
+      bytes.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: n) }
+      bytes.removeFirst(n)
+      return n
+    }
+  }
+
+  /// Standard input's first byte after a byte-order mark and spaces (nil when it ends first),
+  /// read and given back.
+  static func firstCharacter() -> UInt8? {
+    guard let input = try? InputFile(path: "-") else { return nil }
+    var head: [UInt8] = []
+    var found: UInt8?
+    while found == nil && head.count < 1 << 16 {
+      guard let n = try? input.append(upTo: 4_096, to: &head), n > 0 else { break }
+      let bom = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+      found = head[min(bom, head.count)...].first { !MarkupScanner.isSpace($0) }
+    }
+    giveBack(head)
+    return found
   }
 }

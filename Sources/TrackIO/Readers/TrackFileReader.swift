@@ -19,7 +19,7 @@ public struct TrackFileReader {
   /// GPX track points skipped because they have no time.
   public private(set) var pointsWithoutTime = 0
 
-  /// Opens `path` (`-` for standard input, read as CSV unless it starts with `<`). `lenient`
+  /// Opens `path` (`-` for standard input, its format sniffed from its first bytes). `lenient`
   /// recovers from damage in a GPX file, with warnings (see ``GPXReader``); CSV and JSON Lines
   /// are always strict.
   public init(path: String, lenient: Bool = false) throws(TrackIOError) {
@@ -116,13 +116,14 @@ public struct TrackFileReader {
 
   /// How the file at `path` is read: by its extension (`.gpx`, `.jsonl`, `.ndjson`, `.csv`), else
   /// by its first character after a byte-order mark and spaces ('<' GPX, '{' JSON Lines, anything
-  /// else CSV). Standard input (`-`) is read as CSV.
+  /// else CSV). Standard input (`-`) is sniffed the same way; the bytes read to sniff it are
+  /// given back to its reader.
   public static func format(path: String) throws(TrackIOError) -> Format {
     let lower = path.lowercased()
     if lower.hasSuffix(".gpx") { return .gpx }
     if lower.hasSuffix(".jsonl") || lower.hasSuffix(".ndjson") { return .jsonLines }
-    if lower.hasSuffix(".csv") || path == "-" { return .csv }
-    switch firstCharacter(path) {
+    if lower.hasSuffix(".csv") { return .csv }
+    switch path == "-" ? StandardInputPushback.firstCharacter() : firstCharacter(path) {
     case UInt8(ascii: "<"): return .gpx
     case UInt8(ascii: "{"): return .jsonLines
     default: return .csv
