@@ -13,7 +13,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
     discussion: AnalyzeCommand.discussion
   )
 
-  @Argument(help: "Track files (GPX, CSV or JSON Lines), folders of them, or - for standard input (CSV). Several files, a folder, or a device column make a run over many devices.")
+  @Argument(help: "Track files (GPX, CSV or JSON Lines), folders of them, or - for standard input (any track format). Several files, a folder, or a device column make a run over many devices.")
   var tracks: [String] = []
 
   @Option(help: "Regions file (CSV id,lat,lon,radius; GeoJSON; or JSON).")
@@ -46,10 +46,10 @@ struct AnalyzeCommand: AsyncParsableCommand {
   @Flag(name: .customLong("periodic-wake"), help: "With --significant-changes: also wake every 15 minutes without movement (disputed; off by default).")
   var periodicWake = false
 
-  @Option(help: "Platform profile: ios or android (calibrated to measured phones), ios-documented or android-documented (the vendors' stated rules), or server.")
+  @Option(help: "Platform profile: ios or android (calibrated to measured phones), ios-documented or android-documented (the vendors' stated rules), or server.", transform: { $0.lowercased() })
   var profile: String = "ios"
 
-  @Option(help: "Output format: table, jsonl, csv, geojson or html.")
+  @Option(help: "Output format: table, jsonl, csv, geojson or html.", transform: { $0.lowercased() })
   var format: String = "table"
 
   @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
@@ -64,13 +64,14 @@ struct AnalyzeCommand: AsyncParsableCommand {
   @Flag(name: .customLong("assume-utc"), help: "Read CSV and JSON Lines times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
   var assumeUTC = false
 
-  @Option(help: "Seed for the delivery latencies (with many devices, each device's seed is drawn from it and the device's name).")
+  @Option(parsing: .unconditional, help: "Seed for the delivery latencies (with many devices, each device's seed is drawn from it and the device's name).")
   var seed: UInt64 = 0
 
-  @Option(help: "With many devices: how many to analyse at once (default: the number of cores).")
+  @Option(parsing: .unconditional, help: "With many devices: how many to analyse at once (default: the number of cores).")
   var jobs: Int?
 
   func run() async throws {
+    try checkOptions()
     var regionFile = RegionFile(regions: [])
     if let regions {
       do { regionFile = try RegionFileReader.readValidated(path: regions) } catch { throw Diagnostics.fail(error) }

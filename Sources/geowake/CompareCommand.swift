@@ -31,7 +31,7 @@ struct CompareCommand: ParsableCommand {
   @Option(help: "Regions file (CSV, GeoJSON or JSON).")
   var regions: String
 
-  @Option(help: "Region-monitoring profile: ios or android (calibrated to measured phones), ios-documented or android-documented (the vendors' stated rules).")
+  @Option(help: "Region-monitoring profile: ios or android (calibrated to measured phones), ios-documented or android-documented (the vendors' stated rules).", transform: { $0.lowercased() })
   var profile: String = "ios"
 
   @Option(help: "Cell towers (OpenCellID CSV).")
@@ -49,10 +49,10 @@ struct CompareCommand: ParsableCommand {
   @Flag(name: .customLong("assume-utc"), help: "Read CSV and JSON Lines times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
   var assumeUTC = false
 
-  @Option(help: "Seed for the delivery latencies.")
+  @Option(parsing: .unconditional, help: "Seed for the delivery latencies.")
   var seed: UInt64 = 0
 
-  func validate() throws {
+  func checkOptions() throws {
     let names = ["ios", "android", "ios-documented", "android-documented"]
     guard names.contains(profile) else { throw ValidationError("--profile must be \(names.joined(separator: ", ")), got \(profile)") }
     guard towers == nil || syntheticCells == nil else { throw ValidationError("--towers and --synthetic-cells exclude each other") }
@@ -62,6 +62,7 @@ struct CompareCommand: ParsableCommand {
   }
 
   func run() throws {
+    try checkOptions()
     let regionFile: RegionFile
     do { regionFile = try RegionFileReader.readValidated(path: regions) } catch { throw Diagnostics.fail(error) }
     var energy = EnergyModel.standard

@@ -21,28 +21,29 @@ struct CrossingsCommand: AsyncParsableCommand {
       """
   )
 
-  @Argument(help: "Track files (GPX, CSV or JSON Lines), folders of them, or - for standard input (CSV). Several files, a folder, or a device column make a run over many devices.")
+  @Argument(help: "Track files (GPX, CSV or JSON Lines), folders of them, or - for standard input (any track format). Several files, a folder, or a device column make a run over many devices.")
   var tracks: [String] = []
 
   @Option(help: "Regions file (CSV id,lat,lon,radius; GeoJSON; or JSON).")
   var regions: String
 
-  @Option(help: "Output format: table or jsonl.")
+  @Option(help: "Output format: table or jsonl.", transform: { $0.lowercased() })
   var format: String = "table"
 
-  @Option(help: "With many devices: how many to follow at once (default: the number of cores).")
+  @Option(parsing: .unconditional, help: "With many devices: how many to follow at once (default: the number of cores).")
   var jobs: Int?
 
   @Flag(name: .customLong("assume-utc"), help: "Read CSV and JSON Lines times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
   var assumeUTC = false
 
-  func validate() throws {
+  func checkOptions() throws {
     guard !tracks.isEmpty else { throw ValidationError("give a track: a GPX, CSV or JSON Lines file, a folder of them, or - for standard input") }
     guard jobs.map({ $0 >= 1 }) ?? true else { throw ValidationError("--jobs must be at least 1, got \(jobs ?? 0)") }
     guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, got \(format)") }
   }
 
   func run() async throws {
+    try checkOptions()
     let regionList: [Region]
     do { regionList = try RegionFileReader.readValidated(path: regions).regions } catch { throw Diagnostics.fail(error) }
     let set = RegionSet(regionList)

@@ -41,10 +41,10 @@ struct FetchCommand: ParsableCommand {
   @Option(help: "Publication times (CSV time[,…]); default: news every 30 min, 06:00–22:00 local.")
   var feed: String?
 
-  @Option(help: "Fetch interval policy: never, minimum or custom:SECONDS.")
+  @Option(help: "Fetch interval policy: never, minimum or custom:SECONDS.", transform: { $0.lowercased() })
   var policy: String?
 
-  @Option(help: "Days simulated (the last ones of the usage file).")
+  @Option(parsing: .unconditional, help: "Days simulated (the last ones of the usage file).")
   var days: Int = 14
 
   @Option(help: "App scenario (JSON): fetch handler, profile, seed, background modes, fetch interval, force-quits.")
@@ -53,7 +53,7 @@ struct FetchCommand: ParsableCommand {
   @Option(help: "Device conditions (CSV start,end,condition).")
   var conditions: String?
 
-  @Option(help: "Output format: table, jsonl or html.")
+  @Option(help: "Output format: table, jsonl or html.", transform: { $0.lowercased() })
   var format: String = "table"
 
   @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
@@ -62,7 +62,7 @@ struct FetchCommand: ParsableCommand {
   @Flag(help: "Replace the output file if it exists.")
   var force = false
 
-  func validate() throws {
+  func checkOptions() throws {
     if let policy, FetchPolicy(text: policy) == nil {
       throw ValidationError("--policy must be never, minimum or custom:SECONDS (a whole number > 0), got \(policy)")
     }
@@ -71,6 +71,7 @@ struct FetchCommand: ParsableCommand {
   }
 
   func run() throws {
+    try checkOptions()
     let launches: [UserLaunch]
     do { launches = try UsageCSVReader.read(path: usage) } catch { throw Diagnostics.fail(error) }
     guard let window = FetchSimulation.window(days: days, launches: launches) else {

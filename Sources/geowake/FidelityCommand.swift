@@ -36,19 +36,19 @@ struct FidelityCommand: ParsableCommand {
   @Argument(help: "The data set's folder.")
   var dataset: String
 
-  @Option(help: "Profile for iOS departures.")
+  @Option(help: "Profile for iOS departures.", transform: { $0.lowercased() })
   var iosProfile: String = "ios"
 
-  @Option(help: "Profile for Android departures.")
+  @Option(help: "Profile for Android departures.", transform: { $0.lowercased() })
   var androidProfile: String = "android"
 
-  @Option(help: "Seeds per departure.")
+  @Option(parsing: .unconditional, help: "Seeds per departure.")
   var seeds: Int = 20
 
-  @Option(help: "The first seed; the others follow it.")
+  @Option(parsing: .unconditional, help: "The first seed; the others follow it.")
   var seed: UInt64 = 1
 
-  @Option(help: "Output format: table, jsonl or html.")
+  @Option(help: "Output format: table, jsonl or html.", transform: { $0.lowercased() })
   var format: String = "table"
 
   @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
@@ -57,7 +57,7 @@ struct FidelityCommand: ParsableCommand {
   @Flag(help: "Replace the output file if it exists.")
   var force = false
 
-  func validate() throws {
+  func checkOptions() throws {
     let names = RegionMonitoringProfile.named.keys.sorted().joined(separator: ", ")
     for (option, name) in [("--ios-profile", iosProfile), ("--android-profile", androidProfile)] {
       guard RegionMonitoringProfile.named[name] != nil else { throw ValidationError("\(option) must be one of \(names), got \(name)") }
@@ -68,6 +68,7 @@ struct FidelityCommand: ParsableCommand {
   }
 
   func run() throws {
+    try checkOptions()
     let folder = dataset.hasSuffix("/") ? String(dataset.dropLast()) : dataset
     let departures: [MeasuredDeparture]
     do { departures = try Self.read(folder) } catch { throw Diagnostics.fail(error) }

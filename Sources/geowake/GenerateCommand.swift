@@ -18,10 +18,10 @@ struct GenerateCommand: ParsableCommand {
     @Option(help: "First local day, YYYY-MM-DD.")
     var from: String = "2024-04-22"
 
-    @Option(help: "Number of days (1 … 3660).")
+    @Option(parsing: .unconditional, help: "Number of days (1 … 3660).")
     var days: Int = 28
 
-    @Option(name: .customLong("utc-offset"), help: "The device clock's offset from UTC, ±HH:MM.")
+    @Option(name: .customLong("utc-offset"), parsing: .unconditional, help: "The device clock's offset from UTC, ±HH:MM.")
     var utcOffset: String = "+02:00"
 
     @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
@@ -30,7 +30,7 @@ struct GenerateCommand: ParsableCommand {
     @Flag(help: "Replace the output file if it exists.")
     var force = false
 
-    func validate() throws {
+    func checkOptions() throws {
       guard (1...3_660).contains(days) else { throw ValidationError("--days must be in 1...3660, got \(days)") }
       guard offsetSeconds() != nil else { throw ValidationError("--utc-offset \"\(utcOffset)\": expected ±HH:MM such as +02:00") }
       guard startTime() != nil else { throw ValidationError("--from \"\(from)\": expected a date YYYY-MM-DD") }
@@ -66,17 +66,19 @@ struct GenerateCommand: ParsableCommand {
 
     @OptionGroup var calendar: Calendar
 
-    @Option(help: "The user: morning or hourly.")
+    @Option(help: "The user: morning or hourly.", transform: { $0.lowercased() })
     var pattern: String = "morning"
 
-    @Option(help: "Random seed.")
+    @Option(parsing: .unconditional, help: "Random seed.")
     var seed: UInt64 = 1
 
-    func validate() throws {
+    func checkOptions() throws {
+      try calendar.checkOptions()
       guard SyntheticUsage(rawValue: pattern) != nil else { throw ValidationError("--pattern must be morning or hourly, got \(pattern)") }
     }
 
     func run() throws {
+      try checkOptions()
       guard let user = SyntheticUsage(rawValue: pattern), let start = calendar.startTime(), let offset = calendar.offsetSeconds() else { return }
       let launches = user.launches(from: start, days: calendar.days, utcOffset: offset, seed: seed)
       let sink = try calendar.sink()
@@ -94,16 +96,17 @@ struct GenerateCommand: ParsableCommand {
 
     @OptionGroup var calendar: Calendar
 
-    @Option(help: "Seconds between publications.")
+    @Option(parsing: .unconditional, help: "Seconds between publications.")
     var every: Int = 1_800
 
-    @Option(name: .customLong("first-hour"), help: "First publication of the day, local hour 0…24.")
+    @Option(name: .customLong("first-hour"), parsing: .unconditional, help: "First publication of the day, local hour 0…24.")
     var firstHour: Int = 6
 
-    @Option(name: .customLong("last-hour"), help: "No publication after this local hour, 0…24.")
+    @Option(name: .customLong("last-hour"), parsing: .unconditional, help: "No publication after this local hour, 0…24.")
     var lastHour: Int = 22
 
-    func validate() throws {
+    func checkOptions() throws {
+      try calendar.checkOptions()
       guard (60...86_400).contains(every) else { throw ValidationError("--every must be seconds in 60...86400, got \(every)") }
       guard (0...24).contains(firstHour), (0...24).contains(lastHour), firstHour <= lastHour else {
         throw ValidationError("--first-hour and --last-hour must be hours 0...24 with first ≤ last")
@@ -111,6 +114,7 @@ struct GenerateCommand: ParsableCommand {
     }
 
     func run() throws {
+      try checkOptions()
       guard let start = calendar.startTime(), let offset = calendar.offsetSeconds() else { return }
       let feed = try ContentFeed.daytimeNews(
         from: start, days: calendar.days, utcOffset: offset, every: Double(every), firstHour: firstHour, lastHour: lastHour)
@@ -124,10 +128,10 @@ struct GenerateCommand: ParsableCommand {
   }
 
   struct Placement: ParsableArguments {
-    @Option(help: "Random seed.")
+    @Option(parsing: .unconditional, help: "Random seed.")
     var seed: UInt64 = 20_240_501
 
-    @Option(help: "Centre of the city the data is around, as LAT,LON.")
+    @Option(parsing: .unconditional, help: "Centre of the city the data is around, as LAT,LON.")
     var center: String = "37.77,-122.42"
 
     @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
@@ -157,22 +161,23 @@ struct GenerateCommand: ParsableCommand {
 
     @OptionGroup var placement: Placement
 
-    @Option(help: "Number of fixes (1 … 100,000,000).")
+    @Option(parsing: .unconditional, help: "Number of fixes (1 … 100,000,000).")
     var count: Int = 1_000_000
 
-    @Option(help: "Seconds between fixes.")
+    @Option(parsing: .unconditional, help: "Seconds between fixes.")
     var interval: Double = 1
 
-    @Option(help: "Output format: gpx or csv.")
+    @Option(help: "Output format: gpx or csv.", transform: { $0.lowercased() })
     var format: String = "gpx"
 
-    func validate() throws {
+    func checkOptions() throws {
       guard (1...100_000_000).contains(count) else { throw ValidationError("--count must be in 1...100000000, got \(count)") }
       guard interval > 0, interval.isFinite else { throw ValidationError("--interval must be a positive number of seconds") }
       guard TrackWriter.Format(rawValue: format) != nil else { throw ValidationError("--format must be gpx or csv, got \(format)") }
     }
 
     func run() throws {
+      try checkOptions()
       let track = SyntheticTrack(
         seed: placement.seed, count: count, center: try placement.centerCoordinate(), interval: interval)
       let sink = try placement.sink()
@@ -192,28 +197,28 @@ struct GenerateCommand: ParsableCommand {
 
     @OptionGroup var placement: Placement
 
-    @Option(help: "Number of regions (1 … 10,000,000).")
+    @Option(parsing: .unconditional, help: "Number of regions (1 … 10,000,000).")
     var count: Int = 1000
 
-    @Option(help: "Fraction of regions that are polygons (0…1).")
+    @Option(parsing: .unconditional, help: "Fraction of regions that are polygons (0…1).")
     var polygons: Double = 0
 
-    @Option(help: "Smallest and largest radius in metres, as MIN,MAX.")
+    @Option(parsing: .unconditional, help: "Smallest and largest radius in metres, as MIN,MAX.")
     var radii: String = "50,2000"
 
-    @Option(help: "Fewest and most vertices of a polygon, as MIN,MAX (3 … 100,000).")
+    @Option(parsing: .unconditional, help: "Fewest and most vertices of a polygon, as MIN,MAX (3 … 100,000).")
     var vertices: String = "5,12"
 
-    @Option(help: "Seed of the track the regions are placed on (defaults to --seed).")
+    @Option(parsing: .unconditional, help: "Seed of the track the regions are placed on (defaults to --seed).")
     var trackSeed: UInt64?
 
-    @Option(help: "Number of fixes of that track.")
+    @Option(parsing: .unconditional, help: "Number of fixes of that track.")
     var trackCount: Int = 1_000_000
 
-    @Option(help: "Output format: csv or geojson (polygons need geojson).")
+    @Option(help: "Output format: csv or geojson (polygons need geojson).", transform: { $0.lowercased() })
     var format: String = "csv"
 
-    func validate() throws {
+    func checkOptions() throws {
       guard (1...10_000_000).contains(count) else { throw ValidationError("--count must be in 1...10000000, got \(count)") }
       guard (0...1).contains(polygons) else { throw ValidationError("--polygons must be in 0...1, got \(polygons)") }
       guard let f = RegionWriter.Format(rawValue: format) else { throw ValidationError("--format must be csv or geojson, got \(format)") }
@@ -235,6 +240,7 @@ struct GenerateCommand: ParsableCommand {
     }
 
     func run() throws {
+      try checkOptions()
       let center = try placement.centerCoordinate()
       let track = SyntheticTrack(seed: trackSeed ?? placement.seed, count: trackCount, center: center)
       let step = max(1, trackCount / 20_000)

@@ -9,6 +9,7 @@ struct GeoWakeCommand: AsyncParsableCommand {
       Exit status follows sysexits(3): 0 success, 64 bad usage, 65 bad input data, 66 input \
       missing, 73 output cannot be created, 74 I/O error.
       """,
+    version: GeoWakeVersion.text,
     subcommands: [AnalyzeCommand.self, InfoCommand.self, RegionsCommand.self, CellsCommand.self, CompareCommand.self, FetchCommand.self, PushCommand.self, FidelityCommand.self, CrossingsCommand.self, GeodesicCommand.self, GenerateCommand.self]
   )
 

@@ -17,14 +17,15 @@ struct GeodesicCommand: ParsableCommand {
       """
   )
 
-  @Option(name: [.customShort("p"), .long], help: "Digits after the decimal point for s12 (0…10); azimuths get 5 more.")
+  @Option(name: [.customShort("p"), .long], parsing: .unconditional, help: "Digits after the decimal point for s12 (0…10); azimuths get 5 more.")
   var precision: Int = 3
 
-  func validate() throws {
+  func checkOptions() throws {
     guard (0...10).contains(precision) else { throw ValidationError("--precision must be in 0...10, got \(precision)") }
   }
 
   func run() throws {
+    try checkOptions()
     // readLine would take a directory's read error for the end of input.
     var status = stat()
     if fstat(STDIN_FILENO, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR {

@@ -19,7 +19,7 @@ struct InfoCommand: ParsableCommand {
   @Argument(help: "Track file (GPX or CSV).")
   var track: String
 
-  @Option(help: "Output format: table or json.")
+  @Option(help: "Output format: table or json.", transform: { $0.lowercased() })
   var format: String = "table"
 
   @Flag(help: "Recover what can be read from a damaged GPX file; each recovery is a warning on standard error.")
@@ -28,11 +28,12 @@ struct InfoCommand: ParsableCommand {
   @Flag(name: .customLong("assume-utc"), help: "Read CSV and JSON Lines times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
   var assumeUTC = false
 
-  func validate() throws {
+  func checkOptions() throws {
     guard ["table", "json"].contains(format) else { throw ValidationError("--format must be table or json, got \(format)") }
   }
 
   func run() throws {
+    try checkOptions()
     let statistics: TrackStatistics
     do {
       statistics = try TrackStatistics.read(path: track, lenient: lenient, assumeUTC: assumeUTC, warning: Diagnostics.warning)

@@ -62,7 +62,7 @@ struct PushCommand: ParsableCommand {
   @Flag(name: .customLong("provider-token"), help: "Require token-based authentication: every request needs authorization: bearer <JWT> (ES256, kid; iss, iat at most 1 h old, refreshed at most every 20 min).")
   var providerToken = false
 
-  @Option(help: "Output format: table, jsonl or html.")
+  @Option(help: "Output format: table, jsonl or html.", transform: { $0.lowercased() })
   var format: String = "table"
 
   @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
@@ -71,11 +71,12 @@ struct PushCommand: ParsableCommand {
   @Flag(help: "Replace the output file if it exists.")
   var force = false
 
-  func validate() throws {
+  func checkOptions() throws {
     guard PushReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl or html, got \(format)") }
   }
 
   func run() throws {
+    try checkOptions()
     let requests: [ProviderRequest]
     do { requests = try PushScheduleReader.read(path: schedule) } catch { throw Diagnostics.fail(error) }
     guard !requests.isEmpty else {

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import _GeoWakeTestSupport
+
+/// What a user types the way other tools accept it: negative numbers as values, a misspelled
+/// option named with its likely meaning, `--version`, formats and profiles in any case, and
+/// standard input in every track format.
+@Suite("Command-line conventions")
+struct CommandLineConventionsTests {
+  @Test func negativeNumbersAreValues() throws {
+    let sydney = try CommandRunner.run(["generate", "track", "--center", "-33.86,151.21", "--count", "20", "--format", "csv"])
+    #expect(sydney.status == 0, "\(sydney.stderr)")
+    let rows = sydney.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
+    #expect(rows.count == 20)
+    #expect(rows.allSatisfy { abs(Double($0[1])! + 33.86) < 0.1 && abs(Double($0[2])! - 151.21) < 0.1 })
+
+    let usage = try CommandRunner.run(["generate", "usage", "--utc-offset", "-05:00", "--days", "3"])
+    #expect(usage.status == 0, "\(usage.stderr)")
+    let times = usage.stdout.split(separator: "\n").dropFirst()
+    #expect(!times.isEmpty && times.allSatisfy { $0.split(separator: ",")[0].hasSuffix("-05:00") })
+
+    // A value that cannot be: said so, not "missing".
+    let seed = try CommandRunner.run(["generate", "track", "--seed", "-1", "--count", "2"])
+    #expect(seed.status == 64)
+    #expect(seed.stderr.contains("'-1' is invalid for '--seed"))
+    #expect(!seed.stderr.contains("Missing value"))
+  }
+
+  @Test(arguments: [
+    (["analyze", "--region", "r.csv", "t.csv"], "'--region'. Did you mean '--regions'?"),
+    (["analyze", "--regions", "r.csv", "--ap", "a.json", "--pushes", "p.jsonl", "t.csv"], "'--ap'"),
+    (["crossings", "--regions", "r.csv", "--formt", "jsonl", "t.csv"], "'--formt'. Did you mean '--format'?"),
+  ])
+  func aMisspelledOptionIsNamedBeforeWhatItLeavesMissing(_ arguments: [String], _ expected: String) throws {
+    let run = try CommandRunner.run(arguments)
+    #expect(run.status == 64)
+    #expect(run.stderr.contains("Unknown option " + expected), "\(run.stderr)")
+  }
+
+  @Test func versionIsPrinted() throws {
+    let run = try CommandRunner.run(["--version"])
+    #expect(run.status == 0)
+    let parts = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")
+    #expect(parts.count == 3 && parts.allSatisfy { Int($0) != nil }, "\(run.stdout)")
+  }
+
+  @Test func formatsAndProfilesInAnyCase() throws {
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("r.csv", containing: "id,lat,lon,radius\nhome,35.0,139.0,100\n")
+    let track = try folder.file("t.csv", containing: "time,lat,lon,accuracy\n0,35.0,139.0,5\n600,35.0,139.01,5\n1200,35.0,139.0,5\n")
+    let lower = try CommandRunner.run(["analyze", "--regions", regions, "--profile", "android", "--format", "jsonl", track])
+    let upper = try CommandRunner.run(["analyze", "--regions", regions, "--profile", "Android", "--format", "JSONL", track])
+    #expect(lower.status == 0 && upper.status == 0, "\(upper.stderr)")
+    #expect(!lower.stdout.isEmpty && upper.stdout == lower.stdout)
+  }
+
+  /// Every track format reads the same from standard input as from its file, its format sniffed
+  /// from its first bytes.
+  @Test func standardInputInEveryTrackFormat() throws {
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("r.csv", containing: "id,lat,lon,radius\na,35.6586,139.7454,300\nb,35.6654,139.7120,500\nc,35.66,139.70,2000\n")
+    let gpx = try String(contentsOfFile: FixtureFiles.url("gpx/coregpx/GPXTest-TrackPointOnly.gpx").path, encoding: .utf8)
+    let csv = "\u{FEFF}time,lat,lon\n" + gpxPoints(gpx).map { "\($0.time),\($0.lat),\($0.lon)\n" }.joined()
+    let jsonLines = "\n  " + gpxPoints(gpx).map { "{\"time\":\"\($0.time)\",\"lat\":\($0.lat),\"lon\":\($0.lon)}\n" }.joined()
+    var outputs: [String] = []
+    for (name, text) in [("t.gpx", gpx), ("t.csv", csv), ("t.jsonl", jsonLines)] {
+      let file = try folder.file(name, containing: text)
+      for command in [["crossings", "--regions", regions, "--format", "jsonl"], ["analyze", "--regions", regions, "--profile", "server", "--format", "jsonl"]] {
+        let fromFile = try CommandRunner.run(command + [file])
+        let fromStandardInput = try CommandRunner.run(command + ["-"], stdin: text)
+        #expect(fromFile.status == 0 && fromStandardInput.status == 0, "\(name): \(fromStandardInput.stderr)")
+        #expect(!fromFile.stdout.isEmpty)
+        #expect(fromStandardInput.stdout == fromFile.stdout, "\(name) \(command[0])")
+        if command[0] == "crossings" { outputs.append(fromStandardInput.stdout) }
+      }
+    }
+    // The three formats hold the same fixes: the same crossings.
+    #expect(Set(outputs).count == 1)
+  }
+
+  /// The `time`, `lat` and `lon` of each track point of a GPX text.
+  func gpxPoints(_ gpx: String) -> [(time: Substring, lat: Substring, lon: Substring)] {
+    gpx.split(separator: "<trkpt").dropFirst().compactMap { point in
+      func attribute(_ name: String) -> Substring? {
+        guard let start = point.range(of: name + "=\"") else { return nil }
+        return point[start.upperBound...].prefix { $0 != "\"" }
+      }
+      guard let lat = attribute("lat"), let lon = attribute("lon"), let t = point.range(of: "<time>") else { return nil }
+      return (point[t.upperBound...].prefix { $0 != "<" }, lat, lon)
+    }
+  }
+}
