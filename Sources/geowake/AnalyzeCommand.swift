@@ -49,8 +49,11 @@ struct AnalyzeCommand: AsyncParsableCommand {
   @Option(help: "Platform profile: ios or android (calibrated to measured phones), ios-documented or android-documented (the vendors' stated rules), or server.", transform: { $0.lowercased() })
   var profile: String = "ios"
 
-  @Option(help: "Output format: table, jsonl, csv, geojson or html.", transform: { $0.lowercased() })
-  var format: String = "table"
+  @Option(name: .customLong("format"), help: "Output format: table, jsonl, csv, geojson or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
+  var formatOption: String?
+
+  /// The format written: `--format`, else the one `-o`'s extension names, else table.
+  var format: String { OutputFormat.resolve(formatOption, output: output, supported: ["table", "jsonl", "csv", "geojson", "html"], fallback: "table") }
 
   @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
   var output: String = "-"

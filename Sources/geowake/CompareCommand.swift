@@ -2,6 +2,7 @@ import ArgumentParser
 import BackgroundRuntime
 import CellHandoff
 import GeoWake
+import JSONBytes
 import Geofencing
 import RuntimeIO
 import TrackIO
@@ -52,7 +53,17 @@ struct CompareCommand: ParsableCommand {
   @Option(parsing: .unconditional, help: "Seed for the delivery latencies.")
   var seed: UInt64 = 0
 
+  @Option(name: .customLong("format"), help: "Output format: table or jsonl (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
+  var formatOption: String?
+
+  @OptionGroup var outputOptions: OutputOptions
+
+  /// The format written: `--format`, else the one `-o`'s extension names, else table.
+  var format: String { OutputFormat.resolve(formatOption, output: outputOptions.output, supported: ["table", "jsonl"], fallback: "table") }
+
   func checkOptions() throws {
+    OutputFormat.warnIfDisagreeing(formatOption, output: outputOptions.output)
+    guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, got \(format)") }
     let names = ["ios", "android", "ios-documented", "android-documented"]
     guard names.contains(profile) else { throw ValidationError("--profile must be \(names.joined(separator: ", ")), got \(profile)") }
     guard towers == nil || syntheticCells == nil else { throw ValidationError("--towers and --synthetic-cells exclude each other") }
@@ -102,11 +113,28 @@ struct CompareCommand: ParsableCommand {
       reader.takeWarnings().forEach(Diagnostics.warning)
     } catch { throw Diagnostics.fail(error) }
     let results = comparison.finish()
-    let out = ByteSink.standardOutput()
+    let out = try outputOptions.sink()
     do {
-      try out.write(Self.table(results, passThroughs: comparison.passThroughs, energy: energy))
-      try out.flush()
+      let text = format == "jsonl"
+        ? Self.jsonLines(results, passThroughs: comparison.passThroughs, energy: energy)
+        : Self.table(results, passThroughs: comparison.passThroughs, energy: energy)
+      try out.write(text)
+      try out.commit()
     } catch { throw Diagnostics.fail(error) }
+  }
+
+  /// One object per strategy: `strategy`, `wakes`, `wakesPerHour`, `crossings` (the real ones),
+  /// `learned`, `missed`, `meanDelay` and `medianDelay` (seconds from a crossing to the app
+  /// knowing; null when none was learned), `joules`, `batteryPercent`, `trackDuration`
+  /// (seconds) and `passThroughs` (crossings between fixes that no strategy can see).
+  static func jsonLines(_ results: [StrategyComparison.Result], passThroughs: Int, energy: EnergyModel) -> String {
+    func number(_ v: Double?) -> String { v.map(JSONText.number) ?? "null" }
+    return results.map { r in
+      "{\"strategy\":\(JSONText.quoted(r.strategy)),\"wakes\":\(r.wakes),\"wakesPerHour\":\(number(r.wakesPerHour)),"
+        + "\"crossings\":\(r.crossings),\"learned\":\(r.learned),\"missed\":\(r.missed),\"meanDelay\":\(number(r.meanDelay)),"
+        + "\"medianDelay\":\(number(r.medianDelay)),\"joules\":\(number(r.joules)),\"batteryPercent\":\(number(energy.batteryPercent(joules: r.joules))),"
+        + "\"trackDuration\":\(number(r.duration)),\"passThroughs\":\(passThroughs)}\n"
+    }.joined()
   }
 
   static func table(_ results: [StrategyComparison.Result], passThroughs: Int, energy: EnergyModel) -> String {

@@ -8,7 +8,7 @@ extension CrossingsCommand {
     let regionFile = self.regions
     let regionList = regions.regions
     if regions.count == 0 { Diagnostics.error(InputChecks.noRegionWarning(regions: regionFile)) }
-    let out = ByteSink.standardOutput()
+    let out = try outputOptions.sink()
     let table = format == "table"
     let reading = TrackFileReader.Options(assumeUTC: assumeUTC)
     let totals: DeviceTotals
@@ -20,7 +20,7 @@ extension CrossingsCommand {
         Self.follow(track, regions: regions, regionFile: regionFile, regionList: regionList, table: table, reading: reading)
       }
       if table { try out.write(totals.text(regions: "\(regions.count) regions")) }
-      try out.flush()
+      try out.commit()
     } catch let error as TrackIOError {
       throw Diagnostics.fail(error)
     }

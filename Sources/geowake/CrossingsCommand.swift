@@ -27,8 +27,13 @@ struct CrossingsCommand: AsyncParsableCommand {
   @Option(help: "Regions file (CSV id,lat,lon,radius; GeoJSON; or JSON).")
   var regions: String
 
-  @Option(help: "Output format: table or jsonl.", transform: { $0.lowercased() })
-  var format: String = "table"
+  @Option(name: .customLong("format"), help: "Output format: table or jsonl (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
+  var formatOption: String?
+
+  @OptionGroup var outputOptions: OutputOptions
+
+  /// The format written: `--format`, else the one `-o`'s extension names, else table.
+  var format: String { OutputFormat.resolve(formatOption, output: outputOptions.output, supported: ["table", "jsonl"], fallback: "table") }
 
   @Option(parsing: .unconditional, help: "With many devices: how many to follow at once (default: the number of cores).")
   var jobs: Int?
@@ -37,6 +42,7 @@ struct CrossingsCommand: AsyncParsableCommand {
   var assumeUTC = false
 
   func checkOptions() throws {
+    OutputFormat.warnIfDisagreeing(formatOption, output: outputOptions.output)
     guard !tracks.isEmpty else { throw ValidationError("give a track: a GPX, CSV or JSON Lines file, a folder of them, or - for standard input") }
     guard jobs.map({ $0 >= 1 }) ?? true else { throw ValidationError("--jobs must be at least 1, got \(jobs ?? 0)") }
     guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, got \(format)") }
@@ -56,7 +62,7 @@ struct CrossingsCommand: AsyncParsableCommand {
       }
     } catch let error as TrackIOError { throw Diagnostics.fail(error) }
     var detector = CrossingDetector(regions: set)
-    let out = ByteSink.standardOutput()
+    let out = try outputOptions.sink()
     var crossings: [RegionCrossing] = []
     var enters = 0
     var exits = 0
@@ -106,7 +112,7 @@ struct CrossingsCommand: AsyncParsableCommand {
           try out.write("\(reader.pointsWithoutTime) track points without a time were skipped\n")
         }
       }
-      try out.flush()
+      try out.commit()
     } catch let error as TrackIOError {
       throw Diagnostics.fail(error)
     }

@@ -53,8 +53,11 @@ struct FetchCommand: ParsableCommand {
   @Option(help: "Device conditions (CSV start,end,condition).")
   var conditions: String?
 
-  @Option(help: "Output format: table, jsonl or html.", transform: { $0.lowercased() })
-  var format: String = "table"
+  @Option(name: .customLong("format"), help: "Output format: table, jsonl or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
+  var formatOption: String?
+
+  /// The format written: `--format`, else the one `-o`'s extension names, else table.
+  var format: String { OutputFormat.resolve(formatOption, output: output, supported: ["table", "jsonl", "html"], fallback: "table") }
 
   @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
   var output: String = "-"
@@ -63,6 +66,7 @@ struct FetchCommand: ParsableCommand {
   var force = false
 
   func checkOptions() throws {
+    OutputFormat.warnIfDisagreeing(formatOption, output: output)
     if let policy, FetchPolicy(text: policy) == nil {
       throw ValidationError("--policy must be never, minimum or custom:SECONDS (a whole number > 0), got \(policy)")
     }

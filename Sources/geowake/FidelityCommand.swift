@@ -48,8 +48,11 @@ struct FidelityCommand: ParsableCommand {
   @Option(parsing: .unconditional, help: "The first seed; the others follow it.")
   var seed: UInt64 = 1
 
-  @Option(help: "Output format: table, jsonl or html.", transform: { $0.lowercased() })
-  var format: String = "table"
+  @Option(name: .customLong("format"), help: "Output format: table, jsonl or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
+  var formatOption: String?
+
+  /// The format written: `--format`, else the one `-o`'s extension names, else table.
+  var format: String { OutputFormat.resolve(formatOption, output: output, supported: ["table", "jsonl", "html"], fallback: "table") }
 
   @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
   var output: String = "-"
@@ -58,6 +61,7 @@ struct FidelityCommand: ParsableCommand {
   var force = false
 
   func checkOptions() throws {
+    OutputFormat.warnIfDisagreeing(formatOption, output: output)
     let names = RegionMonitoringProfile.named.keys.sorted().joined(separator: ", ")
     for (option, name) in [("--ios-profile", iosProfile), ("--android-profile", androidProfile)] {
       guard RegionMonitoringProfile.named[name] != nil else { throw ValidationError("\(option) must be one of \(names), got \(name)") }

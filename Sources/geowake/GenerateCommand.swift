@@ -167,13 +167,19 @@ struct GenerateCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds between fixes.")
     var interval: Double = 1
 
-    @Option(help: "Output format: gpx or csv.", transform: { $0.lowercased() })
-    var format: String = "gpx"
+    @Option(name: .customLong("format"), help: "Output format: gpx or csv (default: the one -o's extension names, else gpx).", transform: { $0.lowercased() })
+    var formatOption: String?
+
+    /// The format written: `--format`, else the one `-o`'s extension names, else GPX.
+    var format: String { OutputFormat.resolve(formatOption, output: placement.output, supported: ["gpx", "csv"], fallback: "gpx") }
 
     func checkOptions() throws {
       guard (1...100_000_000).contains(count) else { throw ValidationError("--count must be in 1...100000000, got \(count)") }
       guard interval > 0, interval.isFinite else { throw ValidationError("--interval must be a positive number of seconds") }
       guard TrackWriter.Format(rawValue: format) != nil else { throw ValidationError("--format must be gpx or csv, got \(format)") }
+      OutputFormat.warnIfDisagreeing(formatOption, output: placement.output)
+      // About 125 bytes a GPX point, 56 a CSV row.
+      try OutputFormat.refuseLargeTerminalOutput(placement.output, bytes: Double(count) * (format == "gpx" ? 125 : 56))
     }
 
     func run() throws {
@@ -215,8 +221,11 @@ struct GenerateCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Number of fixes of that track.")
     var trackCount: Int = 1_000_000
 
-    @Option(help: "Output format: csv or geojson (polygons need geojson).", transform: { $0.lowercased() })
-    var format: String = "csv"
+    @Option(name: .customLong("format"), help: "Output format: csv or geojson, which polygons need (default: the one -o's extension names, else csv).", transform: { $0.lowercased() })
+    var formatOption: String?
+
+    /// The format written: `--format`, else the one `-o`'s extension names, else CSV.
+    var format: String { OutputFormat.resolve(formatOption, output: placement.output, supported: ["csv", "geojson"], fallback: "csv") }
 
     func checkOptions() throws {
       guard (1...10_000_000).contains(count) else { throw ValidationError("--count must be in 1...10000000, got \(count)") }
@@ -225,6 +234,10 @@ struct GenerateCommand: ParsableCommand {
       if f == .csv && polygons > 0 { throw ValidationError("polygons need --format geojson") }
       guard radiusRange() != nil else { throw ValidationError("--radii \"\(radii)\": expected MIN,MAX with 0 < MIN ≤ MAX ≤ 10000000") }
       guard vertexRange() != nil else { throw ValidationError("--vertices \"\(vertices)\": expected MIN,MAX with 3 ≤ MIN ≤ MAX ≤ 100000") }
+      OutputFormat.warnIfDisagreeing(formatOption, output: placement.output)
+      // About 45 bytes a CSV circle, 130 a GeoJSON one, 40 a polygon's vertex.
+      let perRegion = f == .csv ? 45 : 130 * (1 - polygons) + polygons * 40 * Double(vertexRange()?.upperBound ?? 12)
+      try OutputFormat.refuseLargeTerminalOutput(placement.output, bytes: Double(count) * perRegion)
     }
 
     func vertexRange() -> ClosedRange<Int>? {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct GeoWakeCommand: AsyncParsableCommand {
@@ -16,7 +17,24 @@ struct GeoWakeCommand: AsyncParsableCommand {
   /// Parses the arguments and runs the command, with interrupts leaving no partial output.
   static func main() async {
     Interrupts.removeUnfinishedOutputsOnExit()
-    await main(nil)
+    var command: ParsableCommand
+    do { command = try await asyncParseAsRoot(nil) } catch { exit(withError: error) }
+    do {
+      if var asyncCommand = command as? AsyncParsableCommand {
+        try await asyncCommand.run()
+      } else {
+        try command.run()
+      }
+    } catch let error as ValidationError {
+      // A usage error found while running, shown as the parser shows its own: with the usage of
+      // the command that ran.
+      let usage = usageString(for: type(of: command))
+      let path = usage.split(separator: " ").prefix { !$0.hasPrefix("[") && !$0.hasPrefix("<") }.joined(separator: " ")
+      FileHandle.standardError.write(Data("Error: \(error.message)\nUsage: \(usage)\n  See '\(path) --help' for more information.\n".utf8))
+      exit(withError: SysExit.usage)
+    } catch {
+      exit(withError: error)
+    }
   }
 }
 

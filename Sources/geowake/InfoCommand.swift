@@ -19,8 +19,13 @@ struct InfoCommand: ParsableCommand {
   @Argument(help: "Track file (GPX or CSV).")
   var track: String
 
-  @Option(help: "Output format: table or json.", transform: { $0.lowercased() })
-  var format: String = "table"
+  @Option(name: .customLong("format"), help: "Output format: table or json (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
+  var formatOption: String?
+
+  @OptionGroup var outputOptions: OutputOptions
+
+  /// The format written: `--format`, else the one `-o`'s extension names, else table.
+  var format: String { OutputFormat.resolve(formatOption, output: outputOptions.output, supported: ["table", "json"], fallback: "table") }
 
   @Flag(help: "Recover what can be read from a damaged GPX file; each recovery is a warning on standard error.")
   var lenient = false
@@ -29,6 +34,7 @@ struct InfoCommand: ParsableCommand {
   var assumeUTC = false
 
   func checkOptions() throws {
+    OutputFormat.warnIfDisagreeing(formatOption, output: outputOptions.output)
     guard ["table", "json"].contains(format) else { throw ValidationError("--format must be table or json, got \(format)") }
   }
 
@@ -39,10 +45,10 @@ struct InfoCommand: ParsableCommand {
       statistics = try TrackStatistics.read(path: track, lenient: lenient, assumeUTC: assumeUTC, warning: Diagnostics.warning)
     } catch { throw Diagnostics.fail(error) }
     let text = format == "json" ? Self.json(statistics) : Self.table(statistics, path: track)
-    let out = ByteSink.standardOutput()
+    let out = try outputOptions.sink()
     do {
       try out.write(text)
-      try out.flush()
+      try out.commit()
     } catch { throw Diagnostics.fail(error) }
   }
 

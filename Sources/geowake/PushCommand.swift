@@ -62,8 +62,11 @@ struct PushCommand: ParsableCommand {
   @Flag(name: .customLong("provider-token"), help: "Require token-based authentication: every request needs authorization: bearer <JWT> (ES256, kid; iss, iat at most 1 h old, refreshed at most every 20 min).")
   var providerToken = false
 
-  @Option(help: "Output format: table, jsonl or html.", transform: { $0.lowercased() })
-  var format: String = "table"
+  @Option(name: .customLong("format"), help: "Output format: table, jsonl or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
+  var formatOption: String?
+
+  /// The format written: `--format`, else the one `-o`'s extension names, else table.
+  var format: String { OutputFormat.resolve(formatOption, output: output, supported: ["table", "jsonl", "html"], fallback: "table") }
 
   @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
   var output: String = "-"
@@ -72,6 +75,7 @@ struct PushCommand: ParsableCommand {
   var force = false
 
   func checkOptions() throws {
+    OutputFormat.warnIfDisagreeing(formatOption, output: output)
     guard PushReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl or html, got \(format)") }
   }
 

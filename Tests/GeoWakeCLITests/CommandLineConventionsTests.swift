@@ -78,6 +78,65 @@ struct CommandLineConventionsTests {
     #expect(Set(outputs).count == 1)
   }
 
+  /// `-o` names the format when `--format` does not; when both are given and disagree, `--format`
+  /// wins with a warning. Every command that prints results takes `--format` and `-o`.
+  @Test func outputFilesAndFormats() throws {
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("r.csv", containing: "id,lat,lon,radius\nhome,35.0,139.0,100\n")
+    let track = try folder.file("t.csv", containing: "time,lat,lon,accuracy\n0,35.0,139.0,5\n600,35.0,139.01,5\n1200,35.0,139.0,5\n")
+    func read(_ name: String) throws -> String { try String(contentsOfFile: folder.path(name), encoding: .utf8) }
+
+    let html = try CommandRunner.run(["analyze", "--regions", regions, track, "-o", folder.path("report.html")])
+    #expect(html.status == 0 && html.stderr.isEmpty, "\(html.stderr)")
+    #expect(try read("report.html").hasPrefix("<!DOCTYPE html>"))
+    let disagreeing = try CommandRunner.run(["analyze", "--regions", regions, track, "--format", "table", "-o", folder.path("table.html")])
+    #expect(disagreeing.status == 0)
+    #expect(disagreeing.stderr.contains("table.html is named like html, but --format is table"))
+    #expect(try !read("table.html").contains("<html"))
+    #expect(try CommandRunner.run(["analyze", "--regions", regions, track, "--format", "jsonl", "-o", folder.path("a.json")]).stderr.isEmpty)
+
+    let csvTrack = try CommandRunner.run(["generate", "track", "--count", "50", "-o", folder.path("g.csv")])
+    #expect(csvTrack.status == 0)
+    #expect(try read("g.csv").hasPrefix("time,lat,lon"))
+    _ = try CommandRunner.run(["generate", "regions", "--count", "5", "-o", folder.path("g.geojson")])
+    #expect(try read("g.geojson").hasPrefix("{"))
+
+    let crossings = try CommandRunner.run(["crossings", "--regions", regions, track, "--format", "jsonl"])
+    #expect(crossings.stdout.split(separator: "\n").count == 2)
+    _ = try CommandRunner.run(["crossings", "--regions", regions, track, "-o", folder.path("c.jsonl")])
+    #expect(try read("c.jsonl") == crossings.stdout)
+
+    _ = try CommandRunner.run(["info", track, "-o", folder.path("i.json")])
+    let info = try JSONSerialization.jsonObject(with: Data(read("i.json").utf8)) as? [String: Any]
+    #expect(info?["trackPoints"] as? Int == 3)
+
+    let compare = try CommandRunner.run(["compare", track, "--regions", regions, "--format", "jsonl"])
+    #expect(compare.status == 0, "\(compare.stderr)")
+    let strategies = compare.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    #expect(strategies.count == 2)
+    #expect(strategies.allSatisfy { $0["crossings"] as? Int == 2 && $0["strategy"] is String && $0["wakes"] is Int })
+    _ = try CommandRunner.run(["compare", track, "--regions", regions, "-o", folder.path("cmp.txt")])
+    #expect(try read("cmp.txt").hasPrefix("strategy"))
+  }
+
+  /// `generate` does not pour megabytes onto a terminal; a pipe or a file gets them.
+  @Test func generateRefusesToFloodATerminal() throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+    // `script` gives the command a pseudo-terminal as its standard output.
+    process.arguments = ["-q", "-e", "-c", CommandRunner.executable.path + " generate track", "/dev/null"]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 64)
+    #expect(text.contains("this would print about 125 MB to the terminal: give -o FILE, or pipe the output"))
+    let piped = try CommandRunner.run(["generate", "track", "--count", "30000", "--format", "csv"])
+    #expect(piped.status == 0 && piped.stdout.split(separator: "\n").count == 30_001)
+  }
+
   /// The `time`, `lat` and `lon` of each track point of a GPX text.
   func gpxPoints(_ gpx: String) -> [(time: Substring, lat: Substring, lon: Substring)] {
     gpx.split(separator: "<trkpt").dropFirst().compactMap { point in
