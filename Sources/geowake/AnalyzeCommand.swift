@@ -97,7 +97,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
     var writer = timelineWriter(to: out, track: track, timeline: timeline, cells: cells)
     var events: [TimelineEvent] = []
     var checks = InputChecks()
-    var progress = ProgressBar(path: track, label: "analyze")
+    var progress = ProgressBar(path: track, label: "analyze", output: output)
     defer { progress.finish() }
     do {
       try writer.begin()
@@ -134,9 +134,9 @@ struct AnalyzeCommand: AsyncParsableCommand {
         summary, regionsGiven: regions != nil, damageRecovered: reader.warningCount,
         pointsWithoutTime: reader.pointsWithoutTime, usageSource: Self.fileName(usage ?? ""),
         pushSource: Self.fileName(pushes ?? ""), appSource: Self.fileName(self.app ?? ""))
+      progress.clear()
       try writer.finish(summary: report.text)
       try out.commit()
-      progress.clear()
       try warnAboutInput(summary, checks, pointsWithoutTime: reader.pointsWithoutTime, track: track, hasApp: app != nil)
     } catch let error as TrackIOError {
       throw Diagnostics.fail(error)

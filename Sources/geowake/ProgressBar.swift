@@ -7,9 +7,11 @@ import Foundation
 #endif
 
 /// A progress bar on standard error for reading a large input: shown only when standard error is
-/// a terminal and the file is at least ``minimumBytes`` (or when `GEOWAKE_PROGRESS=always`; never
-/// with `GEOWAKE_PROGRESS=never`). Redrawn only when the whole percentage changes, and erased at
-/// the end, so that it never mixes with the output or the diagnostics.
+/// a terminal, the output is not (results printed to the terminal show their own progress, and a
+/// bar would share their lines) and the file is at least ``minimumBytes`` (or when
+/// `GEOWAKE_PROGRESS=always`; never with `GEOWAKE_PROGRESS=never`). Redrawn only when the whole
+/// percentage changes, and erased before the output is written and at the end, so that it never
+/// mixes with the output or the diagnostics.
 struct ProgressBar {
   /// Inputs smaller than this read fast enough not to need a bar.
   static let minimumBytes = 8 << 20
@@ -18,14 +20,16 @@ struct ProgressBar {
   let isEnabled: Bool
   private var drawnPercent = -1
 
-  init(path: String, label: String) {
+  /// - Parameter output: where the results go (`-`: standard output).
+  init(path: String, label: String, output: String) {
     self.label = label
     var info = stat()
     total = path != "-" && stat(path, &info) == 0 ? Int(info.st_size) : 0
     switch ProcessInfo.processInfo.environment["GEOWAKE_PROGRESS"] {
     case "always": isEnabled = total > 0
     case "never": isEnabled = false
-    default: isEnabled = total >= Self.minimumBytes && isatty(STDERR_FILENO) != 0
+    default:
+      isEnabled = total >= Self.minimumBytes && isatty(STDERR_FILENO) != 0 && !(output == "-" && isatty(STDOUT_FILENO) != 0)
     }
   }
 
@@ -54,8 +58,9 @@ struct ProgressBar {
     drawnPercent = -1
   }
 
+  /// `bytes` in megabytes (10⁶ bytes), to a tenth.
   static func megabytes(_ bytes: Int) -> String {
-    let tenths = (bytes * 10 + (1 << 19)) >> 20
+    let tenths = (bytes + 50_000) / 100_000
     return "\(tenths / 10).\(tenths % 10) MB"
   }
 }
