@@ -31,8 +31,8 @@ extension AnalyzeCommand {
     urban = 1500, rural = 8000: a hexagonal layout anchored at the first fix), or when the \
     track names its serving cells (a CSV cell column, or a G-NetTrack drive log: Timestamp, \
     LACHEX, RAWCELLID), the serving cell is followed along the track (A3 handoffs: 3 dB, \
-    320 ms, ping-pongs within 5 s suppressed) and every change is a handoff event (fromCell, \
-    toCell). --significant-changes adds the significant-location-change events the handoffs \
+    320 ms, ping-pongs within 5 s suppressed) and every change is an event with fromCell and \
+    toCell: attach (the first cell), handoff (one cell to another) or serviceLost. --significant-changes adds the significant-location-change events the handoffs \
     give (500 m and 5 min apart; the first at the start), and suppressed ones with the reason; \
     without towers or cells in the track it uses the urban synthetic layout. --regions may then \
     be left out.

@@ -44,8 +44,11 @@ struct AnalyzeCellsTests {
     #expect(result.status == 0, "\(result.stderr)")
     let lines = result.stdout.split(separator: "\n")
     let handoffLines = lines.filter { $0.contains("\"event\":\"handoff\"") }
-    #expect(handoffLines.count == handoffs + 1)  // plus the first cell named
-    #expect(handoffLines.dropFirst().allSatisfy { $0.contains("\"fromCell\":\"") && $0.contains("\"toCell\":\"") })
+    #expect(handoffLines.count == handoffs)
+    #expect(handoffLines.allSatisfy { $0.contains("\"fromCell\":\"") && $0.contains("\"toCell\":\"") })
+    // The first cell named is an attach, not a handoff.
+    let attaches = lines.filter { $0.contains("\"event\":\"attach\"") }
+    #expect(attaches.count == 1 && attaches[0].contains("\"fromCell\":null"))
     let delivered = lines.filter { $0.contains("\"event\":\"significantChange\"") }
     #expect(delivered.count >= 1 && delivered[0].contains("monitoring started"))
     let suppressed = lines.filter { $0.contains("\"event\":\"significantChangeSuppressed\"") }

@@ -62,11 +62,12 @@ public struct TimelineEntry: Hashable, Sendable {
     reason = e.reason
   }
 
-  /// A serving-cell change is a `handoff` event (attach and loss of service included); the
-  /// network, not the app, sees it, so it has no delivery time.
+  /// A serving-cell change: `attach` (the first cell, or the first after a loss of service),
+  /// `handoff` (from one cell to another) or `serviceLost`; the network, not the app, sees it, so
+  /// it has no delivery time.
   public init(_ c: ServingCellChange) {
     category = .cell
-    event = "handoff"
+    event = c.from == nil ? "attach" : c.to == nil ? "serviceLost" : "handoff"
     time = c.time
     coordinate = c.coordinate
     reason = c.explanation

@@ -68,6 +68,8 @@ public struct TimelineMapReport {
       .state circle, .state.tick, .legend .state { fill: #777; }
       .monitoringFailed circle, .monitoringFailed.tick, .legend .monitoringFailed { fill: #000; }
       .handoff circle, .handoff.tick, .legend .handoff { fill: #0a9396; }
+      .attach circle, .attach.tick, .legend .attach { fill: #94d2bd; stroke: #0a9396; }
+      .serviceLost circle, .serviceLost.tick, .legend .serviceLost { fill: #ae2012; }
       .significantChange circle, .significantChange.tick, .legend .significantChange { fill: #1d4ed8; }
       .significantChangeSuppressed circle, .significantChangeSuppressed.tick, .legend .significantChangeSuppressed { fill: #1d4ed8; fill-opacity: 0.25; stroke: #333; }
       .tower { fill: #0a9396; stroke: #fff; stroke-width: 1; }
@@ -103,7 +105,7 @@ public struct TimelineMapReport {
   private func writeLegend(to sink: ByteSink) throws(TrackIOError) {
     try sink.write("<p class=\"legend\">")
     var kinds = ["enter", "exit", "passThrough", "dwell", "state", "monitoringFailed"]
-    if events.contains(where: \.isCellEvent) { kinds += ["handoff", "significantChange", "significantChangeSuppressed"] }
+    if events.contains(where: \.isCellEvent) { kinds += ["attach", "handoff", "serviceLost", "significantChange", "significantChangeSuppressed"] }
     for kind in kinds {
       try sink.write("<svg width=\"12\" height=\"12\"><circle class=\"\(kind)\" cx=\"6\" cy=\"6\" r=\"5\"/></svg> \(kind) &#160; ")
     }
