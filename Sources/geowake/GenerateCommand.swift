@@ -199,7 +199,7 @@ struct GenerateCommand: ParsableCommand {
 
   struct Regions: ParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Circles (and optionally polygons) around the city; half of them (at most 1,000) on the track.")
+      abstract: "Circles (and optionally polygons) around the city; half of them (at most 1,000) on the track (--along FILE, or the generated one).")
 
     @OptionGroup var placement: Placement
 
@@ -215,7 +215,10 @@ struct GenerateCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Fewest and most vertices of a polygon, as MIN,MAX (3 … 100,000).")
     var vertices: String = "5,12"
 
-    @Option(parsing: .unconditional, help: "Seed of the track the regions are placed on (defaults to --seed).")
+    @Option(help: "A track file (GPX, CSV or JSON Lines) to place the regions along, instead of a generated track.")
+    var along: String?
+
+    @Option(parsing: .unconditional, help: "Seed of the generated track the regions are placed on (defaults to --seed).")
     var trackSeed: UInt64?
 
     @Option(parsing: .unconditional, help: "Number of fixes of that track.")
@@ -240,6 +243,18 @@ struct GenerateCommand: ParsableCommand {
       try OutputFormat.refuseLargeTerminalOutput(placement.output, bytes: Double(count) * perRegion)
     }
 
+    /// Up to about 20,000 positions spread evenly along the track file at `path`.
+    static func sample(_ path: String) throws -> [Coordinate] {
+      var all: [Coordinate] = []
+      do {
+        var reader = try TrackFileReader(path: path)
+        while let fix = try reader.next() { all.append(fix.coordinate) }
+      } catch { throw Diagnostics.fail(error) }
+      guard !all.isEmpty else { throw ValidationError("--along \(path): the track has no timed fix to place regions along") }
+      let step = max(1, all.count / 20_000)
+      return stride(from: 0, to: all.count, by: step).map { all[$0] }
+    }
+
     func vertexRange() -> ClosedRange<Int>? {
       let parts = vertices.split(separator: ",").compactMap { Int($0) }
       guard parts.count == 2, parts[0] >= 3, parts[0] <= parts[1], parts[1] <= 100_000 else { return nil }
@@ -254,11 +269,16 @@ struct GenerateCommand: ParsableCommand {
 
     func run() throws {
       try checkOptions()
-      let center = try placement.centerCoordinate()
-      let track = SyntheticTrack(seed: trackSeed ?? placement.seed, count: trackCount, center: center)
-      let step = max(1, trackCount / 20_000)
+      var center = try placement.centerCoordinate()
       var sample: [Coordinate] = []
-      for (i, generated) in track.enumerated() where i % step == 0 { sample.append(generated.fix.coordinate) }
+      if let along {
+        sample = try Self.sample(along)
+        center = sample[sample.count / 2]
+      } else {
+        let track = SyntheticTrack(seed: trackSeed ?? placement.seed, count: trackCount, center: center)
+        let step = max(1, trackCount / 20_000)
+        for (i, generated) in track.enumerated() where i % step == 0 { sample.append(generated.fix.coordinate) }
+      }
       let regions = SyntheticRegions(
         seed: placement.seed, count: count, center: center, radii: radiusRange() ?? 50...2000, polygonFraction: polygons,
         vertices: vertexRange() ?? 5...12

@@ -137,6 +137,34 @@ struct CommandLineConventionsTests {
     #expect(piped.status == 0 && piped.stdout.split(separator: "\n").count == 30_001)
   }
 
+  /// `generate regions --along FILE` places its regions on that track, wherever it is, not on
+  /// the generated city track.
+  @Test(arguments: ["-33.86,151.21", "64.15,-21.94", "-0.18,-78.47"])
+  func generatedRegionsLieAlongTheTrackGiven(center: String) throws {
+    let folder = try TemporaryFolder()
+    let track = folder.path("walk.csv")
+    #expect(try CommandRunner.run(["generate", "track", "--count", "3000", "--center", center, "-o", track]).status == 0)
+    let regions = folder.path("r.csv")
+    let generated = try CommandRunner.run(["generate", "regions", "--count", "40", "--along", track, "-o", regions])
+    #expect(generated.status == 0, "\(generated.stderr)")
+    let fixes = try String(contentsOfFile: track, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
+    let rows = try String(contentsOfFile: regions, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
+    #expect(rows.count == 40)
+    // Half of them on the track: their centre within their radius of a fix (flat-earth metres,
+    // ample at these sizes).
+    let onTrack = rows.filter { row in
+      let (lat, lon, radius) = (Double(row[1])!, Double(row[2])!, Double(row[3])!)
+      return fixes.contains { fix in
+        let dy = (Double(fix[1])! - lat) * 111_000
+        let dx = (Double(fix[2])! - lon) * 111_000 * cos(lat * .pi / 180)
+        return (dx * dx + dy * dy).squareRoot() <= radius
+      }
+    }
+    #expect(onTrack.count >= 15, "\(onTrack.count) of 40 on the track")
+    let crossings = try CommandRunner.run(["crossings", "--regions", regions, track, "--format", "jsonl"])
+    #expect(crossings.status == 0 && crossings.stderr.isEmpty, "\(crossings.stderr)")
+  }
+
   /// The `time`, `lat` and `lon` of each track point of a GPX text.
   func gpxPoints(_ gpx: String) -> [(time: Substring, lat: Substring, lon: Substring)] {
     gpx.split(separator: "<trkpt").dropFirst().compactMap { point in
