@@ -20,7 +20,7 @@ build: deps
 
 demo: deps
 	$(SWIFT) build -c release --product geowake
-	$(DEMO_BIN) analyze --regions Fixtures/demo/tokyo-regions.csv Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx
+	$(DEMO_BIN) analyze --regions Fixtures/demo/tokyo-regions.csv Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx --app Fixtures/demo/app-scenario.json
 	$(DEMO_BIN) fetch --usage Fixtures/fetch/morning-checker.csv --feed Fixtures/fetch/news-feed.csv
 
 # Temporary files go to .build/test-tmp, emptied before and after: SwiftPM leaves a few

@@ -17,10 +17,10 @@ struct GeoWakeCommand: AsyncParsableCommand {
   /// Parses the arguments and runs the command, with interrupts leaving no partial output.
   static func main() async {
     Interrupts.removeUnfinishedOutputsOnExit()
-    var command: ParsableCommand
+    var command: any ParsableCommand
     do { command = try await asyncParseAsRoot(nil) } catch { exit(withError: error) }
     do {
-      if var asyncCommand = command as? AsyncParsableCommand {
+      if var asyncCommand = command as? any AsyncParsableCommand {
         try await asyncCommand.run()
       } else {
         try command.run()
