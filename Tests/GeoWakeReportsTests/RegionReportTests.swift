@@ -124,7 +124,7 @@ final class ElementCollector: NSObject, XMLParserDelegate {
 
   func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
     if let id = attributes["id"] { ids.append(id) }
-    if name == "path", let d = attributes["d"] { paths.append(d) }
+    if name == "path", attributes["class"]?.hasPrefix("region") == true, let d = attributes["d"] { paths.append(d) }
     if name == "polyline" { polyline = attributes["points"] }
   }
 

@@ -13,11 +13,16 @@ import RealModule
 /// `<title>` elements and `title` attributes. It is well-formed XML (XHTML syntax), so it can be
 /// checked or post-processed with any XML tool.
 ///
-/// Memory stays bounded in track length: the track is drawn from a ``TrackSketch``. The map shows
-/// the track's extent; regions are drawn when they reach into it, up to ``maximumDrawnRegions``
-/// (the report says how many were left out). Circles are drawn as 64-gons of exact geodesic
-/// points on an equirectangular projection centred on the track (shapes are true to a few
-/// percent for tracks spanning under a few hundred kilometres).
+/// Memory stays bounded in track length: the track is drawn from a ``TrackSketch``. The map frames
+/// the track, its events and every region (only the regions with events when there are more than
+/// ``framedRegions``), at least 4:3 so that it fills the page's width, with a grid of latitudes
+/// and longitudes, a scale bar and each region's name (up to ``labelledRegions``, never one
+/// label over another). Regions are drawn when they reach into the frame, up to
+/// ``maximumDrawnRegions`` (the report says how many were left out). Where regions too small to
+/// read had events, a detail map of each group follows. Circles are drawn as 64-gons of exact
+/// geodesic points on an equirectangular projection centred on the track (shapes are true to a
+/// few percent for tracks spanning under a few hundred kilometres). Events are numbered and
+/// listed in time order, the app's steps among the location events.
 public struct TimelineMapReport {
   /// The report's heading (e.g. the track file name).
   public var title: String
@@ -29,6 +34,11 @@ public struct TimelineMapReport {
   public var maximumDrawnRegions = 3_000
   /// Lanes in the timeline strip at most (regions with events, in order of their first event).
   public var maximumLanes = 200
+  /// Up to this many regions, the map frames every region with the track; beyond, only those
+  /// with events (the rest are drawn where they reach into the frame).
+  static let framedRegions = 1_000
+  /// Up to this many regions drawn, each is labelled with its identifier.
+  static let labelledRegions = 300
   public private(set) var events: [TimelineEntry] = []
   public private(set) var sketch: TrackSketch
 
@@ -42,10 +52,18 @@ public struct TimelineMapReport {
   public mutating func add(_ event: TimelineEntry) { events.append(event) }
   public mutating func add(_ fix: LocationFix) { sketch.add(fix) }
 
-  /// Writes the whole document, with `summary` (plain text) in its summary section.
+  /// Writes the whole document, with `summary` (plain text) in its summary section. The events
+  /// are numbered and listed in time order, app steps among the location events.
   public func write(summary: String, to sink: ByteSink) throws(TrackIOError) {
+    var report = self
+    report.events = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+    try report.writeOrdered(summary: summary, to: sink)
+  }
+
+  private func writeOrdered(summary: String, to sink: ByteSink) throws(TrackIOError) {
     let track = sketch.fixes
-    let map = MapFrame(track: track, events: events)
+    let framed = regions.count <= Self.framedRegions ? regions : regions.filter { Set(events.compactMap(\.region)).contains($0.identifier) }
+    let map = MapFrame(track: track, events: events, regions: framed)
     try sink.write("""
       <!DOCTYPE html>
       <html xmlns="http://www.w3.org/1999/xhtml" lang="en">
@@ -83,6 +101,10 @@ public struct TimelineMapReport {
       .undelivered circle, .undelivered.tick { fill-opacity: 0.25; stroke: #333; }
       .inside { fill: #2a9d3a; fill-opacity: 0.25; }
       .lane { stroke: #e4e4e4; } .axis { stroke: #999; } text { font-size: 11px; fill: #444; }
+      #map { width: 100%; max-width: 1200px; } h3 { font-size: 14px; margin: 16px 0 6px; }
+      .grid { stroke: #e2e2e2; stroke-width: 1; } .grid-label { font-size: 10px; fill: #888; }
+      .label { font-size: 11px; fill: #333; paint-order: stroke; stroke: #fafafa; stroke-width: 3px; stroke-linejoin: round; }
+      .scale { stroke: #222; stroke-width: 2; fill: none; } .scale-label { font-size: 11px; fill: #222; }
       table { border-collapse: collapse; font-size: 12px; } td, th { border-bottom: 1px solid #eee; padding: 2px 8px; text-align: left; vertical-align: top; }
       pre { background: #f4f4f4; padding: 8px; overflow-x: auto; }
       </style>
@@ -93,7 +115,14 @@ public struct TimelineMapReport {
 
       """)
     try writeLegend(to: sink)
-    try writeMap(map, track: track, to: sink)
+    try sink.write("<h2>Map</h2>\n")
+    try writeMap(map, id: "map", track: track, to: sink)
+    // Regions too small to read on the map, where events happened: a detail map of each group.
+    for (k, group) in detailGroups(map).enumerated() {
+      let names = group.map(\.identifier.rawValue)
+      try sink.write("<h3>Detail \(k + 1): \(Self.escaped(names.prefix(6).joined(separator: ", ")))\(names.count > 6 ? ", …" : "")</h3>\n")
+      try writeMap(MapFrame(track: [], events: [], regions: group, around: map), id: "detail-\(k + 1)", track: track, to: sink)
+    }
     try writeTimeline(track: track, to: sink)
     try sink.write("<h2>Summary</h2>\n<pre>\(Self.escaped(summary))</pre>\n")
     try writeTable(to: sink)
@@ -112,8 +141,9 @@ public struct TimelineMapReport {
     try sink.write("(faded: not delivered to the app)</p>\n")
   }
 
-  private func writeMap(_ map: MapFrame, track: [LocationFix], to sink: ByteSink) throws(TrackIOError) {
-    try sink.write("<h2>Map</h2>\n<svg id=\"map\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Self.number(map.width)) \(Self.number(map.height))\" width=\"\(Self.number(map.width))\" height=\"\(Self.number(map.height))\">\n")
+  private func writeMap(_ map: MapFrame, id: String, track: [LocationFix], to sink: ByteSink) throws(TrackIOError) {
+    try sink.write("<svg id=\"\(id)\" class=\"map\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Self.number(map.width)) \(Self.number(map.height))\" width=\"\(Self.number(map.width))\" height=\"\(Self.number(map.height))\">\n")
+    try writeGrid(map, to: sink)
     let failed = Set(events.filter { $0.event == "monitoringFailed" }.compactMap(\.region))
     let (drawn, left) = regionsToDraw(map)
     for region in drawn {
@@ -138,12 +168,121 @@ public struct TimelineMapReport {
     // App steps happen where their location event did: they are on the timeline, not the map.
     for (k, e) in events.enumerated() where e.category == .region || e.category == .cell {
       let (x, y) = map.point(e.coordinate)
-      try sink.write("<g class=\"event \(e.event)\(e.deliveredAt == nil ? " undelivered" : "")\" id=\"event-\(k + 1)\"><circle cx=\"\(Self.number(x))\" cy=\"\(Self.number(y))\" r=\"5\"/><title>\(Self.escaped(Self.tooltip(k, e)))</title></g>\n")
+      try sink.write("<g class=\"event \(e.event)\(e.deliveredAt == nil ? " undelivered" : "")\"\(id == "map" ? " id=\"event-\(k + 1)\"" : "")><circle cx=\"\(Self.number(x))\" cy=\"\(Self.number(y))\" r=\"3.5\"/><title>\(Self.escaped(Self.tooltip(k, e)))</title></g>\n")
     }
+    // Labels last, above everything they name; where one would cover another, below or beside
+    // its region, or left out (a detail map shows it).
+    if drawn.count <= Self.labelledRegions {
+      var placed: [(x0: Double, y0: Double, x1: Double, y1: Double)] = []
+      for region in drawn {
+        let name = region.identifier.rawValue
+        let width = Double(name.count) * 6.5 + 4, height = 13.0
+        let box = map.pixelBox(region)
+        let candidates = [
+          ((box.x0 + box.x1) / 2 - width / 2, box.y0 - 3 - height), ((box.x0 + box.x1) / 2 - width / 2, box.y1 + 3),
+          (box.x1 + 3, (box.y0 + box.y1) / 2 - height / 2), (box.x0 - 3 - width, (box.y0 + box.y1) / 2 - height / 2),
+        ]
+        guard let spot = candidates.first(where: { c in
+          !placed.contains { $0.x0 < c.0 + width && c.0 < $0.x1 && $0.y0 < c.1 + height && c.1 < $0.y1 }
+        }) else { continue }
+        placed.append((spot.0, spot.1, spot.0 + width, spot.1 + height))
+        try sink.write("<text class=\"label\" x=\"\(Self.number(spot.0 + width / 2))\" y=\"\(Self.number(spot.1 + height - 3))\" text-anchor=\"middle\">\(Self.escaped(name))</text>\n")
+      }
+    }
+    try writeScaleBar(map, to: sink)
     try sink.write("</svg>\n")
     if left > 0 {
       try sink.write("<p class=\"sub\">\(left) regions reaching into the map are not drawn (at most \(maximumDrawnRegions), those with events first).</p>\n")
     }
+  }
+
+  /// Groups of regions with events drawn smaller than ``detailBelow`` pixels across on `map`,
+  /// each group the regions within ``detailBelow`` × 4 pixels of one another; at most four groups,
+  /// those with the most events first.
+  private func detailGroups(_ map: MapFrame) -> [[Region]] {
+    var counts: [RegionIdentifier: Int] = [:]
+    for e in self.events { if let region = e.region { counts[region, default: 0] += 1 } }
+    let small = regions.filter { region in
+      guard counts[region.identifier] != nil else { return false }
+      let box = map.pixelBox(region)
+      return max(box.x1 - box.x0, box.y1 - box.y0) < Self.detailBelow
+    }
+    var groups: [[Region]] = []
+    var centres: [[(Double, Double)]] = []
+    for region in small {
+      let box = map.pixelBox(region)
+      let centre = ((box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2)
+      let near = centres.firstIndex { group in
+        group.contains { ($0.0 - centre.0) * ($0.0 - centre.0) + ($0.1 - centre.1) * ($0.1 - centre.1) < Self.detailBelow * Self.detailBelow * 16 }
+      }
+      if let near {
+        groups[near].append(region)
+        centres[near].append(centre)
+      } else {
+        groups.append([region])
+        centres.append([centre])
+      }
+    }
+    func eventCount(_ group: [Region]) -> Int { group.reduce(0) { $0 + (counts[$1.identifier] ?? 0) } }
+    return Array(groups.sorted { eventCount($0) > eventCount($1) }.prefix(4))
+  }
+
+  /// Regions drawn smaller than this many pixels across get a detail map.
+  static let detailBelow = 40.0
+
+  /// Lines of equal latitude and longitude at a round step, labelled at the map's left and top
+  /// edges.
+  private func writeGrid(_ map: MapFrame, to sink: ByteSink) throws(TrackIOError) {
+    let (south, north) = map.latitudeRange
+    let (west, east) = map.longitudeRange
+    // Lines at least 110 pixels apart, so that their labels never touch.
+    let step = Self.roundStep(110 / (map.scale * map.cosLatitude), up: true)
+    let decimals = max(0, Int((-Double.log10(step)).rounded(.up)))
+    var lat = (south / step).rounded(.up) * step
+    while lat <= north {
+      let y = map.point(latitude: lat, longitude: map.longitude0).1
+      try sink.write("<line class=\"grid\" x1=\"0\" y1=\"\(Self.number(y))\" x2=\"\(Self.number(map.width))\" y2=\"\(Self.number(y))\"/>")
+      guard y > 24 && y < map.height - 30 else {
+        lat += step
+        continue
+      }
+      try sink.write("<text class=\"grid-label\" x=\"3\" y=\"\(Self.number(y - 2))\">\(NumberText.fixed(abs(lat), decimals: decimals))°\(lat < 0 ? "S" : "N")</text>\n")
+      lat += step
+    }
+    var lon = (west / step).rounded(.up) * step
+    while lon <= east {
+      let x = map.point(latitude: map.latitude0, longitude: lon).0
+      let shown = lon.remainder(dividingBy: 360)
+      try sink.write("<line class=\"grid\" x1=\"\(Self.number(x))\" y1=\"0\" x2=\"\(Self.number(x))\" y2=\"\(Self.number(map.height))\"/>")
+      guard x > 50 && x < map.width - 60 else {
+        lon += step
+        continue
+      }
+      try sink.write("<text class=\"grid-label\" x=\"\(Self.number(x + 2))\" y=\"10\">\(NumberText.fixed(abs(shown), decimals: decimals))°\(shown < 0 ? "W" : "E")</text>\n")
+      lon += step
+    }
+  }
+
+  /// A bar of a round length (1, 2 or 5 × 10ⁿ m) about a fifth of the map's width, bottom right,
+  /// on a white ground.
+  private func writeScaleBar(_ map: MapFrame, to sink: ByteSink) throws(TrackIOError) {
+    let metresPerPixel = map.metresPerPixel
+    let metres = Self.roundStep(metresPerPixel * map.width / 5)
+    let length = metres / metresPerPixel
+    let (x, y) = (map.width - length - 70, map.height - 14)
+    try sink.write("<rect x=\"\(Self.number(x - 6))\" y=\"\(Self.number(y - 16))\" width=\"\(Self.number(length + 70))\" height=\"24\" fill=\"#fff\" fill-opacity=\"0.85\"/>")
+    let label = metres >= 1_000 ? "\(NumberText.fixed(metres / 1_000, decimals: metres >= 10_000 || metres.truncatingRemainder(dividingBy: 1_000) == 0 ? 0 : 1)) km" : "\(Int(metres)) m"
+    try sink.write("<path class=\"scale\" d=\"M\(Self.number(x)) \(Self.number(y - 5)) V\(Self.number(y)) H\(Self.number(x + length)) V\(Self.number(y - 5))\"/>")
+    try sink.write("<text class=\"scale-label\" x=\"\(Self.number(x + length + 6))\" y=\"\(Self.number(y))\">\(label)</text>\n")
+  }
+
+  /// The round value (1, 2 or 5 × 10ⁿ) nearest below `value` (or above, with `up`).
+  static func roundStep(_ value: Double, up: Bool = false) -> Double {
+    guard value > 0, value.isFinite else { return 1 }
+    let power = Double.pow(10, (Double.log10(value)).rounded(.down))
+    let mantissa = value / power
+    if up { return (mantissa > 5 ? 10 : mantissa > 2 ? 5 : mantissa > 1 ? 2 : 1) * power }
+    return (mantissa >= 5 ? 5 : mantissa >= 2 ? 2 : 1) * power
   }
 
   private func writeTimeline(track: [LocationFix], to sink: ByteSink) throws(TrackIOError) {
@@ -246,7 +385,8 @@ public struct TimelineMapReport {
 }
 
 /// The map's projection: equirectangular, centred on the first point, longitudes unwrapped so a
-/// track across the antimeridian stays in one piece; fitted into at most 1000 × 700 pixels.
+/// track across the antimeridian stays in one piece; the track, the events and the regions given
+/// fitted into at most 1200 × 900 pixels.
 struct MapFrame {
   let latitude0: Double
   let longitude0: Double
@@ -257,25 +397,101 @@ struct MapFrame {
   let width: Double
   let height: Double
 
-  init(track: [LocationFix], events: [TimelineEntry]) {
+  init(track: [LocationFix], events: [TimelineEntry], regions: [Region] = []) {
     let points = track.map(\.coordinate) + events.map(\.coordinate)
-    latitude0 = points.first?.latitude ?? 0
-    longitude0 = points.first?.longitude ?? 0
+    let anchor = points.first ?? regions.first.map(Self.anchor)
+    latitude0 = anchor?.latitude ?? 0
+    longitude0 = anchor?.longitude ?? 0
     cosLatitude = max(0.01, Double.cos(latitude0 * .pi / 180))
     var lowX = 0.0, highX = 0.0, lowY = 0.0, highY = 0.0
-    for c in points {
-      let (x, y) = Self.plane(c, latitude0, longitude0, cosLatitude)
+    func include(_ x: Double, _ y: Double) {
       lowX = min(lowX, x); highX = max(highX, x); lowY = min(lowY, y); highY = max(highY, y)
     }
+    for c in points {
+      let (x, y) = Self.plane(c, latitude0, longitude0, cosLatitude)
+      include(x, y)
+    }
+    for region in regions {
+      switch region {
+      case .circle(let c):
+        let (x, y) = Self.plane(c.center, latitude0, longitude0, cosLatitude)
+        let r = c.radius / 111_320
+        include(x - r, y - r)
+        include(x + r, y + r)
+      case .polygon(let p):
+        for polygon in p.polygons {
+          for v in polygon.exterior {
+            let (x, y) = Self.plane(v, latitude0, longitude0, cosLatitude)
+            include(x, y)
+          }
+        }
+      }
+    }
     // At least ~500 m across, plus a 5 % margin.
+    // Never narrower than 4:3, so that the map fills the page's width.
     let minimumSpan = 0.0045
-    let spanX = max(highX - lowX, minimumSpan), spanY = max(highY - lowY, minimumSpan)
+    let spanY = max(highY - lowY, minimumSpan), spanX = max(highX - lowX, minimumSpan, spanY * 4 / 3)
     let centreX = (lowX + highX) / 2, centreY = (lowY + highY) / 2
     minX = centreX - spanX * 0.55
     minY = centreY - spanY * 0.55
-    scale = min(1_000 / (spanX * 1.1), 700 / (spanY * 1.1))
+    scale = min(1_200 / (spanX * 1.1), 900 / (spanY * 1.1))
     width = (spanX * 1.1 * scale).rounded()
     height = (spanY * 1.1 * scale).rounded()
+  }
+
+  /// A detail of `parent`: its projection's origin, framing `regions` with room around them, at
+  /// most 700 × 450 pixels.
+  init(track: [LocationFix], events: [TimelineEntry], regions: [Region], around parent: MapFrame) {
+    latitude0 = parent.latitude0
+    longitude0 = parent.longitude0
+    cosLatitude = parent.cosLatitude
+    var lowX = Double.infinity, highX = -Double.infinity, lowY = Double.infinity, highY = -Double.infinity
+    for region in regions {
+      let box = parent.pixelBox(region)
+      lowX = min(lowX, parent.minX + box.x0 / parent.scale); highX = max(highX, parent.minX + box.x1 / parent.scale)
+      lowY = min(lowY, parent.minY + box.y0 / parent.scale); highY = max(highY, parent.minY + box.y1 / parent.scale)
+    }
+    // Twice the group's extent, and at least ~200 m across.
+    let spanY = max(highY - lowY, 0.0009) * 2, spanX = max(max(highX - lowX, 0.0009) * 2, spanY * 14 / 9)
+    let centreX = (lowX + highX) / 2, centreY = (lowY + highY) / 2
+    scale = min(700 / spanX, 450 / spanY)
+    width = (spanX * scale).rounded()
+    height = (spanY * scale).rounded()
+    minX = centreX - spanX / 2
+    minY = centreY - spanY / 2
+  }
+
+  /// The region's bounding box in pixels.
+  func pixelBox(_ region: Region) -> (x0: Double, y0: Double, x1: Double, y1: Double) {
+    switch region {
+    case .circle(let c):
+      let (x, y) = point(c.center)
+      let r = c.radius / metresPerPixel
+      return (x - r, y - r, x + r, y + r)
+    case .polygon(let p):
+      let vertices = p.polygons.flatMap(\.exterior).map(point)
+      let xs = vertices.map(\.0), ys = vertices.map(\.1)
+      return (xs.min() ?? 0, ys.min() ?? 0, xs.max() ?? 0, ys.max() ?? 0)
+    }
+  }
+
+  private static func anchor(_ region: Region) -> Coordinate {
+    switch region {
+    case .circle(let c): return c.center
+    case .polygon(let p): return p.polygons[0].exterior[0]
+    }
+  }
+
+  /// The latitudes from the map's bottom to its top.
+  var latitudeRange: (Double, Double) { (latitude0 - (minY + height / scale), latitude0 - minY) }
+  /// The longitudes (unwrapped) from the map's left to its right.
+  var longitudeRange: (Double, Double) { (longitude0 + minX / cosLatitude, longitude0 + (minX + width / scale) / cosLatitude) }
+  /// Metres a pixel spans (north–south; east–west is the same on this projection at its centre).
+  var metresPerPixel: Double { 111_320 / scale }
+
+  /// Pixel position of a latitude and an (unwrapped) longitude.
+  func point(latitude: Double, longitude: Double) -> (Double, Double) {
+    (((longitude - longitude0) * cosLatitude - minX) * scale, (latitude0 - latitude - minY) * scale)
   }
 
   private static func plane(_ c: Coordinate, _ lat0: Double, _ lon0: Double, _ cosLat: Double) -> (Double, Double) {
