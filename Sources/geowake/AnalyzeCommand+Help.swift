@@ -19,9 +19,11 @@ extension AnalyzeCommand {
     none) and fixes rejected, and why.
 
     --format jsonl writes one JSON object per event with the keys event (enter, exit, \
-    passThrough, dwell, state, monitoringFailed), region, crossedAt, deliveredAt (ISO 8601 UTC with \
-    milliseconds, or null when not delivered), lat, lon, state (for state events, else null) \
-    and reason; no summary. --format csv has the same fields as columns (empty for null). \
+    passThrough, dwell, state, monitoringFailed), region, crossedAt, deliveredAt (ISO 8601 UTC to \
+    the microsecond, or null when not delivered), lat, lon (8 decimals), state (for state \
+    events, else null), reason, fromFix and toFix (as geowake crossings writes a crossing); \
+    other entries (cells, app steps, pushes, fetches) give their time as at. No summary; the \
+    schemas are in docs/formats.md. --format csv has the same fields as columns (empty for null). \
     --format geojson is a FeatureCollection of the regions (kind "region") and the events \
     (kind "event", Point features with the JSON Lines keys as properties). --format html is \
     one self-contained file (no network): an SVG map of the track, regions and events with \

@@ -137,7 +137,7 @@ struct CrossingsCommand: AsyncParsableCommand {
   }
 
   static func writeJSON(_ c: RegionCrossing, _ out: ByteSink, device: String? = nil) throws(TrackIOError) {
-    try out.write((device.map { "{\"device\":" + JSONText.quoted($0) + "," } ?? "{") + "\"event\":\"\(c.direction.rawValue)\",\"region\":\(JSONText.quoted(c.region.rawValue)),\"time\":\"")
+    try out.write((device.map { "{\"device\":" + JSONText.quoted($0) + "," } ?? "{") + "\"event\":\"\(c.direction.rawValue)\",\"region\":\(JSONText.quoted(c.region.rawValue)),\"crossedAt\":\"")
     try out.writeTimestamp(c.time, fractionDigits: 6)
     try out.write("\",\"lat\":")
     try out.write(c.coordinate.latitude, decimals: 8)

@@ -29,7 +29,7 @@ struct CrossingsCommandTests {
     #expect(first.stdout == second.stdout)
     let lines = first.stdout.split(separator: "\n")
     #expect(lines.count == 110)
-    #expect(lines[0] == #"{"event":"enter","region":"aoyama-itchome","time":"2018-11-29T02:29:48.140529Z","lat":35.67225349,"lon":139.72185976,"fromFix":512,"toFix":513,"passThrough":false}"#)
+    #expect(lines[0] == #"{"event":"enter","region":"aoyama-itchome","crossedAt":"2018-11-29T02:29:48.140529Z","lat":35.67225349,"lon":139.72185976,"fromFix":512,"toFix":513,"passThrough":false}"#)
   }
 
   @Test func badRegionFileNamesLineAndColumn() throws {

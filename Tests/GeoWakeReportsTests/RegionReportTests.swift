@@ -83,10 +83,10 @@ struct RegionReportTests {
   @Test func csvHasOneRowPerEvent() throws {
     let (csv, events) = try Self.render(.csv)
     let lines = csv.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-    #expect(lines.first == "event,region,crossedAt,deliveredAt,lat,lon,state,reason,fromCell,toCell")
+    #expect(lines.first == "event,region,crossedAt,deliveredAt,lat,lon,state,reason,fromCell,toCell,fromFix,toFix")
     #expect(lines.count == events.count + 1)
     #expect(lines[1].hasPrefix("enter,\"ring <&> \"\"quoted\"\"\",2023-11-14T22:"))
-    #expect(lines[1].hasSuffix(",,\"" + events[0].reason + "\",,"))
+    #expect(lines[1].hasSuffix(",,\"" + events[0].reason + "\",,,87,88"))
   }
 
   @Test func geoJSONHasRegionsThenEvents() throws {
@@ -97,10 +97,11 @@ struct RegionReportTests {
     #expect(kinds == ["region", "region"] + Array(repeating: "event", count: events.count))
     let first = try #require(features[2]["properties"] as? [String: Any])
     #expect(first["event"] as? String == "enter" && first["region"] as? String == "ring <&> \"quoted\"")
-    #expect(first["deliveredAt"] as? String == "2023-11-14T22:16:16.000Z" && first["crossedAt"] as? String == "2023-11-14T22:16:15.000Z")
+    #expect(first["deliveredAt"] as? String == "2023-11-14T22:16:16.000000Z" && first["crossedAt"] as? String == "2023-11-14T22:16:15.000000Z")
     let geometry = try #require(features[2]["geometry"] as? [String: Any])
     let position = try #require(geometry["coordinates"] as? [Double])
-    #expect(position == [events[0].coordinate.longitude, events[0].coordinate.latitude])
+    // To 8 decimals (about 1 mm).
+    #expect(abs(position[0] - events[0].coordinate.longitude) <= 5e-9 && abs(position[1] - events[0].coordinate.latitude) <= 5e-9)
   }
 
   @Test func trackSketchStaysBoundedAndEven() throws {

@@ -38,6 +38,10 @@ public struct TimelineEntry: Hashable, Sendable {
   public var toCell: CellIdentity?
   /// The tower now serving, when known (drawn on the map).
   public var tower: CellTower?
+  /// For region events: the fixes the path crossed between (0-based, counting every fix used),
+  /// as `crossings` numbers them.
+  public var fromFix: Int?
+  public var toFix: Int?
   /// For app events: the launch reason concerned, the app's state before and after, and the
   /// background time left.
   public var launchReason: String?
@@ -60,6 +64,12 @@ public struct TimelineEntry: Hashable, Sendable {
     coordinate = e.coordinate
     state = e.state?.rawValue
     reason = e.reason
+    switch e.cause {
+    case .crossingConfirmed(let from, let to, _), .passedThrough(let from, let to):
+      fromFix = from
+      toFix = to
+    default: break
+    }
   }
 
   /// A serving-cell change: `attach` (the first cell, or the first after a loss of service),

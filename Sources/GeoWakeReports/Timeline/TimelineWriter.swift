@@ -11,17 +11,19 @@ public import Geofencing
 /// - `table`: aligned columns (crossed at, delivered at, region — "cells" for cell events —,
 ///   event, reason), then the summary.
 /// - `jsonl`: one JSON object per event: `event` (`enter`, `exit`, `passThrough`, `dwell`,
-///   `state`, `monitoringFailed`, `handoff`, `significantChange`, `significantChangeSuppressed`),
-///   `region` (`null` for cell events), `crossedAt`, `deliveredAt` (ISO 8601 UTC with
-///   milliseconds; `null` when not delivered), `lat`, `lon`, `state` (`inside`/`outside` for
-///   `state` events, else `null`), `reason`; cell events add `fromCell` and `toCell` (a
+///   `state`, `monitoringFailed`, `attach`, `handoff`, `serviceLost`, `significantChange`,
+///   `significantChangeSuppressed`), `region` (`null` for cell events), `crossedAt` for region
+///   events and `at` for every other entry, `deliveredAt` (ISO 8601 UTC to the microsecond;
+///   `null` when not delivered), `lat`, `lon` (8 decimals), `state` (`inside`/`outside` for
+///   `state` events, else `null`), `reason`; region events add `fromFix` and `toFix` (the
+///   schema `crossings` writes a crossing with); cell events add `fromCell` and `toCell` (a
 ///   ``CellIdentity`` as text such as `LTE 272-1-100-5`, or `null`); app events (`wake`,
 ///   `deliveredWhileRunning`, `deliveredInForeground`, `lost`, `handlerStarted`,
 ///   `handlerFinished`, `taskBegan`, `taskEnded`, `budgetExtended`, `expiration`, `suspended`,
 ///   `terminated`, `foregroundStarted`, `foregroundEnded`, `forceQuit`) add `launchReason`,
 ///   `stateBefore`, `stateAfter` and `budgetRemaining` (seconds, or `null`). No summary.
 /// - `csv`: RFC 4180 with the header
-///   `event,region,crossedAt,deliveredAt,lat,lon,state,reason,fromCell,toCell` (empty fields
+///   `event,region,crossedAt,deliveredAt,lat,lon,state,reason,fromCell,toCell,fromFix,toFix` (empty fields
 ///   where JSON has `null`). No summary.
 /// - `geojson`: a FeatureCollection: each region (`"kind": "region"`; a circle is a Point with a
 ///   `radius` in metres), then each event as a Point feature (`"kind": "event"` and the JSON Lines
@@ -70,7 +72,7 @@ public struct TimelineWriter {
     switch format {
     case .table:
       try sink.write((devices ? "device".column(Self.deviceWidth) : "") + "crossed at                deliveredAt               region            event             reason\n")
-    case .csv: try sink.write((devices ? "device," : "") + "event,region,crossedAt,deliveredAt,lat,lon,state,reason,fromCell,toCell\n")
+    case .csv: try sink.write((devices ? "device," : "") + "event,region,crossedAt,deliveredAt,lat,lon,state,reason,fromCell,toCell,fromFix,toFix\n")
     case .geojson:
       try sink.write("{\"type\":\"FeatureCollection\",\"features\":[\n")
       for region in regions {
@@ -106,10 +108,11 @@ public struct TimelineWriter {
       try sink.write(devices ? "{\"device\":" + JSONText.quoted(device) + "," + Self.jsonMembers(e, braces: false) + "}\n" : Self.jsonMembers(e, braces: true) + "\n")
     case .csv:
       if devices { try sink.write(RegionWriter.csvField(device) + ",") }
-      try sink.write(e.event + "," + RegionWriter.csvField(e.region?.rawValue ?? "") + "," + Self.time(e.time) + ","
-        + (e.deliveredAt.map(Self.time) ?? "") + "," + Self.coordinateText(e.coordinate.latitude) + ","
+      try sink.write(e.event + "," + RegionWriter.csvField(e.region?.rawValue ?? "") + "," + Self.preciseTime(e.time) + ","
+        + (e.deliveredAt.map(Self.preciseTime) ?? "") + "," + Self.coordinateText(e.coordinate.latitude) + ","
         + Self.coordinateText(e.coordinate.longitude) + "," + (e.state ?? "") + "," + RegionWriter.csvField(e.reason) + ","
-        + RegionWriter.csvField(e.fromCell.map { "\($0)" } ?? "") + "," + RegionWriter.csvField(e.toCell.map { "\($0)" } ?? "") + "\n")
+        + RegionWriter.csvField(e.fromCell.map { "\($0)" } ?? "") + "," + RegionWriter.csvField(e.toCell.map { "\($0)" } ?? "") + ","
+        + (e.fromFix.map(String.init) ?? "") + "," + (e.toFix.map(String.init) ?? "") + "\n")
     case .geojson:
       try sink.write((eventCount == 0 ? "" : ",\n") + "{\"type\":\"Feature\",\"properties\":{\"kind\":\"event\","
         + (devices ? "\"device\":" + JSONText.quoted(device) + "," : "") + Self.jsonMembers(e, braces: false) + "},\"geometry\":{\"type\":\"Point\",\"coordinates\":["
@@ -151,14 +154,24 @@ public struct TimelineWriter {
 
   static func time(_ t: Double) -> String { TimestampText.iso8601(t, fractionDigits: 3) }
 
-  static func coordinateText(_ degrees: Double) -> String { "\(degrees)" }
+  /// Degrees to 8 decimals (about 1 mm), as `crossings` writes them.
+  static func coordinateText(_ degrees: Double) -> String { NumberText.fixed(degrees, decimals: 8) }
+
+  /// Times in JSON Lines, CSV and GeoJSON: to the microsecond, as `crossings` writes them.
+  static func preciseTime(_ t: Double) -> String { TimestampText.iso8601(t, fractionDigits: 6) }
 
   /// The JSON Lines members of an event, with or without the enclosing braces.
   static func jsonMembers(_ e: TimelineEntry, braces: Bool) -> String {
-    var members = "\"event\":\"\(e.event)\",\"region\":\(e.region.map { JSONText.quoted($0.rawValue) } ?? "null"),\"crossedAt\":\"\(time(e.time))\","
-      + "\"deliveredAt\":\(e.deliveredAt.map { "\"\(time($0))\"" } ?? "null"),"
+    // Region events share `crossings`' schema (crossedAt, lat, lon, fromFix, toFix); every
+    // other entry says when it happened as `at`.
+    let when = e.category == .region ? "crossedAt" : "at"
+    var members = "\"event\":\"\(e.event)\",\"region\":\(e.region.map { JSONText.quoted($0.rawValue) } ?? "null"),\"\(when)\":\"\(preciseTime(e.time))\","
+      + "\"deliveredAt\":\(e.deliveredAt.map { "\"\(preciseTime($0))\"" } ?? "null"),"
       + "\"lat\":\(coordinateText(e.coordinate.latitude)),\"lon\":\(coordinateText(e.coordinate.longitude)),"
       + "\"state\":\(e.state.map { "\"\($0)\"" } ?? "null"),\"reason\":\(JSONText.quoted(e.reason))"
+    if e.category == .region {
+      members += ",\"fromFix\":\(e.fromFix.map(String.init) ?? "null"),\"toFix\":\(e.toFix.map(String.init) ?? "null")"
+    }
     if e.isCellEvent {
       members += ",\"fromCell\":\(e.fromCell.map { JSONText.quoted("\($0)") } ?? "null"),\"toCell\":\(e.toCell.map { JSONText.quoted("\($0)") } ?? "null")"
     }

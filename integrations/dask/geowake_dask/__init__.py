@@ -26,8 +26,8 @@ __all__ = ["EVENT_COLUMNS", "analyze", "analyze_partitions", "run_partition"]
 
 #: The columns of the events DataFrame, in order.
 EVENT_COLUMNS = [
-    "device", "sequence", "event", "region", "crossedAt", "deliveredAt", "lat", "lon", "state", "reason",
-    "fromCell", "toCell", "line",
+    "device", "sequence", "event", "region", "crossedAt", "at", "deliveredAt", "lat", "lon", "state", "reason",
+    "fromFix", "toFix", "fromCell", "toCell", "line",
 ]
 
 _SEQUENCE = "_geowake_row"
