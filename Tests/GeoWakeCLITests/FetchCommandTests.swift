@@ -39,7 +39,7 @@ struct FetchCommandTests {
     #expect(summaries[0]["fetches"] as? Int == 14)
     #expect(objects.filter { $0["check"] != nil }.count == 4)
     // Times are local, in time order.
-    let times = objects.compactMap { $0["time"] as? String }
+    let times = objects.compactMap { $0["at"] as? String }
     #expect(times.allSatisfy { $0.hasSuffix("+02:00") })
     #expect(times == times.sorted())
   }

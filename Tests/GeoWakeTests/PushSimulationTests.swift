@@ -75,6 +75,21 @@ struct APNsValidationTests {
     #expect(rejection.description == "400 InvalidPayload: byte 28, $.aps.content-available: found a string: expected the number 0 or 1")
   }
 
+  /// APNs answers every request with an apns-id, refused ones too: the request's own when it
+  /// sent a well-formed one, else a new one, different for each request.
+  @Test func refusedRequestsCarryAnApnsID() throws {
+    var v = APNsValidator()
+    let own = "84DB694F-464F-49BD-960A-D6DB028335C9"
+    guard case .failure(let refused) = v.validate(request(t0, "", id: own)) else { Issue.record("accepted"); return }
+    #expect(refused.reason == .payloadEmpty && refused.apnsID == own)
+    guard case .failure(let malformed) = v.validate(request(t0, #"{"aps":{}}"#, id: "not-a-uuid")) else { Issue.record("accepted"); return }
+    #expect(malformed.reason == .badMessageId)
+    guard case .failure(let without) = v.validate(request(t0, "")) else { Issue.record("accepted"); return }
+    let made = [try #require(malformed.apnsID), try #require(without.apnsID)]
+    #expect(Set(made).count == 2 && !made.contains(own))
+    #expect(made.allSatisfy { $0.count == 36 && $0.split(separator: "-").map(\.count) == [8, 4, 4, 4, 12] })
+  }
+
   /// apns2's request and response cases: the default request, explicit headers, and the 400/410
   /// answers.
   @Test func apns2RequestAndResponseCases() throws {

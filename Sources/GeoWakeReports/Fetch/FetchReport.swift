@@ -126,7 +126,7 @@ public struct FetchReport {
     for step in steps(includingApp: true) {
       switch step {
       case .fetch(let e):
-        var line = "{\"category\":\"fetch\",\"time\":\"\(time(e.time))\",\"event\":\"\(e.kind.rawValue)\""
+        var line = "{\"category\":\"fetch\",\"at\":\"\(time(e.time))\",\"event\":\"\(e.kind.rawValue)\""
         if case .launch(let staleness, let waiting, let snapshotAge) = e.facts {
           line += ",\"staleness\":\(NumberText.fixed(staleness, decimals: 3)),\"waiting\":\(waiting)"
             + ",\"snapshotAge\":\(snapshotAge.map { NumberText.fixed($0, decimals: 3) } ?? "null")"
@@ -135,7 +135,7 @@ public struct FetchReport {
         try sink.write(line + ",\"detail\":\(JSONText.quoted(e.detail))}\n")
       case .app(let r):
         try sink.write(
-          "{\"category\":\"app\",\"time\":\"\(time(r.time))\",\"event\":\"\(r.kind.rawValue)\""
+          "{\"category\":\"app\",\"at\":\"\(time(r.time))\",\"event\":\"\(r.kind.rawValue)\""
             + ",\"launchReason\":\(r.reason.map { "\"\($0.rawValue)\"" } ?? "null"),\"stateBefore\":\"\(r.stateBefore.rawValue)\""
             + ",\"stateAfter\":\"\(r.stateAfter.rawValue)\",\"budgetRemaining\":\(r.budgetRemaining.map { NumberText.fixed($0, decimals: 3) } ?? "null")"
             + ",\"detail\":\(JSONText.quoted(r.detail))}\n")

@@ -383,6 +383,7 @@ private struct PushRunState {
       outcomes[index].status = rejection.status
       outcomes[index].reason = rejection.reason
       outcomes[index].timestamp = rejection.timestamp
+      outcomes[index].apnsID = rejection.apnsID
       outcomes[index].kind = .rejected
       outcomes[index].notes.append(.rejected(rejection.detail))
     case .success(let push):

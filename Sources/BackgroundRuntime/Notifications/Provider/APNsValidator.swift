@@ -6,6 +6,10 @@ public struct PushRejection: Error, Hashable, Sendable, CustomStringConvertible 
   public var detail: String
   /// For `Unregistered`: when the token stopped being valid (seconds since the Unix epoch).
   public var timestamp: Double?
+  /// The `apns-id` of APNs' response: the request's own when it sent a well-formed one, else a
+  /// new UUID (APNs answers every request with one, refused requests too). Set by
+  /// ``APNsValidator/validate(_:)``.
+  public var apnsID: String?
 
   public init(_ reason: APNsReason, _ detail: String, timestamp: Double? = nil) {
     self.reason = reason
@@ -53,7 +57,20 @@ public struct APNsValidator: Sendable {
   /// APNs' answer to `request`: the accepted push, or why not.
   public mutating func validate(_ request: borrowing ProviderRequest) -> Result<AcceptedPush, PushRejection> {
     sequence += 1
-    do throws(PushRejection) { return .success(try check(request)) } catch { return .failure(error) }
+    do throws(PushRejection) { return .success(try check(request)) } catch {
+      var rejection = error
+      rejection.apnsID = responseID(request)
+      return .failure(rejection)
+    }
+  }
+
+  /// The apns-id APNs answers `request` with: its own when well formed (the first one sent), else
+  /// a new one.
+  private func responseID(_ request: borrowing ProviderRequest) -> String {
+    for header in request.headers where KnownHeader.match(header.name) == .id {
+      return Bytes.with(header.value, Self.isUUID) ? header.value : Self.uuid(sequence)
+    }
+    return Self.uuid(sequence)
   }
 
   /// The `apns-*` headers APNs reads, found by a case-insensitive match on bytes.
