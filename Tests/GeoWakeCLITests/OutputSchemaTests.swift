@@ -38,12 +38,18 @@ struct OutputSchemaTests {
 
   /// The problems of `value` against `schema`, for the keywords the published schemas use: type,
   /// enum, properties, required, additionalProperties, minimum, maximum, pattern, oneOf.
-  static func problems(_ value: Value, _ schema: [String: Value], at path: String = "$") -> [String] {
+  static func problems(_ value: Value, _ schema: [String: Value], at path: String = "$", root: [String: Value]? = nil) -> [String] {
+    let root = root ?? schema
+    if case .string(let reference)? = schema["$ref"], reference.hasPrefix("#/$defs/"),
+      case .object(let defs)? = root["$defs"], case .object(let target)? = defs[String(reference.dropFirst(8))]
+    {
+      return problems(value, target, at: path, root: root)
+    }
     var found: [String] = []
     if case .array(let options)? = schema["oneOf"] {
       let matching = options.filter { option in
         guard case .object(let s) = option else { return false }
-        return problems(value, s, at: path).isEmpty
+        return problems(value, s, at: path, root: root).isEmpty
       }
       if matching.count != 1 { found.append("\(path): matches \(matching.count) of the oneOf schemas") }
     }
@@ -73,11 +79,14 @@ struct OutputSchemaTests {
       }
       for (key, member) in members {
         if case .object(let s)? = properties[key] {
-          found += problems(member, s, at: "\(path).\(key)")
+          found += problems(member, s, at: "\(path).\(key)", root: root)
         } else if schema["additionalProperties"] == .bool(false) {
           found.append("\(path): \(key) is not in the schema")
         }
       }
+    }
+    if case .array(let elements) = value, case .object(let items)? = schema["items"] {
+      for (k, element) in elements.enumerated() { found += problems(element, items, at: "\(path)[\(k)]", root: root) }
     }
     return found
   }
@@ -91,10 +100,11 @@ struct OutputSchemaTests {
     return schema
   }
 
-  static func check(_ output: String, against id: String) throws -> [[String: Value]] {
+  /// Checks every line of `output` (or `output` as one document, with `whole`).
+  static func check(_ output: String, against id: String, whole: Bool = false) throws -> [[String: Value]] {
     let schema = try schema(id)
     var lines: [[String: Value]] = []
-    for line in output.split(separator: "\n") {
+    for line in whole ? [Substring(output)] : output.split(separator: "\n") {
       let value = try Value.parse(line)
       let problems = Self.problems(value, schema)
       #expect(problems.isEmpty, "\(id): \(problems.prefix(3)) in \(line.prefix(200))")
@@ -138,5 +148,23 @@ struct OutputSchemaTests {
     let compare = try CommandRunner.run(["compare", "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx", "--regions", "Fixtures/demo/tokyo-regions.csv", "--format", "jsonl"])
     #expect(compare.status == 0, "\(compare.stderr)")
     #expect(try Self.check(compare.stdout, against: "geowake:compare.jsonl").count == 2)
+  }
+
+  @Test func pushFetchFidelityAndInfoFollowTheirSchemas() throws {
+    let push = try CommandRunner.run(["push", "--schedule", "Fixtures/push/news-app.jsonl", "--connectivity", "Fixtures/push/news-app-connectivity.csv", "--format", "jsonl"])
+    let pushLines = try Self.check(push.stdout, against: "geowake:push.jsonl")
+    #expect(pushLines.contains { $0["outcome"] == .string("rejected") })
+    for usage in ["morning-checker", "hourly-checker"] {
+      let fetch = try CommandRunner.run(["fetch", "--usage", "Fixtures/fetch/\(usage).csv", "--format", "jsonl"])
+      let fetchLines = try Self.check(fetch.stdout, against: "geowake:fetch.jsonl")
+      #expect(fetchLines.contains { $0["category"] == .string("app") } && fetchLines.contains { $0["check"] != nil })
+    }
+    let fidelity = try CommandRunner.run(["fidelity", "Fixtures/fidelity/mobilitynet", "--seeds", "2", "--format", "jsonl"])
+    let fidelityLines = try Self.check(fidelity.stdout, against: "geowake:fidelity.jsonl")
+    #expect(fidelityLines.filter { $0["kind"] == .string("platform") }.count == 2)
+    for track in ["Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx", "Fixtures/demo/tokyo-track.csv", "Fixtures/gpx/georust/garmin-activity.gpx"] {
+      let info = try CommandRunner.run(["info", track, "--format", "json"])
+      #expect(try Self.check(info.stdout, against: "geowake:info.json", whole: true).count == 1)
+    }
   }
 }
