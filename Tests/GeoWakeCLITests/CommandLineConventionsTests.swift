@@ -121,17 +121,8 @@ struct CommandLineConventionsTests {
 
   /// `generate` does not pour megabytes onto a terminal; a pipe or a file gets them.
   @Test func generateRefusesToFloodATerminal() throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-    // `script` gives the command a pseudo-terminal as its standard output.
-    process.arguments = ["-q", "-e", "-c", CommandRunner.executable.path + " generate track", "/dev/null"]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 64)
+    let text = try Self.inTerminal(CommandRunner.executable.path + " generate track; echo status $?")
+    #expect(text.contains("status 64"))
     #expect(text.contains("this would print about 125 MB to the terminal: give -o FILE, or pipe the output"))
     let piped = try CommandRunner.run(["generate", "track", "--count", "30000", "--format", "csv"])
     #expect(piped.status == 0 && piped.stdout.split(separator: "\n").count == 30_001)
@@ -163,6 +154,39 @@ struct CommandLineConventionsTests {
     #expect(onTrack.count >= 15, "\(onTrack.count) of 40 on the track")
     let crossings = try CommandRunner.run(["crossings", "--regions", regions, track, "--format", "jsonl"])
     #expect(crossings.status == 0 && crossings.stderr.isEmpty, "\(crossings.stderr)")
+  }
+
+  /// Runs `command` (a shell command line) with a pseudo-terminal as its standard output and
+  /// error, and returns what the terminal shows.
+  static func inTerminal(_ command: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+    process.arguments = ["-q", "-e", "-c", command, "/dev/null"]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return text
+  }
+
+  /// The progress bar shares the terminal only with diagnostics: not drawn while results print
+  /// there, drawn (in megabytes of 10⁶ bytes) and erased when they go to a file.
+  @Test func theProgressBarNeverMixesWithResults() throws {
+    let folder = try TemporaryFolder()
+    let track = folder.path("big.gpx")
+    #expect(try CommandRunner.run(["generate", "track", "--count", "80000", "-o", track]).status == 0)
+    let size = try #require(try FileManager.default.attributesOfItem(atPath: track)[.size] as? Int)
+    #expect(size >= 8 << 20)
+    let regions = try folder.file("r.csv", containing: "id,lat,lon,radius\nsf,37.77,-122.42,500\n")
+    let binary = CommandRunner.executable.path
+    let toTerminal = try Self.inTerminal("\(binary) analyze --profile server --regions \(regions) \(track)")
+    #expect(toTerminal.contains("fixes used") && !toTerminal.contains("% of"))
+    let toFile = try Self.inTerminal("\(binary) analyze --profile server --regions \(regions) \(track) -o \(folder.path("out.txt"))")
+    let tenths = (size + 50_000) / 100_000
+    #expect(toFile.contains("analyze [") && toFile.contains("% of \(tenths / 10).\(tenths % 10) MB"), "\(toFile.suffix(200))")
+    #expect(toFile.hasSuffix("\r\u{1B}[K"))
   }
 
   /// The `time`, `lat` and `lon` of each track point of a GPX text.
