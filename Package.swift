@@ -40,6 +40,12 @@ package.targets += [
     pkgConfig: "geos",
     providers: [.apt(["libgeos-dev"]), .brew(["geos"])]
   ),
+  // The system zlib, for gzip-compressed inputs (every platform has it; headers: zlib1g-dev).
+  .systemLibrary(
+    name: "CZlib",
+    pkgConfig: "zlib",
+    providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+  ),
   // The detector's kernels in C (see Geofencing's CircleFilter): headers, inlined.
   .target(name: "CDetectorKernels"),
 ]
@@ -129,7 +135,7 @@ package.targets += [
 package.targets += [
   .target(
     name: "TrackIO",
-    dependencies: ["Geodesy", "Geofencing", "CellHandoff", "JSONBytes", .product(name: "RealModule", package: "swift-numerics")]
+    dependencies: ["Geodesy", "Geofencing", "CellHandoff", "JSONBytes", "CZlib", .product(name: "RealModule", package: "swift-numerics")]
   ),
   .target(
     name: "RuntimeIO",

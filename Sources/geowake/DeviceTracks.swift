@@ -271,7 +271,8 @@ struct DeviceTrackSource: IteratorProtocol {
   /// A device named after its file: the file name without its extension (`standard input` for `-`).
   static func deviceName(_ path: String) -> String {
     if path == "-" || path == "<stdin>" { return "stdin" }
-    let name = path.split(separator: "/").last.map(String.init) ?? path
+    var name = path.split(separator: "/").last.map(String.init) ?? path
+    if name.lowercased().hasSuffix(".gz") { name.removeLast(3) }
     guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
     return String(name[..<dot])
   }
@@ -300,8 +301,8 @@ struct DeviceTrackSource: IteratorProtocol {
   /// The extensions of track files taken from a folder.
   static let trackExtensions = ["gpx", "csv", "jsonl", "ndjson"]
 
-  /// The paths with each folder replaced by its track files (``trackExtensions``, not hidden, not
-  /// in subfolders), sorted by name.
+  /// The paths with each folder replaced by its track files (``trackExtensions``, gzip-compressed
+  /// too as `.gpx.gz`, not hidden, not in subfolders), sorted by name.
   /// - Throws: ``TrackIOError`` for a folder that cannot be listed or holds no track file.
   static func expand(_ paths: [String]) throws(TrackIOError) -> (paths: [String], hadFolder: Bool) {
     var expanded: [String] = []
@@ -318,7 +319,7 @@ struct DeviceTrackSource: IteratorProtocol {
         throw TrackIOError(path: path, line: 0, column: 0, message: "folder cannot be listed (permission?)")
       }
       let tracks = names.filter { name in
-        !name.hasPrefix(".") && trackExtensions.contains { name.lowercased().hasSuffix("." + $0) }
+        !name.hasPrefix(".") && trackExtensions.contains { name.lowercased().hasSuffix("." + $0) || name.lowercased().hasSuffix("." + $0 + ".gz") }
       }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
       guard !tracks.isEmpty else {
         throw TrackIOError(path: path, line: 0, column: 0, message: "folder holds no track file (.gpx, .csv, .jsonl or .ndjson)")

@@ -16,7 +16,7 @@ enum Diagnostics {
   /// Reports a TrackIO error and returns the matching exit code.
   static func fail(_ error: TrackIOError) -> ExitCode {
     FileHandle.standardError.write(Data((error.description + "\n").utf8))
-    if error.line > 0 { return SysExit.dataError }
+    if error.line > 0 || error.message.hasPrefix("the gzip-compressed data") { return SysExit.dataError }
     if error.message.contains("refusing to overwrite") || error.message.contains("cannot be created") {
       return SysExit.cannotCreate
     }

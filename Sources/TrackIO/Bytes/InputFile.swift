@@ -1,7 +1,10 @@
+import CZlib
 import Foundation
 
 /// An input opened for reading (a file, a FIFO, or standard input for `-`), closed when released;
-/// the one place that says why a path cannot be read.
+/// the one place that says why a path cannot be read. Gzip-compressed input (it starts with the
+/// gzip magic bytes, whatever its name) is inflated as it is read, by the system zlib: every
+/// reader sees the uncompressed bytes.
 final class InputFile {
   /// The path as the user named it, or `<stdin>`.
   let path: String
@@ -11,11 +14,13 @@ final class InputFile {
   /// Opens `path` (`-`: standard input).
   /// - Throws: ``TrackIOError`` naming the path: no such file, is a directory (expected a file),
   ///   cannot be read (with the system's reason).
-  init(path: String) throws(TrackIOError) {
+  /// - Parameter inflating: whether compressed input is inflated (false: its bytes as stored).
+  init(path: String, inflating: Bool = true) throws(TrackIOError) {
     if path == "-" {
       self.path = "<stdin>"
       descriptor = STDIN_FILENO
       ownsDescriptor = false
+      if inflating { try startInflatingIfCompressed() }
       return
     }
     self.path = path
@@ -37,6 +42,40 @@ final class InputFile {
     if status.st_mode & S_IFMT == S_IFREG { sizeAtOpen = Int(status.st_size) }
     descriptor = fd
     ownsDescriptor = true
+    if inflating { try startInflatingIfCompressed() }
+  }
+
+  /// The gzip stream being inflated, when the input is compressed.
+  private var inflater: Inflater?
+
+  /// Whether the input is gzip-compressed (and read inflated).
+  var isCompressed: Bool { inflater != nil }
+
+  /// Looks at the first two bytes (a regular file: without consuming them; standard input: given
+  /// back) and starts inflating when they are gzip's magic bytes.
+  private func startInflatingIfCompressed() throws(TrackIOError) {
+    var head = [UInt8](repeating: 0, count: 2)
+    let got: Int
+    if sizeAtOpen != nil {
+      got = head.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 2, 0) }
+    } else if !ownsDescriptor && descriptor == STDIN_FILENO {
+      let scratch = UnsafeMutableRawPointer.allocate(byteCount: 2, alignment: 1)
+      defer { scratch.deallocate() }
+      var taken = 0
+      while taken < 2 {
+        let n = try rawRead(into: scratch + taken, count: 2 - taken)
+        guard n > 0 else { break }
+        taken += n
+      }
+      for k in 0..<taken { head[k] = scratch.load(fromByteOffset: k, as: UInt8.self) }
+      StandardInputPushback.giveBack(Array(head.prefix(taken)))
+      got = taken
+    } else {
+      return  // a FIFO or a device: its bytes cannot be looked at twice
+    }
+    guard got == 2, head[0] == 0x1F, head[1] == 0x8B else { return }
+    inflater = try Inflater(path: path)
+    sizeAtOpen = nil
   }
 
   /// Whether the input is a regular file (not a FIFO, a device or a terminal), which can be read
@@ -79,8 +118,14 @@ final class InputFile {
     return n
   }
 
-  /// Reads up to `count` bytes into `buffer`; 0 at the end.
+  /// Reads up to `count` bytes into `buffer` (inflated, for compressed input); 0 at the end.
   func read(into buffer: UnsafeMutableRawPointer, count: Int) throws(TrackIOError) -> Int {
+    guard let inflater else { return try rawRead(into: buffer, count: count) }
+    return try inflater.inflate(into: buffer, count: count) { (b, n) throws(TrackIOError) in try rawRead(into: b, count: n) }
+  }
+
+  /// Reads up to `count` bytes of the input as stored; 0 at the end.
+  private func rawRead(into buffer: UnsafeMutableRawPointer, count: Int) throws(TrackIOError) -> Int {
     if !ownsDescriptor && descriptor == STDIN_FILENO {
       let given = StandardInputPushback.take(into: buffer, count: count)
       if given > 0 { return given }
@@ -147,15 +192,111 @@ enum StandardInputPushback {
   /// Standard input's first byte after a byte-order mark and spaces (nil when it ends first),
   /// read and given back.
   static func firstCharacter() -> UInt8? {
-    guard let input = try? InputFile(path: "-") else { return nil }
+    // The bytes as stored are given back; a compressed head is inflated on the side to look at.
+    guard let input = try? InputFile(path: "-", inflating: false) else { return nil }
     var head: [UInt8] = []
     var found: UInt8?
     while found == nil && head.count < 1 << 16 {
       guard let n = try? input.append(upTo: 4_096, to: &head), n > 0 else { break }
-      let bom = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-      found = head[min(bom, head.count)...].first { !MarkupScanner.isSpace($0) }
+      found = firstNonSpace(head.starts(with: [0x1F, 0x8B]) ? inflatedHead(head) : head)
     }
     giveBack(head)
     return found
+  }
+
+  /// The first byte after a byte-order mark and spaces.
+  static func firstNonSpace(_ bytes: [UInt8]) -> UInt8? {
+    let bom = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    return bytes[min(bom, bytes.count)...].first { !MarkupScanner.isSpace($0) }
+  }
+
+  /// What the start of a gzip stream inflates to, as far as `compressed` goes.
+  static func inflatedHead(_ compressed: [UInt8]) -> [UInt8] {
+    guard let inflater = try? Inflater(path: "<stdin>") else { return [] }
+    var offset = 0
+    let out = UnsafeMutableRawPointer.allocate(byteCount: 4_096, alignment: 1)
+    defer { out.deallocate() }
+    let produced = (try? inflater.inflate(into: out, count: 4_096) { (buffer, count) throws(TrackIOError) -> Int in
+      let n = min(count, compressed.count - offset)
+      compressed.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress! + offset, byteCount: n) }
+      offset += n
+      return n
+    }) ?? 0
+    return Array(UnsafeRawBufferPointer(start: out, count: produced))
+  }
+}
+
+/// A gzip stream (one or more members, RFC 1952) inflated by the system zlib.
+final class Inflater {
+  private let path: String
+  private let stream: UnsafeMutablePointer<z_stream>
+  private let input: UnsafeMutablePointer<UInt8>
+  private static let inputSize = 1 << 16
+  private var inputEnded = false
+  /// Whether the last member ended with its end marker (and nothing has followed it yet).
+  private var memberEnded = false
+
+  init(path: String) throws(TrackIOError) {
+    self.path = path
+    stream = .allocate(capacity: 1)
+    stream.initialize(to: z_stream())
+    input = .allocate(capacity: Self.inputSize)
+    // 15 + 16: a 32 KiB window, gzip header and trailer (checked: length and CRC-32).
+    guard inflateInit2_(stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+      throw TrackIOError(path: path, line: 0, column: 0, message: "cannot start inflating: zlib could not be initialised")
+    }
+  }
+
+  deinit {
+    inflateEnd(stream)
+    stream.deallocate()
+    input.deallocate()
+  }
+
+  /// Inflates up to `count` bytes into `buffer`, reading the compressed input with `read`; 0 at
+  /// the end of the last member.
+  func inflate(
+    into buffer: UnsafeMutableRawPointer, count: Int, read: (UnsafeMutableRawPointer, Int) throws(TrackIOError) -> Int
+  ) throws(TrackIOError) -> Int {
+    guard count > 0 else { return 0 }
+    while true {
+      if stream.pointee.avail_in == 0 && !inputEnded {
+        let n = try read(input, Self.inputSize)
+        if n == 0 {
+          inputEnded = true
+        } else {
+          stream.pointee.next_in = input
+          stream.pointee.avail_in = UInt32(n)
+        }
+      }
+      if stream.pointee.avail_in == 0 && inputEnded {
+        guard memberEnded else {
+          throw TrackIOError(
+            path: path, line: 0, column: 0,
+            message: "the gzip-compressed data is cut short after \(stream.pointee.total_in) bytes: it ends before its end marker")
+        }
+        return 0
+      }
+      if memberEnded {
+        // More bytes after a member: another member (as `cat a.gz b.gz` makes).
+        guard inflateReset(stream) == Z_OK else { throw failure("cannot inflate the next gzip member") }
+        memberEnded = false
+      }
+      stream.pointee.next_out = buffer.assumingMemoryBound(to: UInt8.self)
+      stream.pointee.avail_out = UInt32(min(count, Int(UInt32.max)))
+      let status = CZlib.inflate(stream, Z_NO_FLUSH)
+      let produced = count - Int(stream.pointee.avail_out)
+      switch status {
+      case Z_OK, Z_BUF_ERROR: break
+      case Z_STREAM_END: memberEnded = true
+      default: throw failure("the gzip-compressed data is damaged near byte \(stream.pointee.total_in)")
+      }
+      if produced > 0 { return produced }
+    }
+  }
+
+  private func failure(_ message: String) -> TrackIOError {
+    let detail = stream.pointee.msg.map { String(cString: $0) }
+    return TrackIOError(path: path, line: 0, column: 0, message: message + (detail.map { " (zlib: \($0))" } ?? ""))
   }
 }

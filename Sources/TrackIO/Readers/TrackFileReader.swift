@@ -119,7 +119,8 @@ public struct TrackFileReader {
   /// else CSV). Standard input (`-`) is sniffed the same way; the bytes read to sniff it are
   /// given back to its reader.
   public static func format(path: String) throws(TrackIOError) -> Format {
-    let lower = path.lowercased()
+    // A compressed file is named for what it holds: walk.gpx.gz.
+    let lower = path.lowercased().hasSuffix(".gz") ? String(path.lowercased().dropLast(3)) : path.lowercased()
     if lower.hasSuffix(".gpx") { return .gpx }
     if lower.hasSuffix(".jsonl") || lower.hasSuffix(".ndjson") { return .jsonLines }
     if lower.hasSuffix(".csv") { return .csv }
