@@ -299,7 +299,7 @@ struct DeviceTrackSource: IteratorProtocol {
   }
 
   /// The extensions of track files taken from a folder.
-  static let trackExtensions = ["gpx", "csv", "jsonl", "ndjson"]
+  static let trackExtensions = ["gpx", "csv", "jsonl", "ndjson", "geojson"]
 
   /// The paths with each folder replaced by its track files (``trackExtensions``, gzip-compressed
   /// too as `.gpx.gz`, not hidden, not in subfolders), sorted by name.
@@ -322,7 +322,7 @@ struct DeviceTrackSource: IteratorProtocol {
         !name.hasPrefix(".") && trackExtensions.contains { name.lowercased().hasSuffix("." + $0) || name.lowercased().hasSuffix("." + $0 + ".gz") }
       }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
       guard !tracks.isEmpty else {
-        throw TrackIOError(path: path, line: 0, column: 0, message: "folder holds no track file (.gpx, .csv, .jsonl or .ndjson)")
+        throw TrackIOError(path: path, line: 0, column: 0, message: "folder holds no track file (.gpx, .csv, .jsonl, .ndjson or .geojson, gzip-compressed or not)")
       }
       let base = path.hasSuffix("/") ? path : path + "/"
       expanded += tracks.map { base + $0 }

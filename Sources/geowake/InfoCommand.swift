@@ -81,7 +81,7 @@ struct InfoCommand: ParsableCommand {
 
   /// Aligned `label: value` lines, then one line per track.
   static func table(_ s: TrackStatistics, path: String) -> String {
-    var lines = ["File: \(path) (\(s.format == .gpx ? "GPX \(s.version ?? "of unknown version")" : s.format == .csv ? "CSV" : "JSON Lines"))"]
+    var lines = ["File: \(path) (\(s.format == .gpx ? "GPX \(s.version ?? "of unknown version")" : s.format.name))"]
     func add(_ label: String, _ value: String) { lines.append("    " + (label + ":").column(16) + value) }
     add("Tracks", "\(s.tracks) (\(counted(s.segments, "segment")), \(s.emptySegments) empty)")
     add("Track points", "\(s.trackPoints)" + (s.trackPointsWithoutTime > 0 ? " (\(s.trackPointsWithoutTime) without time)" : ""))

@@ -191,17 +191,30 @@ enum StandardInputPushback {
 
   /// Standard input's first byte after a byte-order mark and spaces (nil when it ends first),
   /// read and given back.
-  static func firstCharacter() -> UInt8? {
+  static func firstCharacter() -> UInt8? { firstNonSpace(head()) }
+
+  /// Standard input's first 4 KB (inflated, when compressed), read and given back as stored.
+  static func head() -> [UInt8] {
     // The bytes as stored are given back; a compressed head is inflated on the side to look at.
-    guard let input = try? InputFile(path: "-", inflating: false) else { return nil }
+    guard let input = try? InputFile(path: "-", inflating: false) else { return [] }
+    var raw: [UInt8] = []
     var head: [UInt8] = []
-    var found: UInt8?
-    while found == nil && head.count < 1 << 16 {
-      guard let n = try? input.append(upTo: 4_096, to: &head), n > 0 else { break }
-      found = firstNonSpace(head.starts(with: [0x1F, 0x8B]) ? inflatedHead(head) : head)
+    while head.count < 4_096 && raw.count < 1 << 16 && !decided(head) {
+      guard let n = try? input.append(upTo: 4_096, to: &raw), n > 0 else { break }
+      head = raw.starts(with: [0x1F, 0x8B]) ? inflatedHead(raw) : raw
     }
-    giveBack(head)
-    return found
+    giveBack(raw)
+    return Array(head.prefix(4_096))
+  }
+
+  /// Whether `head` is enough to tell the format, so that a slow stream (a live feed of JSON
+  /// Lines) is not waited on for more: a first character other than `{`, or a first line with
+  /// a member in it.
+  static func decided(_ head: [UInt8]) -> Bool {
+    guard let first = firstNonSpace(head) else { return false }
+    guard first == UInt8(ascii: "{"), let start = head.firstIndex(of: first) else { return true }
+    guard let end = head[start...].firstIndex(of: UInt8(ascii: "\n")) else { return false }
+    return head[start..<end].contains(UInt8(ascii: "\""))
   }
 
   /// The first byte after a byte-order mark and spaces.

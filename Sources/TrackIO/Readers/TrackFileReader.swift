@@ -14,6 +14,7 @@ public struct TrackFileReader {
   private var csv: FixCSVReader?
   private var gpx: GPXReader?
   private var jsonLines: FixJSONLinesReader?
+  private var geoJSON: GeoJSONTrackReader?
   /// The line of the fix last returned (for error messages about it).
   public private(set) var lineNumber = 0
   /// GPX track points skipped because they have no time.
@@ -46,11 +47,15 @@ public struct TrackFileReader {
     case .gpx: gpx = try GPXReader(path: path, lenient: options.lenient)
     case .jsonLines: jsonLines = try FixJSONLinesReader(path: path, assumeUTC: options.assumeUTC)
     case .csv: csv = try FixCSVReader(path: path, assumeUTC: options.assumeUTC)
+    case .geoJSON: geoJSON = try GeoJSONTrackReader(path: path, assumeUTC: options.assumeUTC)
     }
   }
 
+  /// The format being read.
+  public var format: Format { gpx != nil ? .gpx : csv != nil ? .csv : jsonLines != nil ? .jsonLines : .geoJSON }
+
   /// The path as given (or `<stdin>`).
-  public var path: String { gpx?.path ?? csv?.path ?? jsonLines?.path ?? "" }
+  public var path: String { gpx?.path ?? csv?.path ?? jsonLines?.path ?? geoJSON?.path ?? "" }
 
   /// Bytes read from the file so far (it is read ahead in chunks), for progress reports.
   public var bytesRead: Int { gpx?.bytesRead ?? csv?.bytesRead ?? jsonLines?.bytesRead ?? 0 }
@@ -85,6 +90,11 @@ public struct TrackFileReader {
 
   /// The next fix, or nil at the end of the file.
   public mutating func next() throws(TrackIOError) -> LocationFix? {
+    if geoJSON != nil {
+      let fix = geoJSON?.next()
+      lineNumber = geoJSON?.lineNumber ?? 0
+      return fix ?? nil
+    }
     if jsonLines != nil {
       let fix = try jsonLines?.next()
       lineNumber = jsonLines?.lineNumber ?? 0
@@ -108,27 +118,43 @@ public struct TrackFileReader {
   }
 
   /// Track file formats.
-  public enum Format: Sendable {
-    case gpx
-    case jsonLines
-    case csv
+  public enum Format: String, Sendable {
+    case gpx = "GPX"
+    case jsonLines = "JSON Lines"
+    case csv = "CSV"
+    case geoJSON = "GeoJSON"
   }
 
-  /// How the file at `path` is read: by its extension (`.gpx`, `.jsonl`, `.ndjson`, `.csv`), else
-  /// by its first character after a byte-order mark and spaces ('<' GPX, '{' JSON Lines, anything
-  /// else CSV). Standard input (`-`) is sniffed the same way; the bytes read to sniff it are
-  /// given back to its reader.
+  /// How the file at `path` is read: by its extension (`.gpx`, `.jsonl`, `.ndjson`, `.csv`,
+  /// `.geojson`; a compressed file's name without `.gz`), else by its content (`.json` too): after
+  /// a byte-order mark and spaces, `<` is GPX, `{` is GeoJSON when its first 4 KB name
+  /// `"coordinates"`, a `"Feature"`, a `"FeatureCollection"` or a `"LineString"` and JSON Lines
+  /// otherwise, anything else CSV.
+  /// Standard input (`-`) is sniffed the same way; the bytes read to sniff it are given back to
+  /// its reader.
   public static func format(path: String) throws(TrackIOError) -> Format {
     // A compressed file is named for what it holds: walk.gpx.gz.
     let lower = path.lowercased().hasSuffix(".gz") ? String(path.lowercased().dropLast(3)) : path.lowercased()
     if lower.hasSuffix(".gpx") { return .gpx }
     if lower.hasSuffix(".jsonl") || lower.hasSuffix(".ndjson") { return .jsonLines }
     if lower.hasSuffix(".csv") { return .csv }
-    switch path == "-" ? StandardInputPushback.firstCharacter() : firstCharacter(path) {
+    if lower.hasSuffix(".geojson") { return .geoJSON }
+    let head = path == "-" ? StandardInputPushback.head() : Self.head(path)
+    switch StandardInputPushback.firstNonSpace(head) {
     case UInt8(ascii: "<"): return .gpx
-    case UInt8(ascii: "{"): return .jsonLines
+    case UInt8(ascii: "{"): return Self.namesGeoJSON(head) ? .geoJSON : .jsonLines
     default: return .csv
     }
+  }
+
+  /// Whether a document's first bytes look like GeoJSON rather than a line of JSON Lines.
+  static func namesGeoJSON(_ head: [UInt8]) -> Bool {
+    func contains(_ word: String) -> Bool {
+      let w = Array(word.utf8)
+      guard head.count >= w.count else { return false }
+      return (0...(head.count - w.count)).contains { k in head[k..<(k + w.count)].elementsEqual(w) }
+    }
+    return ["\"coordinates\"", "\"FeatureCollection\"", "\"Feature\"", "\"LineString\"", "\"MultiLineString\""].contains { contains($0) }
   }
 
   /// Whether the file at `path` is read as GPX (see ``format(path:)``).
@@ -138,12 +164,16 @@ public struct TrackFileReader {
 
   /// The file's first byte after a byte-order mark and spaces, if it is a regular file that can be
   /// read (a FIFO's bytes would be lost to the sniffing).
-  static func firstCharacter(_ path: String) -> UInt8? {
-    guard let input = try? InputFile(path: path), input.isRegularFile else { return nil }
-    var head = [UInt8](repeating: 0, count: 256)
-    let got = head.withUnsafeMutableBytes { buffer in (try? input.read(into: buffer.baseAddress!, count: buffer.count)) ?? 0 }
-    head.removeLast(head.count - got)
-    let body = head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...]
-    return body.first { !MarkupScanner.isSpace($0) }
+  static func firstCharacter(_ path: String) -> UInt8? { StandardInputPushback.firstNonSpace(head(path)) }
+
+  /// The first 4 KB of a regular file (inflated, when compressed); empty for anything else (a
+  /// FIFO's bytes would be lost to the sniffing).
+  static func head(_ path: String) -> [UInt8] {
+    guard let input = try? InputFile(path: path), input.isRegularFile else { return [] }
+    var head: [UInt8] = []
+    while head.count < 4_096 {
+      guard let n = try? input.append(upTo: 4_096 - head.count, to: &head), n > 0 else { break }
+    }
+    return head
   }
 }

@@ -23,6 +23,17 @@ public struct TrackStatistics: Hashable, Sendable {
     case gpx
     case csv
     case jsonLines
+    case geojson
+
+    /// The format's name, as people write it.
+    public var name: String {
+      switch self {
+      case .gpx: "GPX"
+      case .csv: "CSV"
+      case .jsonLines: "JSON Lines"
+      case .geojson: "GeoJSON"
+      }
+    }
   }
 
   /// Latitude and longitude extremes, in degrees.
@@ -93,7 +104,7 @@ public struct TrackStatistics: Hashable, Sendable {
     self.format = format
   }
 
-  /// Reads the file at `path`: GPX, or CSV or JSON Lines fixes (one track, one segment); see
+  /// Reads the file at `path`: GPX, or CSV, JSON Lines or GeoJSON fixes (one track, one segment); see
   /// ``TrackFileReader/format(path:)``. `lenient` recovers from damage in a GPX file (see
   /// ``GPXReader``), calling `warning` with each recovery as it is made (and with a CSV file's
   /// warnings, such as a last line that may be cut short). `assumeUTC` reads CSV and JSON Lines
@@ -113,7 +124,13 @@ public struct TrackStatistics: Hashable, Sendable {
       return statistics
     }
     var reader = try TrackFileReader(path: path, options: .init(assumeUTC: assumeUTC))
-    var statistics = TrackStatistics(format: try TrackFileReader.format(path: path) == .jsonLines ? .jsonLines : .csv)
+    let format: Format
+    switch reader.format {
+    case .jsonLines: format = .jsonLines
+    case .geoJSON: format = .geojson
+    case .csv, .gpx: format = .csv
+    }
+    var statistics = TrackStatistics(format: format)
     var line = 0
     while let fix = try reader.next() {
       var point = GPXPoint(kind: .track, parent: 0, segment: 0, coordinate: fix.coordinate, line: line)
