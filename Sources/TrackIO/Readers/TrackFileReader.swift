@@ -15,6 +15,7 @@ public struct TrackFileReader {
   private var gpx: GPXReader?
   private var jsonLines: FixJSONLinesReader?
   private var geoJSON: GeoJSONTrackReader?
+  private var history: LocationHistoryReader?
   /// The line of the fix last returned (for error messages about it).
   public private(set) var lineNumber = 0
   /// GPX track points skipped because they have no time.
@@ -48,14 +49,17 @@ public struct TrackFileReader {
     case .jsonLines: jsonLines = try FixJSONLinesReader(path: path, assumeUTC: options.assumeUTC)
     case .csv: csv = try FixCSVReader(path: path, assumeUTC: options.assumeUTC)
     case .geoJSON: geoJSON = try GeoJSONTrackReader(path: path, assumeUTC: options.assumeUTC)
+    case .locationHistory: history = try LocationHistoryReader(path: path)
     }
   }
 
   /// The format being read.
-  public var format: Format { gpx != nil ? .gpx : csv != nil ? .csv : jsonLines != nil ? .jsonLines : .geoJSON }
+  public var format: Format {
+    gpx != nil ? .gpx : csv != nil ? .csv : jsonLines != nil ? .jsonLines : geoJSON != nil ? .geoJSON : .locationHistory
+  }
 
   /// The path as given (or `<stdin>`).
-  public var path: String { gpx?.path ?? csv?.path ?? jsonLines?.path ?? geoJSON?.path ?? "" }
+  public var path: String { gpx?.path ?? csv?.path ?? jsonLines?.path ?? geoJSON?.path ?? history?.path ?? "" }
 
   /// Bytes read from the file so far (it is read ahead in chunks), for progress reports.
   public var bytesRead: Int { gpx?.bytesRead ?? csv?.bytesRead ?? jsonLines?.bytesRead ?? 0 }
@@ -95,6 +99,11 @@ public struct TrackFileReader {
       lineNumber = geoJSON?.lineNumber ?? 0
       return fix ?? nil
     }
+    if history != nil {
+      let fix = history?.next()
+      lineNumber = history?.lineNumber ?? 0
+      return fix ?? nil
+    }
     if jsonLines != nil {
       let fix = try jsonLines?.next()
       lineNumber = jsonLines?.lineNumber ?? 0
@@ -123,11 +132,13 @@ public struct TrackFileReader {
     case jsonLines = "JSON Lines"
     case csv = "CSV"
     case geoJSON = "GeoJSON"
+    case locationHistory = "location history"
   }
 
   /// How the file at `path` is read: by its extension (`.gpx`, `.jsonl`, `.ndjson`, `.csv`,
   /// `.geojson`; a compressed file's name without `.gz`), else by its content (`.json` too): after
-  /// a byte-order mark and spaces, `<` is GPX, `{` is GeoJSON when its first 4 KB name
+  /// a byte-order mark and spaces, `<` is GPX, `{` is a location history when its first 4 KB
+  /// name `"latitudeE7"`, `"semanticSegments"`, `"rawSignals"` or `"timelinePath"`, GeoJSON when they name
   /// `"coordinates"`, a `"Feature"`, a `"FeatureCollection"` or a `"LineString"` and JSON Lines
   /// otherwise, anything else CSV.
   /// Standard input (`-`) is sniffed the same way; the bytes read to sniff it are given back to
@@ -142,19 +153,25 @@ public struct TrackFileReader {
     let head = path == "-" ? StandardInputPushback.head() : Self.head(path)
     switch StandardInputPushback.firstNonSpace(head) {
     case UInt8(ascii: "<"): return .gpx
-    case UInt8(ascii: "{"): return Self.namesGeoJSON(head) ? .geoJSON : .jsonLines
+    case UInt8(ascii: "{"):
+      if Self.names(["\"latitudeE7\"", "\"semanticSegments\"", "\"rawSignals\"", "\"timelinePath\""], in: head) { return .locationHistory }
+      return Self.namesGeoJSON(head) ? .geoJSON : .jsonLines
     default: return .csv
     }
   }
 
   /// Whether a document's first bytes look like GeoJSON rather than a line of JSON Lines.
   static func namesGeoJSON(_ head: [UInt8]) -> Bool {
-    func contains(_ word: String) -> Bool {
+    names(["\"coordinates\"", "\"FeatureCollection\"", "\"Feature\"", "\"LineString\"", "\"MultiLineString\""], in: head)
+  }
+
+  /// Whether `head` holds any of `words`.
+  static func names(_ words: [String], in head: [UInt8]) -> Bool {
+    words.contains { word in
       let w = Array(word.utf8)
       guard head.count >= w.count else { return false }
       return (0...(head.count - w.count)).contains { k in head[k..<(k + w.count)].elementsEqual(w) }
     }
-    return ["\"coordinates\"", "\"FeatureCollection\"", "\"Feature\"", "\"LineString\"", "\"MultiLineString\""].contains { contains($0) }
   }
 
   /// Whether the file at `path` is read as GPX (see ``format(path:)``).

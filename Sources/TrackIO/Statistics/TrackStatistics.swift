@@ -24,6 +24,7 @@ public struct TrackStatistics: Hashable, Sendable {
     case csv
     case jsonLines
     case geojson
+    case locationHistory
 
     /// The format's name, as people write it.
     public var name: String {
@@ -32,6 +33,7 @@ public struct TrackStatistics: Hashable, Sendable {
       case .csv: "CSV"
       case .jsonLines: "JSON Lines"
       case .geojson: "GeoJSON"
+      case .locationHistory: "Google location history"
       }
     }
   }
@@ -128,6 +130,7 @@ public struct TrackStatistics: Hashable, Sendable {
     switch reader.format {
     case .jsonLines: format = .jsonLines
     case .geoJSON: format = .geojson
+    case .locationHistory: format = .locationHistory
     case .csv, .gpx: format = .csv
     }
     var statistics = TrackStatistics(format: format)
