@@ -15,7 +15,7 @@ targets=${FUZZ_TARGETS:-"track gpx csv jsonl regions scenario pushes towers sche
 seeds() {
   # The seed files for a target: small fixtures of its format.
   case $1 in
-    track) find ../Fixtures -size -64k \( -name '*.gpx' -o -name '*.csv' -o -name '*.jsonl' \) ;;
+    track) find ../Fixtures -size -64k \( -name '*.gpx' -o -name '*.csv' -o -name '*.jsonl' \); find seeds/track -type f ;;
     gpx) find ../Fixtures -size -64k -name '*.gpx' ;;
     csv) find ../Fixtures/demo ../Fixtures/cells/drive_logs ../Fixtures/fidelity -size -64k -name '*.csv' | head -40 ;;
     jsonl) find ../Fixtures -size -64k -name '*.jsonl' ;;
