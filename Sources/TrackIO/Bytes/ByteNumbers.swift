@@ -131,6 +131,22 @@ package enum ByteNumbers {
   @inline(__always)
   package static func timestamp(_ b: UnsafeBufferPointer<UInt8>) -> Double? { timestampWithOffset(b)?.seconds }
 
+  /// The ISO 8601 time `text` names, in seconds since 1970; or the message saying why it is not
+  /// one: not a date-time, or (unless `assumeUTC`) without a zone.
+  package static func isoTime(_ text: String, assumeUTC: Bool) -> Result<Double, TimeProblem> {
+    var text = text
+    guard let (t, zoned) = text.withUTF8({ b in timestamp(b).map { ($0, hasZone(b)) } }) else {
+      return .failure(TimeProblem(message: "time \"\(text)\" is not an ISO 8601 date-time such as 2024-05-01T07:00:00Z"))
+    }
+    guard zoned || assumeUTC else { return .failure(TimeProblem(message: zonelessMessage(text))) }
+    return .success(t)
+  }
+
+  /// Why a text is not a usable time.
+  package struct TimeProblem: Error {
+    package let message: String
+  }
+
   /// The same, with the offset from UTC it was written with (seconds, east positive; 0 without
   /// one).
   package static func timestampWithOffset(_ b: UnsafeBufferPointer<UInt8>) -> (seconds: Double, offset: Int)? {

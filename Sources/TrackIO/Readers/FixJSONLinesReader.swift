@@ -88,12 +88,10 @@ public struct FixJSONLinesReader {
         switch timeNode.value {
         case .number(let v): time = ByteNumbers.epochSeconds(v)
         case .string(let s):
-          var text = s
-          guard let (t, zoned) = text.withUTF8({ b in ByteNumbers.timestamp(b).map { ($0, ByteNumbers.hasZone(b)) } }) else {
-            throw fail("time \"\(s)\" is not an ISO 8601 date-time such as 2024-05-01T07:00:00Z", timeNode.offset)
+          switch ByteNumbers.isoTime(s, assumeUTC: assumeUTC) {
+          case .success(let t): time = t
+          case .failure(let problem): throw fail(problem.message, timeNode.offset)
           }
-          guard zoned || assumeUTC else { throw fail(ByteNumbers.zonelessMessage(s), timeNode.offset) }
-          time = t
         default:
           throw fail("\"time\" is \(timeNode.kind): expected seconds since 1970 or an ISO 8601 string", timeNode.offset)
         }

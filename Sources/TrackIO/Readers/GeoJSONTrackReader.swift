@@ -187,12 +187,10 @@ public struct GeoJSONTrackReader {
       switch timeNode.value {
       case .number(let v): time = ByteNumbers.epochSeconds(v)
       case .string(let s):
-        var text = s
-        guard let (t, zoned) = text.withUTF8({ b in ByteNumbers.timestamp(b).map { ($0, ByteNumbers.hasZone(b)) } }) else {
-          throw fail("time \"\(s)\" is not an ISO 8601 date-time such as 2024-05-01T07:00:00Z", timeNode)
+        switch ByteNumbers.isoTime(s, assumeUTC: assumeUTC) {
+        case .success(let t): time = t
+        case .failure(let problem): throw fail(problem.message, timeNode)
         }
-        guard zoned || assumeUTC else { throw fail(ByteNumbers.zonelessMessage(s), timeNode) }
-        time = t
       default:
         throw fail("time is \(timeNode.kind): expected an ISO 8601 string or seconds since 1970", timeNode)
       }

@@ -157,12 +157,10 @@ public struct LocationHistoryReader {
   private static func time(_ node: JSONNode?, _ key: String, _ owner: JSONNode, _ fail: Fail) throws(TrackIOError) -> Double {
     guard let node else { throw fail("no \"\(key)\": expected an ISO 8601 time", owner.offset) }
     guard case .string(let s) = node.value else { throw fail("\"\(key)\" is \(node.kind): expected an ISO 8601 time", node.offset) }
-    var text = s
-    guard let (t, zoned) = text.withUTF8({ b in ByteNumbers.timestamp(b).map { ($0, ByteNumbers.hasZone(b)) } }) else {
-      throw fail("time \"\(s)\" is not an ISO 8601 date-time such as 2024-05-01T07:00:00Z", node.offset)
+    switch ByteNumbers.isoTime(s, assumeUTC: false) {
+    case .success(let t): return t
+    case .failure(let problem): throw fail(problem.message, node.offset)
     }
-    guard zoned else { throw fail(ByteNumbers.zonelessMessage(s), node.offset) }
-    return t
   }
 
   /// `"37.7749°, -122.4194°"` (the degree signs optional).
