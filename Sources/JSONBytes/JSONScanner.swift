@@ -228,6 +228,15 @@ package struct JSONScanner {
 
   /// A number: its value, whether it is written as an integer, and its text.
   package mutating func number(_ path: @autoclosure () -> String) throws(JSONError) -> (value: Double, integer: Bool, range: Range<Int>) {
+    try number(path(), converting: nil)
+  }
+
+  /// A number, its value computed by `convert` from its text (a faster correctly rounded
+  /// parser) unless it is a short integer; the standard library's when `convert` is nil or gives
+  /// nil.
+  package mutating func number(
+    _ path: @autoclosure () -> String, converting convert: ((UnsafeBufferPointer<UInt8>) -> Double?)?
+  ) throws(JSONError) -> (value: Double, integer: Bool, range: Range<Int>) {
     skipSpace()
     let start = i
     if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
@@ -268,6 +277,7 @@ package struct JSONScanner {
       let v = Double(mantissa)
       return (negative ? -v : v, true, start..<i)
     }
+    if let convert, let v = convert(UnsafeBufferPointer(rebasing: bytes[start..<i])), v.isFinite { return (v, integer, start..<i) }
     let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
     guard let v = Double(text), v.isFinite else { throw fail(path(), "number \(text) is out of range", at: start) }
     return (v, integer, start..<i)

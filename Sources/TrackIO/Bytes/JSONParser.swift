@@ -175,7 +175,7 @@ package struct JSONParser {
       try s.literal("false", "$")
       node.value = .bool(false)
     case UInt8(ascii: "n"): try s.literal("null", "$")
-    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): node.value = .number(try s.number("$").value)
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): node.value = .number(try s.number("$", converting: ByteNumbers.double).value)
     default: throw s.fail("$", "found \(s.found()): expected a JSON value")
     }
     node.end = s.i
