@@ -12,7 +12,7 @@ import TrackIO
 extension AnalyzeCommand {
   func checkOptions() throws {
     OutputFormat.warnIfDisagreeing(formatOption, output: output)
-    guard !tracks.isEmpty else { throw ValidationError("give a track: a GPX, CSV or JSON Lines file, a folder of them, or - for standard input") }
+    guard !tracks.isEmpty else { throw ValidationError("give a track: a GPX, CSV, JSON Lines, GeoJSON or location-history file, a folder of them, or - for standard input") }
     guard jobs.map({ $0 >= 1 }) ?? true else { throw ValidationError("--jobs must be at least 1, got \(jobs ?? 0)") }
     guard regions != nil || towers != nil || syntheticCells != nil || significantChanges else {
       throw ValidationError("give --regions, or cells to follow (--towers, --synthetic-cells, --significant-changes)")

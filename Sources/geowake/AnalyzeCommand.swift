@@ -13,7 +13,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
     discussion: AnalyzeCommand.discussion
   )
 
-  @Argument(help: "Track files (GPX, CSV or JSON Lines), folders of them, or - for standard input (any track format). Several files, a folder, or a device column make a run over many devices.")
+  @Argument(help: "Track files (GPX, CSV, JSON Lines, GeoJSON, Google location history; gzip-compressed or not), folders of them, or - for standard input (any track format). Several files, a folder, or a device column make a run over many devices.")
   var tracks: [String] = []
 
   @Option(help: "Regions file (CSV id,lat,lon,radius; GeoJSON; or JSON).")

@@ -26,7 +26,7 @@ struct CompareCommand: ParsableCommand {
       """
   )
 
-  @Argument(help: "Track file (GPX, CSV, JSON Lines or a drive log).")
+  @Argument(help: "Track file (GPX, CSV, JSON Lines, GeoJSON, Google location history, or a drive log; gzip-compressed or not).")
   var track: String
 
   @Option(help: "Regions file (CSV, GeoJSON or JSON).")

@@ -21,7 +21,7 @@ struct CrossingsCommand: AsyncParsableCommand {
       """
   )
 
-  @Argument(help: "Track files (GPX, CSV or JSON Lines), folders of them, or - for standard input (any track format). Several files, a folder, or a device column make a run over many devices.")
+  @Argument(help: "Track files (GPX, CSV, JSON Lines, GeoJSON, Google location history; gzip-compressed or not), folders of them, or - for standard input (any track format). Several files, a folder, or a device column make a run over many devices.")
   var tracks: [String] = []
 
   @Option(help: "Regions file (CSV id,lat,lon,radius; GeoJSON; or JSON).")
@@ -43,7 +43,7 @@ struct CrossingsCommand: AsyncParsableCommand {
 
   func checkOptions() throws {
     OutputFormat.warnIfDisagreeing(formatOption, output: outputOptions.output)
-    guard !tracks.isEmpty else { throw ValidationError("give a track: a GPX, CSV or JSON Lines file, a folder of them, or - for standard input") }
+    guard !tracks.isEmpty else { throw ValidationError("give a track: a GPX, CSV, JSON Lines, GeoJSON or location-history file, a folder of them, or - for standard input") }
     guard jobs.map({ $0 >= 1 }) ?? true else { throw ValidationError("--jobs must be at least 1, got \(jobs ?? 0)") }
     guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, got \(format)") }
   }

@@ -215,7 +215,7 @@ struct GenerateCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Fewest and most vertices of a polygon, as MIN,MAX (3 … 100,000).")
     var vertices: String = "5,12"
 
-    @Option(help: "A track file (GPX, CSV or JSON Lines) to place the regions along, instead of a generated track.")
+    @Option(help: "A track file (any track format) to place the regions along, instead of a generated track.")
     var along: String?
 
     @Option(parsing: .unconditional, help: "Seed of the generated track the regions are placed on (defaults to --seed).")

@@ -16,7 +16,7 @@ struct InfoCommand: ParsableCommand {
       """
   )
 
-  @Argument(help: "Track file (GPX or CSV).")
+  @Argument(help: "Track file (GPX, CSV, JSON Lines, GeoJSON or Google location history; gzip-compressed or not), or - for standard input.")
   var track: String
 
   @Option(name: .customLong("format"), help: "Output format: table or json (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
