@@ -63,6 +63,7 @@ struct InfoCommand: ParsableCommand {
     var fields: [(String, String)] = [
       ("format", "\"\(s.format.rawValue)\""),
       ("version", s.version.map(JSONText.quoted) ?? "null"),
+      ("compressed", "\(s.compressed)"),
       ("tracks", "\(s.tracks)"), ("segments", "\(s.segments)"), ("emptySegments", "\(s.emptySegments)"),
       ("trackPoints", "\(s.trackPoints)"), ("trackPointsWithoutTime", "\(s.trackPointsWithoutTime)"),
       ("routes", "\(s.routes)"), ("routePoints", "\(s.routePoints)"), ("waypoints", "\(s.waypoints)"),
@@ -81,7 +82,7 @@ struct InfoCommand: ParsableCommand {
 
   /// Aligned `label: value` lines, then one line per track.
   static func table(_ s: TrackStatistics, path: String) -> String {
-    var lines = ["File: \(path) (\(s.format == .gpx ? "GPX \(s.version ?? "of unknown version")" : s.format.name))"]
+    var lines = ["File: \(path) (\(s.format == .gpx ? "GPX \(s.version ?? "of unknown version")" : s.format.name)\(s.compressed ? ", gzip-compressed" : ""))"]
     func add(_ label: String, _ value: String) { lines.append("    " + (label + ":").column(16) + value) }
     add("Tracks", "\(s.tracks) (\(counted(s.segments, "segment")), \(s.emptySegments) empty)")
     add("Track points", "\(s.trackPoints)" + (s.trackPointsWithoutTime > 0 ? " (\(s.trackPointsWithoutTime) without time)" : ""))

@@ -183,6 +183,13 @@ public struct TrackFileReader {
   /// read (a FIFO's bytes would be lost to the sniffing).
   static func firstCharacter(_ path: String) -> UInt8? { StandardInputPushback.firstNonSpace(head(path)) }
 
+  /// Whether the regular file at `path` is gzip-compressed (standard input: false, its bytes are
+  /// not looked at twice).
+  public static func isCompressed(_ path: String) -> Bool {
+    guard path != "-", let input = try? InputFile(path: path) else { return false }
+    return input.isCompressed
+  }
+
   /// The first 4 KB of a regular file (inflated, when compressed); empty for anything else (a
   /// FIFO's bytes would be lost to the sniffing).
   static func head(_ path: String) -> [UInt8] {

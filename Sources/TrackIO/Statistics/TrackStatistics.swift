@@ -71,6 +71,8 @@ public struct TrackStatistics: Hashable, Sendable {
   public var format: Format
   /// The GPX `version` attribute, if any.
   public var version: String?
+  /// Whether the file is gzip-compressed (it was read inflated).
+  public var compressed = false
   public var tracks = 0
   /// Track segments, empty ones included.
   public var segments = 0
@@ -113,6 +115,14 @@ public struct TrackStatistics: Hashable, Sendable {
   /// times without a zone as UTC (see ``TrackFileReader/Options``).
   public static func read(
     path: String, lenient: Bool = false, assumeUTC: Bool = false, warning: (TrackIOError) -> Void = { _ in }
+  ) throws(TrackIOError) -> TrackStatistics {
+    var statistics = try readUncompressed(path: path, lenient: lenient, assumeUTC: assumeUTC, warning: warning)
+    statistics.compressed = TrackFileReader.isCompressed(path)
+    return statistics
+  }
+
+  private static func readUncompressed(
+    path: String, lenient: Bool, assumeUTC: Bool, warning: (TrackIOError) -> Void
   ) throws(TrackIOError) -> TrackStatistics {
     if try TrackFileReader.readsAsGPX(path: path) {
       var reader = try GPXReader(path: path, lenient: lenient)
