@@ -42,6 +42,19 @@ package struct JSONNode {
   }
 }
 
+extension JSONNode {
+  /// The time this value gives: seconds since 1970 (milliseconds, microseconds, nanoseconds told
+  /// apart by magnitude) or an ISO 8601 string with its zone (or without, with `assumeUTC`);
+  /// otherwise why not, naming the value as `what`.
+  package func time(assumeUTC: Bool, what: String) -> Result<Double, ByteNumbers.TimeProblem> {
+    switch value {
+    case .number(let v): return .success(ByteNumbers.epochSeconds(v))
+    case .string(let s): return ByteNumbers.isoTime(s, assumeUTC: assumeUTC)
+    default: return .failure(ByteNumbers.TimeProblem(message: "\(what) is \(kind): expected seconds since 1970 or an ISO 8601 string"))
+    }
+  }
+}
+
 /// A strict RFC 8259 JSON parser over bytes (for region files: small enough to hold whole).
 ///
 /// Errors are ``TrackIOError``s with the line and column of the offending byte. Nesting deeper
@@ -213,6 +226,40 @@ package struct JSONStream {
   /// The next value, whole.
   package mutating func value() throws(TrackIOError) -> JSONNode {
     try located { (s: inout JSONScanner) throws(JSONError) in try JSONParser.value(&s, depth: 1) }
+  }
+
+  /// Reads a GeoJSON object at the cursor (after its `{` is seen), handing each element of its
+  /// `features` array to `feature` as it is read, whatever the order of the members, as long as
+  /// `collection` says the members before it may make a FeatureCollection; every other member is
+  /// kept whole. Returns the object with those members, and whether `features` was handed out.
+  package mutating func geoJSONObject(
+    collection: ([(key: String, value: JSONNode)]) -> Bool, feature: (JSONNode) throws(TrackIOError) -> Void
+  ) throws(TrackIOError) -> (object: JSONNode, streamedFeatures: Bool) {
+    let objectOffset = offset
+    consume()
+    var members: [(key: String, value: JSONNode)] = []
+    var streamed = false
+    if peek() == UInt8(ascii: "}") {
+      consume()
+    } else {
+      repeat {
+        guard peek() == UInt8(ascii: "\"") else { throw error("found \(found()): expected a member name in double quotes", at: offset) }
+        let key = try string()
+        try expect(UInt8(ascii: ":"), "':' after the member name")
+        if key == "features", !streamed, peek() == UInt8(ascii: "["), collection(members) {
+          streamed = true
+          consume()
+          if peek() == UInt8(ascii: "]") {
+            consume()
+          } else {
+            repeat { try feature(try value()) } while try next(UInt8(ascii: "]"), in: "an array")
+          }
+        } else {
+          members.append((key, try value()))
+        }
+      } while try next(UInt8(ascii: "}"), in: "an object")
+    }
+    return (JSONNode(value: .object(members), offset: objectOffset), streamed)
   }
 
   /// Fails unless only whitespace is left.

@@ -85,15 +85,9 @@ public struct FixJSONLinesReader {
         }
         guard let timeNode = object["time"] else { throw fail("no \"time\": expected seconds since 1970 or an ISO 8601 string", 0) }
         let time: Double
-        switch timeNode.value {
-        case .number(let v): time = ByteNumbers.epochSeconds(v)
-        case .string(let s):
-          switch ByteNumbers.isoTime(s, assumeUTC: assumeUTC) {
-          case .success(let t): time = t
-          case .failure(let problem): throw fail(problem.message, timeNode.offset)
-          }
-        default:
-          throw fail("\"time\" is \(timeNode.kind): expected seconds since 1970 or an ISO 8601 string", timeNode.offset)
+        switch timeNode.time(assumeUTC: assumeUTC, what: "\"time\"") {
+        case .success(let t): time = t
+        case .failure(let problem): throw fail(problem.message, timeNode.offset)
         }
         let latitude = try number("lat", "degrees in -90...90")
         let longitude = try number("lon", "degrees")

@@ -29,42 +29,20 @@ public struct GeoJSONTrackReader {
       guard s.peek() == UInt8(ascii: "{") else {
         throw s.error("found \(s.found()): expected a GeoJSON object (a FeatureCollection, a Feature or a geometry)", at: s.offset)
       }
-      let rootOffset = s.offset
-      s.consume()
-      var members: [(key: String, value: JSONNode)] = []
-      var streamed = false
-      if s.peek() == UInt8(ascii: "}") {
-        s.consume()
-      } else {
-        repeat {
-          guard s.peek() == UInt8(ascii: "\"") else { throw s.error("found \(s.found()): expected a member name in double quotes", at: s.offset) }
-          let key = try s.string()
-          try s.expect(UInt8(ascii: ":"), "':' after the member name")
-          if key == "features", !streamed, s.peek() == UInt8(ascii: "[") {
-            streamed = true
-            s.consume()
-            if s.peek() == UInt8(ascii: "]") {
-              s.consume()
-            } else {
-              repeat { try builder.feature(try s.value()) } while try s.next(UInt8(ascii: "]"), in: "an array")
-            }
-          } else {
-            members.append((key, try s.value()))
-          }
-        } while try s.next(UInt8(ascii: "}"), in: "an object")
+      let (root, streamed) = try s.geoJSONObject(collection: { _ in true }) { (node) throws(TrackIOError) in
+        try builder.feature(node)
       }
       try s.expectEnd()
-      let root = JSONNode(value: .object(members), offset: rootOffset)
       switch root["type"]?.value {
       case .string("FeatureCollection")?:
-        guard streamed else { throw parser.error("a FeatureCollection needs a \"features\" array", at: rootOffset) }
+        guard streamed else { throw parser.error("a FeatureCollection needs a \"features\" array", at: root.offset) }
       case .string("Feature")? where !streamed:
         try builder.feature(root)
       case .string("LineString")?, .string("MultiLineString")?, .string("Point")?:
         // A bare geometry: its times beside its coordinates.
         try builder.geometry(root, properties: root)
       default:
-        throw parser.error("expected a GeoJSON FeatureCollection, Feature or LineString (\"type\")", at: rootOffset)
+        throw parser.error("expected a GeoJSON FeatureCollection, Feature or LineString (\"type\")", at: root.offset)
       }
     }
     fixes = builder.fixes
@@ -184,15 +162,9 @@ public struct GeoJSONTrackReader {
         throw fail(error.description, error.component == .latitude ? items[1] : items[0])
       }
       let time: Double
-      switch timeNode.value {
-      case .number(let v): time = ByteNumbers.epochSeconds(v)
-      case .string(let s):
-        switch ByteNumbers.isoTime(s, assumeUTC: assumeUTC) {
-        case .success(let t): time = t
-        case .failure(let problem): throw fail(problem.message, timeNode)
-        }
-      default:
-        throw fail("time is \(timeNode.kind): expected an ISO 8601 string or seconds since 1970", timeNode)
+      switch timeNode.time(assumeUTC: assumeUTC, what: "time") {
+      case .success(let t): time = t
+      case .failure(let problem): throw fail(problem.message, timeNode)
       }
       fixes.append(LocationFix(time: time, coordinate: coordinate))
       lines.append(Int32(truncatingIfNeeded: line(at: position.offset)))

@@ -56,32 +56,10 @@ public enum RegionFileReader {
       }
       // An object: a FeatureCollection's features are read one at a time, whatever the order of
       // its members; any other member is kept whole (a single Feature is small).
-      let rootOffset = s.offset
-      s.consume()
-      var members: [(key: String, value: JSONNode)] = []
-      var streamedFeatures = false
-      if s.peek() == UInt8(ascii: "}") {
-        s.consume()
-      } else {
-        repeat {
-          guard s.peek() == UInt8(ascii: "\"") else { throw s.error("found \(s.found()): expected a member name in double quotes", at: s.offset) }
-          let key = try s.string()
-          try s.expect(UInt8(ascii: ":"), "':' after the member name")
-          if key == "features", !streamedFeatures, s.peek() == UInt8(ascii: "["), Self.mayBeCollection(members) {
-            streamedFeatures = true
-            s.consume()
-            if s.peek() == UInt8(ascii: "]") {
-              s.consume()
-            } else {
-              repeat { try reader.feature(try s.value()) } while try s.next(UInt8(ascii: "]"), in: "an array")
-            }
-          } else {
-            members.append((key, try s.value()))
-          }
-        } while try s.next(UInt8(ascii: "}"), in: "an object")
+      let (root, streamedFeatures) = try s.geoJSONObject(collection: Self.mayBeCollection) { (node) throws(TrackIOError) in
+        try reader.feature(node)
       }
       try s.expectEnd()
-      let root = JSONNode(value: .object(members), offset: rootOffset)
       switch root["type"]?.value {
       case .string("FeatureCollection")?:
         guard streamedFeatures else {
