@@ -42,6 +42,9 @@ public enum RegionFileReader {
     }
     let parser = try JSONParser(path: path)
     var reader = Reader(parser: parser, checkPolygon: checkPolygon)
+    // Room for about as many regions as the file can hold (a GeoJSON circle takes ~130 bytes), so
+    // that the identifiers' table is not rebuilt as it grows.
+    reader.reserve(parser.bytes.count / 128)
     try parser.stream { (s: inout JSONStream) throws(TrackIOError) in
       if s.peek() == UInt8(ascii: "[") {
         // A JSON array of regions, one at a time.
@@ -90,6 +93,11 @@ public enum RegionFileReader {
     var seen: [RegionIdentifier: Int] = [:]
 
     func fail(_ message: String, _ node: JSONNode) -> TrackIOError { parser.error(message, at: node.offset) }
+
+    mutating func reserve(_ count: Int) {
+      regions.reserveCapacity(count)
+      seen.reserveCapacity(count)
+    }
 
     mutating func feature(_ node: JSONNode) throws(TrackIOError) {
       guard case .object = node.value, node["type"].map({ if case .string("Feature") = $0.value { true } else { false } }) == true else {
