@@ -187,6 +187,18 @@ struct CommandLineConventionsTests {
     let tenths = (size + 50_000) / 100_000
     #expect(toFile.contains("analyze [") && toFile.contains("% of \(tenths / 10).\(tenths % 10) MB"), "\(toFile.suffix(200))")
     #expect(toFile.hasSuffix("\r\u{1B}[K"))
+    // A compressed track: progress through its compressed bytes, not a jump to 100 %.
+    let compressed = folder.path("big.gpx.gz")
+    try CompressedTrack.gzip(track, to: compressed)
+    let gzSize = try #require(try FileManager.default.attributesOfItem(atPath: compressed)[.size] as? Int)
+    let shown = try Self.inTerminal("GEOWAKE_PROGRESS=always \(binary) analyze --profile server --regions \(regions) \(compressed) -o \(folder.path("gz.txt"))")
+    let percents = shown.split(separator: "\r").compactMap { part -> Int? in
+      guard let close = part.firstIndex(of: "]"), let percent = part.range(of: "%") else { return nil }
+      return Int(part[part.index(close, offsetBy: 2)..<percent.lowerBound])
+    }
+    let gzTenths = (gzSize + 50_000) / 100_000
+    #expect(shown.contains("% of \(gzTenths / 10).\(gzTenths % 10) MB"), "\(shown.suffix(200))")
+    #expect(percents.first.map { $0 < 100 } == true && percents.last == 100, "\(percents)")
   }
 
   /// The `time`, `lat` and `lon` of each track point of a GPX text.
@@ -199,5 +211,16 @@ struct CommandLineConventionsTests {
       guard let lat = attribute("lat"), let lon = attribute("lon"), let t = point.range(of: "<time>") else { return nil }
       return (point[t.upperBound...].prefix { $0 != "<" }, lat, lon)
     }
+  }
+}
+
+/// Gzip-compresses files with the system's gzip, for tests of compressed input.
+enum CompressedTrack {
+  static func gzip(_ path: String, to destination: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", "gzip -c -n \"$0\" > \"$1\"", path, destination]
+    try process.run()
+    process.waitUntilExit()
   }
 }

@@ -8,7 +8,8 @@ package struct ByteLineReader {
   package let path: String
   private let input: InputFile
   /// Bytes read from the file so far, for progress reports.
-  private(set) var bytesRead = 0
+  /// Bytes of the file read so far, as stored (compressed input counts its compressed bytes).
+  var bytesRead: Int { input.storedBytesRead }
   private var buffer: [UInt8] = []
   private var start = 0
   private var atEnd = false
@@ -115,7 +116,6 @@ package struct ByteLineReader {
       atEnd = true
       return
     }
-    bytesRead += n
     if firstChunk {
       firstChunk = false
       if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { buffer.removeFirst(3) }

@@ -45,6 +45,10 @@ final class InputFile {
     if inflating { try startInflatingIfCompressed() }
   }
 
+  /// Bytes of the input as stored read so far (for compressed input, fewer than the reader sees):
+  /// progress against the file's size.
+  private(set) var storedBytesRead = 0
+
   /// The gzip stream being inflated, when the input is compressed.
   private var inflater: Inflater?
 
@@ -126,6 +130,12 @@ final class InputFile {
 
   /// Reads up to `count` bytes of the input as stored; 0 at the end.
   private func rawRead(into buffer: UnsafeMutableRawPointer, count: Int) throws(TrackIOError) -> Int {
+    let n = try storedRead(into: buffer, count: count)
+    storedBytesRead += n
+    return n
+  }
+
+  private func storedRead(into buffer: UnsafeMutableRawPointer, count: Int) throws(TrackIOError) -> Int {
     if !ownsDescriptor && descriptor == STDIN_FILENO {
       let given = StandardInputPushback.take(into: buffer, count: count)
       if given > 0 { return given }

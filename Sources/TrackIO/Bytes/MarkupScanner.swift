@@ -52,7 +52,8 @@ package final class MarkupScanner {
   /// Bytes asked of each read: a chunk, or less for a small file.
   private let readSize: Int
   /// Bytes read from the file so far (after a byte-order mark), for progress reports.
-  private(set) var bytesRead = 0
+  /// Bytes of the file read so far, as stored (compressed input counts its compressed bytes).
+  var bytesRead: Int { input.storedBytesRead }
   private var count = 0
   private var position = 0
   private var atEnd = false
@@ -174,7 +175,6 @@ package final class MarkupScanner {
     }
     firstChunk = false
     count += got
-    bytesRead += got
     return true
   }
 
