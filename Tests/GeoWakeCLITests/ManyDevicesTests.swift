@@ -263,6 +263,24 @@ struct ManyDevicesTests {
     #expect(Self.blocks(lateRun.stdout)[1].lines.count == 1, "b leaves home at 10")
   }
 
+  /// Compressed tracks in a folder are devices named without `.gz` and their extension, with the
+  /// same lines as their uncompressed files.
+  @Test func compressedTracksInAFolderAreDevices() throws {
+    let population = Population(seed: 21)
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("regions.csv", containing: population.regions)
+    let tracks = try population.writeFolder(in: folder)
+    let plain = try CommandRunner.run(["crossings", "--regions", regions, "--format", "jsonl", tracks])
+    let compressed = folder.path("compressed")
+    try FileManager.default.createDirectory(atPath: compressed, withIntermediateDirectories: true)
+    for name in try FileManager.default.contentsOfDirectory(atPath: tracks) {
+      try CompressedTrack.gzip(tracks + "/" + name, to: compressed + "/" + name + ".gz")
+    }
+    let run = try CommandRunner.run(["crossings", "--regions", regions, "--format", "jsonl", compressed])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(!plain.stdout.isEmpty && run.stdout == plain.stdout)
+  }
+
   @Test func manyDevicesRefuseHTMLAndEmptyFolders() throws {
     let folder = try TemporaryFolder()
     let population = Population(seed: 8)
