@@ -7,8 +7,9 @@ public import Geodesy
 /// `Point` features with a `time` (or `timestamp`) property. A FeatureCollection, a single Feature
 /// or a bare geometry with its times beside it.
 ///
-/// The features are read one at a time (``JSONParser/stream(_:)``): memory holds the fixes, not
-/// the document. Fixes come in document order; each knows its line. Every problem is an error
+/// The features are read one at a time (``JSONParser/stream(_:)``): memory holds the file's bytes
+/// (up to ``JSONParser/largestFile``) and the fixes, never a tree of the whole document. Fixes
+/// come in document order; each knows its line. Every problem is an error
 /// with its line and column: a position that is not `[longitude, latitude]`, a count of times
 /// that differs from the count of positions, a time that is not one.
 public struct GeoJSONTrackReader {
