@@ -3,9 +3,10 @@ import SeededRandom
 import Testing
 @testable import TrackIO
 
-/// The fast decimal parser every reader uses (CSV fields, JSON numbers) gives the same bits as the
-/// standard library's on every input: random decimals of every length and scale, and the
-/// classic hard cases.
+/// The fast decimal parser every reader uses (CSV fields, JSON numbers, GPX values) gives the same
+/// bits as the standard library's on every input: random decimals of every length and scale,
+/// the exact decimal expansions exporters write, values halfway between two doubles and just
+/// off them, the whole exponent range, and the classic hard cases.
 @Suite("Decimal parsing")
 struct DecimalParsingTests {
   static func parse(_ text: String) -> Double? {
@@ -52,5 +53,113 @@ struct DecimalParsingTests {
       guard case .number(let v) = node.value else { Issue.record("\(text) not a number"); continue }
       #expect(v.bitPattern == Double(text)?.bitPattern, "\(text)")
     }
+  }
+
+  /// Every length up to 40 digits, every exponent a double can reach (and past it).
+  @Test(arguments: [UInt64(11), 12])
+  func decimalsOfEveryLengthAndExponentGiveTheStandardLibrarysBits(seed: UInt64) {
+    var rng = SeededGenerator(seed: seed)
+    for _ in 0..<200_000 {
+      let digits = 1 + Int(rng.next() % 40)
+      var text = rng.next() % 2 == 0 ? "-" : ""
+      text += String((0..<digits).map { _ in Character(Unicode.Scalar(UInt8(48 + rng.next() % 10))) })
+      if rng.next() % 2 == 0 {
+        let point = Int(rng.next() % UInt64(digits))
+        text.insert(".", at: text.index(text.endIndex, offsetBy: -point - 1))
+        if text.hasPrefix(".") || text.hasPrefix("-.") { text = text.replacingOccurrences(of: ".", with: "0.") }
+      }
+      text += "e" + String(Int(rng.next() % 700) - 350)
+      let reference = Double(text)
+      let parsed = Self.parse(text)
+      if let reference, reference.isFinite {
+        #expect(parsed?.bitPattern == reference.bitPattern, "\(text)")
+      } else {
+        #expect(parsed == nil, "\(text)")
+      }
+    }
+  }
+
+  /// The exact decimal value of random doubles and floats (Garmin Connect writes coordinates
+  /// this way, 30 digits and more), and the shortest text of random bit patterns.
+  @Test func exactExpansionsAndShortestTextsGiveTheStandardLibrarysBits() {
+    var rng = SeededGenerator(seed: 21)
+    for k in 0..<6_000 {
+      let value: Double
+      switch k % 3 {
+      case 0: value = rng.uniform(-180...180)
+      case 1: value = Double(Float(rng.uniform(-90...90)))
+      default: value = Double(bitPattern: rng.next() & 0x7FEF_FFFF_FFFF_FFFF)
+      }
+      guard value.isFinite, value != 0 else { continue }
+      for text in [Self.exactDecimal(value), "\(value)"] {
+        #expect(Self.parse(text)?.bitPattern == value.bitPattern, "\(text)")
+      }
+    }
+  }
+
+  /// Exactly halfway between two adjacent doubles (ties to even), and the same digits with the
+  /// last one nudged down or up: the hardest inputs for a truncating parser.
+  @Test func halfwayValuesGiveTheStandardLibrarysBits() {
+    var rng = SeededGenerator(seed: 31)
+    for k in 0..<3_000 {
+      let low: Double
+      switch k % 3 {
+      case 0: low = rng.uniform(-180...180).magnitude
+      case 1: low = Double(rng.next() >> 11)
+      default: low = Double(bitPattern: (rng.next() & 0x7FEF_FFFF_FFFF_FFFF) | 0x0010_0000_0000_0000)
+      }
+      guard low.isFinite, low > 0, low.nextUp.isFinite else { continue }
+      let halfway = Self.exactHalfway(low)
+      var texts = [halfway]
+      if halfway.count > 1, let last = halfway.last, last != ".", last != "0" {
+        texts.append(String(halfway.dropLast()) + String(Character(Unicode.Scalar(last.asciiValue! - 1))))
+        texts.append(halfway + (halfway.contains(".") ? "" : ".") + "000000000000000000000001")
+      }
+      for text in texts {
+        #expect(Self.parse(text)?.bitPattern == Double(text)?.bitPattern, "\(text)")
+      }
+    }
+  }
+
+  /// The exact decimal value of a finite double, written out in full.
+  static func exactDecimal(_ value: Double) -> String {
+    let sign = value < 0 ? "-" : ""
+    let magnitude = value.magnitude
+    let exponent = Int(magnitude.exponent) - 52
+    let significand = magnitude.significandBitPattern | (magnitude.isNormal ? 1 << 52 : 0)
+    let adjusted = magnitude.isNormal ? exponent : -1074
+    return sign + decimal(significand: significand, binaryExponent: adjusted)
+  }
+
+  /// The exact decimal value halfway between `low` (positive, normal) and the next double up.
+  static func exactHalfway(_ low: Double) -> String {
+    let exponent = Int(low.exponent) - 52
+    let significand = low.significandBitPattern | 1 << 52
+    return decimal(significand: 2 * significand + 1, binaryExponent: exponent - 1)
+  }
+
+  /// `significand` × 2^`binaryExponent` in decimal, exactly: digits as a little-endian array of
+  /// base-10 digits multiplied out (with 2^-e = 5^e / 10^e).
+  static func decimal(significand: UInt64, binaryExponent: Int) -> String {
+    var digits: [UInt8] = String(significand).utf8.reversed().map { $0 - 48 }
+    func multiply(by factor: UInt8) {
+      var carry = 0
+      for i in digits.indices {
+        let product = Int(digits[i]) * Int(factor) + carry
+        digits[i] = UInt8(product % 10)
+        carry = product / 10
+      }
+      while carry > 0 {
+        digits.append(UInt8(carry % 10))
+        carry /= 10
+      }
+    }
+    let fractionDigits = max(0, -binaryExponent)
+    for _ in 0..<abs(binaryExponent) { multiply(by: binaryExponent > 0 ? 2 : 5) }
+    while digits.count <= fractionDigits { digits.append(0) }
+    let text = String(decoding: digits.reversed().map { $0 + 48 }, as: UTF8.self)
+    guard fractionDigits > 0 else { return text }
+    let split = text.index(text.endIndex, offsetBy: -fractionDigits)
+    return String(text[..<split]) + "." + String(text[split...])
   }
 }
