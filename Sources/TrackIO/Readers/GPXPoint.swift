@@ -31,6 +31,8 @@ public struct GPXPoint: Hashable, Sendable {
   private var _course = Self.absent
   private var _heartRate = Self.absent
   private var _cadence = Self.absent
+  private var _temperature = Self.absent
+  private var _power = Self.absent
   private var _satellites: Int32 = -1
 
   /// `time`, seconds since the Unix epoch.
@@ -65,15 +67,27 @@ public struct GPXPoint: Hashable, Sendable {
     get { Self.value(_course) }
     set { _course = Self.stored(newValue) }
   }
-  /// Garmin TrackPointExtension `hr` (beats per minute).
+  /// Heart rate, beats per minute: `hr` (Garmin TrackPointExtension, Cluetrust GPXData).
   public var heartRate: Double? {
     get { Self.value(_heartRate) }
     set { _heartRate = Self.stored(newValue) }
   }
-  /// Garmin TrackPointExtension `cad` (revolutions per minute).
+  /// Cadence, revolutions (or steps per foot) per minute: `cad` (Garmin TrackPointExtension) or
+  /// `cadence` (Cluetrust GPXData).
   public var cadence: Double? {
     get { Self.value(_cadence) }
     set { _cadence = Self.stored(newValue) }
+  }
+  /// Temperature, °C: `atemp` (Garmin TrackPointExtension), `Temperature` (Garmin GpxExtensions
+  /// v3) or `temp` (Cluetrust GPXData).
+  public var temperature: Double? {
+    get { Self.value(_temperature) }
+    set { _temperature = Self.stored(newValue) }
+  }
+  /// Power, watts: `power` (Strava and others) or `PowerInWatts` (Garmin PowerExtension).
+  public var power: Double? {
+    get { Self.value(_power) }
+    set { _power = Self.stored(newValue) }
   }
   /// `sat`.
   public var satellites: Int? {
@@ -92,7 +106,7 @@ public struct GPXPoint: Hashable, Sendable {
       && a._satellites == b._satellites && a.time == b.time && a.elevation == b.elevation
       && a.horizontalDilution == b.horizontalDilution && a.verticalDilution == b.verticalDilution
       && a.positionDilution == b.positionDilution && a.speed == b.speed && a.course == b.course
-      && a.heartRate == b.heartRate && a.cadence == b.cadence
+      && a.heartRate == b.heartRate && a.cadence == b.cadence && a.temperature == b.temperature && a.power == b.power
   }
 
   public func hash(into hasher: inout Hasher) {

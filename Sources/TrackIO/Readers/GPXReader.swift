@@ -5,11 +5,17 @@ import Geodesy
 ///
 /// A byte-level scanner (no DOM, no `Character`s): the file is read in 1 MiB chunks and only
 /// the elements GPX defines are interpreted — `trk`/`trkseg`/`trkpt`, `rte`/`rtept`, `wpt`, and
-/// within a point `ele`, `time`, `hdop`, `vdop`, `pdop`, `sat`, GPX 1.0 `speed`/`course`, and the
-/// Garmin TrackPointExtension v1/v2 `hr`, `cad`, `speed`, `course`. Elements are recognised by
-/// their local name whatever their namespace prefix (`<gpx:trkpt>` is a track point; gpxpy
-/// ignores those). Metadata and foreign elements are skipped. A UTF-8 byte-order mark is
-/// accepted.
+/// within a point `ele`, `time`, `hdop`, `vdop`, `pdop`, `sat`, GPX 1.0 `speed`/`course` — and the
+/// sensor values exporters put in a point's `<extensions>`: heart rate (`hr`: Garmin
+/// TrackPointExtension v1/v2, Cluetrust GPXData), cadence (`cad`; Cluetrust `cadence`),
+/// temperature (`atemp`; Garmin GpxExtensions v3 `Temperature`; Cluetrust `temp`), power
+/// (`power`: Strava and others; Garmin PowerExtension `PowerInWatts`), and TrackPointExtension
+/// v2 `speed` and `course`. Elements are recognised by their local name whatever their
+/// namespace prefix (`<gpx:trkpt>` is a track point; gpxpy ignores those), at any depth inside
+/// a point. Metadata and foreign elements are skipped. A UTF-8 byte-order mark is accepted.
+///
+/// Track points are read by a shortcut (``TrackPointShortcut``) that gives the same points,
+/// summary and errors as the general scanner, several times faster.
 ///
 /// Strict: malformed XML (mismatched or unclosed tags, a file that ends inside an element),
 /// a point without `lat`/`lon`, a latitude outside −90…90 (gpxpy accepts 91), a number or time
@@ -63,9 +69,13 @@ public struct GPXReader {
   private var prefixes: [(name: [UInt8], depth: Int)] = []
   /// Undeclared prefixes already warned about (once each, not once per element).
   private var undeclaredPrefixes: Set<[UInt8]> = []
-  /// The date of the last plain point's time, for the next one.
+  /// ``prefixes`` packed as ``TrackPointShortcut`` takes them (0 for a name over 8 bytes).
+  private var prefixKeys: [UInt64] = []
+  /// The date of the last shortcut point's time, for the next one.
   private var dates = TimestampDayCache()
-  private let usesPlainShortcut: Bool
+  private let usesShortcut: Bool
+  /// Track points read by the shortcut (tests check that real exports take it).
+  private(set) var pointsByShortcut = 0
 
   /// Whether damaged input is recovered from, with warnings, instead of thrown.
   public let isLenient: Bool
@@ -74,12 +84,12 @@ public struct GPXReader {
 
   /// Opens `path` (`-` for standard input); `lenient` recovers from damage (see the type).
   public init(path: String, lenient: Bool = false) throws(TrackIOError) {
-    try self.init(path: path, lenient: lenient, plainShortcut: true)
+    try self.init(path: path, lenient: lenient, shortcut: true)
   }
 
-  /// `plainShortcut: false` reads every point the general way (tests compare the two).
-  init(path: String, lenient: Bool, plainShortcut: Bool) throws(TrackIOError) {
-    usesPlainShortcut = plainShortcut
+  /// `shortcut: false` reads every point the general way (tests compare the two).
+  init(path: String, lenient: Bool, shortcut: Bool) throws(TrackIOError) {
+    usesShortcut = shortcut
     scanner = try MarkupScanner(path: path)
     scanner.isLenient = lenient
     isLenient = lenient
@@ -130,8 +140,8 @@ public struct GPXReader {
     var trailing = 0..<0
     while !ended {
       if scanner.willCompact { resolveLines() }
-      if usesPlainShortcut, !inPoint, collecting == nil, let parent = open.last, parent.tag == .trkseg, let plain = try plainTrackPoint() {
-        return plain
+      if usesShortcut, !inPoint, collecting == nil, let parent = open.last, parent.tag == .trkseg, let fast = try shortcutTrackPoint() {
+        return fast
       }
       guard let token = try scanner.next(trailingText: &trailing) else { break }
       if isLenient { absorbScannerRecoveries() }
@@ -171,35 +181,53 @@ public struct GPXReader {
     return nil
   }
 
-  /// A track point in a segment read by the shortcut (``PlainTrackPoint``), or nil, with nothing
-  /// consumed, when the next markup is not one.
-  private mutating func plainTrackPoint() throws(TrackIOError) -> GPXPoint? {
+  /// A track point in a segment read by the shortcut (``TrackPointShortcut``), or nil, with
+  /// nothing consumed, when the next markup is not one it takes.
+  private mutating func shortcutTrackPoint() throws(TrackIOError) -> GPXPoint? {
     scanner.compact()
-    try scanner.prefetch(Self.plainPointLookahead)
+    try scanner.prefetch(Self.shortcutLookahead)
     var p = GPXPoint(
       kind: .track, parent: summary.tracks - 1, segment: summary.segments - 1,
       coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0), line: 0)
-    guard let plain = PlainTrackPoint.parse(scanner.bytes, from: scanner.unreadOffset, into: &p, dates: &dates) else {
-      return nil
+    let read = prefixKeys.withUnsafeBufferPointer { keys in
+      TrackPointShortcut.parse(scanner.bytes, from: scanner.unreadOffset, into: &p, dates: &dates, prefixes: keys)
     }
-    p.line = scanner.location(of: plain.tagStart).line
-    scanner.consume(upTo: plain.end)
+    guard let read else { return nil }
+    p.line = scanner.location(of: read.tagStart).line
+    scanner.consume(upTo: read.end)
     summary.trackPoints += 1
     pointsInSegment += 1
+    pointsByShortcut += 1
     return p
   }
 
-  /// Bytes read ahead for the shortcut: a plain point is far shorter; one that is not in them
-  /// is read the general way.
-  private static let plainPointLookahead = 4_096
+  /// Bytes read ahead for the shortcut: an exported point with extensions is a few hundred; one
+  /// that is not in them is read the general way.
+  private static let shortcutLookahead = 4_096
 
   // MARK: - Tags
 
-  /// The GPX elements the reader interprets (``PlainTrackPoint`` names its children by them too).
+  /// The GPX elements the reader interprets (``TrackPointShortcut`` names its children by them
+  /// too): the structure, then the values of a point, by local name.
   enum Tag: UInt8 {
     case gpx, trk, trkseg, trkpt, rte, rtept, wpt
-    case ele, time, hdop, vdop, pdop, sat, speed, course, hr, cad, fix
+    case ele, time, hdop, vdop, pdop, sat, speed, course, fix
+    case hr, cad, cadence, atemp, temp, temperature, power, powerInWatts
     case other
+
+    /// Whether it is one of a point's values.
+    var isValue: Bool { rawValue >= Tag.ele.rawValue && self != .other }
+    /// Whether it is part of the file's structure (the root, tracks, segments, routes, points).
+    var isStructure: Bool { rawValue <= Tag.wpt.rawValue }
+
+    /// Its local name, for messages.
+    var localName: String {
+      switch self {
+      case .temperature: "Temperature"
+      case .powerInWatts: "PowerInWatts"
+      default: "\(self)"
+      }
+    }
   }
 
   private struct OpenElement {
@@ -227,6 +255,11 @@ public struct GPXReader {
     }
     switch (n.count, n.isEmpty ? 0 : byte(0)) {
     case (2, UInt8(ascii: "h")): return equals("hr") ? .hr : .other
+    case (5, UInt8(ascii: "a")): return equals("atemp") ? .atemp : .other
+    case (5, UInt8(ascii: "p")): return equals("power") ? .power : .other
+    case (7, UInt8(ascii: "c")): return equals("cadence") ? .cadence : .other
+    case (11, UInt8(ascii: "T")): return equals("Temperature") ? .temperature : .other
+    case (12, UInt8(ascii: "P")): return equals("PowerInWatts") ? .powerInWatts : .other
     case (3, UInt8(ascii: "t")): return equals("trk") ? .trk : .other
     case (3, UInt8(ascii: "e")): return equals("ele") ? .ele : .other
     case (3, UInt8(ascii: "g")): return equals("gpx") ? .gpx : .other
@@ -235,7 +268,7 @@ public struct GPXReader {
     case (3, UInt8(ascii: "s")): return equals("sat") ? .sat : .other
     case (3, UInt8(ascii: "c")): return equals("cad") ? .cad : .other
     case (3, UInt8(ascii: "f")): return equals("fix") ? .fix : .other
-    case (4, UInt8(ascii: "t")): return equals("time") ? .time : .other
+    case (4, UInt8(ascii: "t")): return equals("time") ? .time : equals("temp") ? .temp : .other
     case (4, UInt8(ascii: "h")): return equals("hdop") ? .hdop : .other
     case (4, UInt8(ascii: "v")): return equals("vdop") ? .vdop : .other
     case (4, UInt8(ascii: "p")): return equals("pdop") ? .pdop : .other
@@ -418,7 +451,7 @@ public struct GPXReader {
       if selfClosing { return p }
       point = p
       inPoint = true
-    case .ele, .time, .hdop, .vdop, .pdop, .sat, .speed, .course, .hr, .cad, .fix:
+    case _ where tag.isValue:
       if inPoint && !selfClosing && collecting == nil {
         collecting = tag
         value.removeAll(keepingCapacity: true)
@@ -437,8 +470,7 @@ public struct GPXReader {
       let line: Int
       switch tag {
       case .trkpt, .rtept, .wpt: line = inPoint ? point.line : -1
-      case .ele, .time, .hdop, .vdop, .pdop, .sat, .speed, .course, .hr, .cad, .fix: line = -1
-      default: line = scanner.location(of: token.start).line
+      default: line = tag.isValue ? -1 : scanner.location(of: token.start).line
       }
       open.append(OpenElement(
         tag: tag, packedName: key ?? 0, nameLength: qualified.count, nameEnd: nameBytes.count, start: token.start, line: line))
@@ -461,7 +493,10 @@ public struct GPXReader {
       {
         var end = i + xmlns.count
         while end < range.upperBound, MarkupScanner.isNameByte(bytes[end]), bytes[end] != UInt8(ascii: ":") { end += 1 }
-        if end > i + xmlns.count { prefixes.append((Array(bytes[(i + xmlns.count)..<end]), open.count)) }
+        if end > i + xmlns.count {
+          prefixes.append((Array(bytes[(i + xmlns.count)..<end]), open.count))
+          prefixKeys.append(Self.packed(bytes, (i + xmlns.count)..<end) ?? 0)
+        }
         i = end
       } else {
         i += 1
@@ -472,7 +507,10 @@ public struct GPXReader {
   /// Drops the prefixes declared by elements no longer open.
   @inline(__always)
   private mutating func closePrefixes() {
-    while let last = prefixes.last, last.depth >= open.count { prefixes.removeLast() }
+    while let last = prefixes.last, last.depth >= open.count {
+      prefixes.removeLast()
+      prefixKeys.removeLast()
+    }
   }
 
   /// A located warning, once per prefix, when an element's prefix is not declared: the element is
@@ -588,44 +626,57 @@ public struct GPXReader {
         return
       }
       point.time = t
-    case .ele:
-      let v = try number("ele")
-      point.elevation = v
-    case .hdop:
-      let v = try number("hdop")
-      point.horizontalDilution = v
-    case .vdop:
-      let v = try number("vdop")
-      point.verticalDilution = v
-    case .pdop:
-      let v = try number("pdop")
-      point.positionDilution = v
-    case .sat:
-      guard let v = try number("sat") else { break }
-      guard v >= 0 && v <= 1_000 && v == v.rounded() else {
-        try recover(fail("<sat> \"\(String(decoding: trimmed, as: UTF8.self))\" is not a satellite count: expected a whole number in 0...1000"), "left out the value")
-        break
-      }
-      point.satellites = Int(v)
-    case .speed:
-      let v = try number("speed")
-      point.speed = v
-    case .course:
-      let v = try number("course")
-      point.course = v
-    case .hr:
-      let v = try number("hr")
-      point.heartRate = v
-    case .cad:
-      let v = try number("cad")
-      point.cadence = v
     case .fix:
       // The point stays usable: a warning in either mode, not a recovery.
-      guard Self.fixValues.contains(where: { $0.utf8.elementsEqual(trimmed) }) else {
+      guard Self.isFixValue(trimmed) else {
         warnings.append(fail("<fix> \"\(String(decoding: trimmed, as: UTF8.self))\" is not one of GPX's values (\(Self.fixValues.joined(separator: ", "))); the point is read without it"))
         break
       }
-    default: break
+    case .sat:
+      guard let v = try number("sat") else { break }
+      guard Self.store(v, as: .sat, in: &point) else {
+        try recover(fail("<sat> \"\(String(decoding: trimmed, as: UTF8.self))\" is not a satellite count: expected a whole number in 0...1000"), "left out the value")
+        break
+      }
+    default:
+      guard let v = try number(tag.localName) else { break }
+      _ = Self.store(v, as: tag, in: &point)
+    }
+  }
+
+  /// Stores the number `v` read from a value element into `point`; false when it is not a valid
+  /// value of that element (a satellite count that is not a whole number in 0...1000).
+  @inline(__always)
+  static func store(_ v: Double, as tag: Tag, in point: inout GPXPoint) -> Bool {
+    switch tag {
+    case .ele: point.elevation = v
+    case .hdop: point.horizontalDilution = v
+    case .vdop: point.verticalDilution = v
+    case .pdop: point.positionDilution = v
+    case .speed: point.speed = v
+    case .course: point.course = v
+    case .hr: point.heartRate = v
+    case .cad, .cadence: point.cadence = v
+    case .atemp, .temp, .temperature: point.temperature = v
+    case .power, .powerInWatts: point.power = v
+    case .sat:
+      guard v >= 0 && v <= 1_000 && v == v.rounded() else { return false }
+      point.satellites = Int(v)
+    default: return false
+    }
+    return true
+  }
+
+  /// Whether `text` is one of GPX's `fixType` values.
+  static func isFixValue(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+    // Compared as bytes: exporters write a `fix` on every point.
+    switch text.count {
+    case 2: return (text[0] == UInt8(ascii: "2") || text[0] == UInt8(ascii: "3")) && text[1] == UInt8(ascii: "d")
+    case 3: return text[0] == UInt8(ascii: "p") && text[1] == UInt8(ascii: "p") && text[2] == UInt8(ascii: "s")
+    case 4:
+      return (text[0] == UInt8(ascii: "n") && text[1] == UInt8(ascii: "o") && text[2] == UInt8(ascii: "n") && text[3] == UInt8(ascii: "e"))
+        || (text[0] == UInt8(ascii: "d") && text[1] == UInt8(ascii: "g") && text[2] == UInt8(ascii: "p") && text[3] == UInt8(ascii: "s"))
+    default: return false
     }
   }
 
