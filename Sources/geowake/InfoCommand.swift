@@ -77,6 +77,11 @@ struct InfoCommand: ParsableCommand {
         + "\"duration\":\(seconds(t.duration)),\"firstTime\":\(time(t.firstTime)),\"lastTime\":\(time(t.lastTime))}"
     }
     fields.append(("perTrack", "[" + tracks.joined(separator: ",") + "]"))
+    for (name, readings) in Self.sensors(s) {
+      fields.append((name, readings.mean.map { mean in
+        "{\"points\":\(readings.points),\"min\":\(readings.minimum),\"max\":\(readings.maximum),\"mean\":\((mean * 1e6).rounded() / 1e6)}"
+      } ?? "null"))
+    }
     return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}\n"
   }
 
@@ -97,10 +102,24 @@ struct InfoCommand: ParsableCommand {
       add("Latitude", "\(b.minLatitude) … \(b.maxLatitude)")
       add("Longitude", "\(b.minLongitude) … \(b.maxLongitude)")
     }
+    for (label, unit, readings) in [("Heart rate", "bpm", s.heartRate), ("Cadence", "rpm", s.cadence), ("Power", "W", s.power), ("Temperature", "°C", s.temperature)] {
+      guard let mean = readings.mean else { continue }
+      add(label, "\(compact(readings.minimum)) … \(compact(readings.maximum)) \(unit), mean \(decimal(mean, 1)) (\(counted(readings.points, "point")))")
+    }
     for (k, t) in s.perTrack.enumerated() where s.perTrack.count > 1 {
       add("Track #\(k)", "\(counted(t.points, "point")) in \(counted(t.segments, "segment")), \(kilometres(t.length2D)), \(t.duration.map(duration) ?? "duration unknown")")
     }
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// The sensor readings of the JSON form, by key.
+  static func sensors(_ s: TrackStatistics) -> [(String, TrackStatistics.Readings)] {
+    [("heartRate", s.heartRate), ("cadence", s.cadence), ("power", s.power), ("temperature", s.temperature)]
+  }
+
+  /// A reading as the file wrote it: whole numbers without a fraction.
+  static func compact(_ value: Double) -> String {
+    value == value.rounded() && value.magnitude < 1e15 ? "\(Int(value))" : "\(value)"
   }
 
   static func kilometres(_ metres: Double) -> String { decimal(metres / 1000, 3) + " km" }

@@ -51,4 +51,27 @@ struct InfoCommandTests {
     #expect(try CommandRunner.run(["info", "no-such.gpx"]).status == 66)
     #expect(try CommandRunner.run(["info", "--format", "xml", "Fixtures/demo/tokyo-track.csv"]).status == 64)
   }
+
+  /// Sensor values from every exporter's extensions: range, mean and points carrying each, in
+  /// the table and in JSON; a sensor no point gives is absent from the table and null in JSON.
+  @Test func sensorReadingsAreSummarised() throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.file("ride.gpx", containing: """
+      <gpx version="1.1" creator="t" xmlns:ns3="urn:tpx" xmlns:gpxdata="urn:data" xmlns:pwr="urn:pwr"><trk><trkseg>
+      <trkpt lat="1" lon="2"><time>2024-05-01T07:00:00Z</time><extensions><ns3:TrackPointExtension><ns3:hr>100</ns3:hr><ns3:atemp>20.5</ns3:atemp></ns3:TrackPointExtension><power>200</power></extensions></trkpt>
+      <trkpt lat="1.0001" lon="2"><time>2024-05-01T07:00:01Z</time><extensions><gpxdata:hr>110</gpxdata:hr><gpxdata:temp>21.5</gpxdata:temp></extensions></trkpt>
+      <trkpt lat="1.0002" lon="2"><time>2024-05-01T07:00:02Z</time><extensions><pwr:PowerInWatts>301</pwr:PowerInWatts><ns3:TrackPointExtension><ns3:hr>121</ns3:hr></ns3:TrackPointExtension></extensions></trkpt>
+      </trkseg></trk></gpx>
+      """)
+    let table = try CommandRunner.run(["info", path])
+    #expect(table.status == 0, "\(table.stderr)")
+    #expect(table.stdout.contains("    Heart rate:     100 … 121 bpm, mean 110.3 (3 points)\n"))
+    #expect(table.stdout.contains("    Power:          200 … 301 W, mean 250.5 (2 points)\n"))
+    #expect(table.stdout.contains("    Temperature:    20.5 … 21.5 °C, mean 21.0 (2 points)\n"))
+    #expect(!table.stdout.contains("Cadence"))
+    let json = try CommandRunner.run(["info", "--format", "json", path])
+    #expect(json.stdout.contains(#""heartRate":{"points":3,"min":100.0,"max":121.0,"mean":110.333333}"#))
+    #expect(json.stdout.contains(#""cadence":null"#))
+    #expect(json.stdout.contains(#""power":{"points":2,"min":200.0,"max":301.0,"mean":250.5}"#))
+  }
 }

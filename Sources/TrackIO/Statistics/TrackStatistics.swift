@@ -12,6 +12,9 @@ import Geodesy
 /// - **Times** (``firstTime``, ``lastTime``): those of the first and last timed track points in
 ///   document order.
 /// - **Bounds** (``bounds``): of every track point, route point and waypoint.
+/// - **Sensors** (``heartRate``, ``cadence``, ``power``, ``temperature``): the range and mean of
+///   the values GPX track points carry in their extensions (see ``GPXPoint``), over the track
+///   points that carry each.
 ///
 /// ```swift
 /// let statistics = try TrackStatistics.read(path: "ride.gpx")
@@ -47,6 +50,28 @@ public struct TrackStatistics: Hashable, Sendable {
       self.maxLatitude = maxLatitude
       self.minLongitude = minLongitude
       self.maxLongitude = maxLongitude
+    }
+  }
+
+  /// A sensor's readings over the track points that carry it.
+  public struct Readings: Hashable, Sendable {
+    /// Track points with a reading.
+    public private(set) var points = 0
+    public private(set) var minimum = Double.infinity
+    public private(set) var maximum = -Double.infinity
+    private var sum = 0.0
+
+    /// The mean reading; nil without any.
+    public var mean: Double? { points > 0 ? sum / Double(points) : nil }
+
+    public init() {}
+
+    /// Takes one reading.
+    public mutating func add(_ value: Double) {
+      points += 1
+      minimum = min(minimum, value)
+      maximum = max(maximum, value)
+      sum += value
     }
   }
 
@@ -92,6 +117,14 @@ public struct TrackStatistics: Hashable, Sendable {
   public var length2D = 0.0
   /// Per track, in document order.
   public var perTrack: [Track] = []
+  /// Heart rate (beats per minute) over the track points that give it.
+  public var heartRate = Readings()
+  /// Cadence (revolutions per minute) over the track points that give it.
+  public var cadence = Readings()
+  /// Power (watts) over the track points that give it.
+  public var power = Readings()
+  /// Temperature (°C) over the track points that give it.
+  public var temperature = Readings()
 
   /// Seconds: the sum of the segments' time spans; `nil` when some track point has no time.
   public var duration: Double? { trackPointsWithoutTime == 0 ? perTrack.reduce(0) { $0 + $1.timeSpan } : nil }
@@ -179,6 +212,10 @@ public struct TrackStatistics: Hashable, Sendable {
       perTrack[point.parent].segments += 1
     }
     perTrack[point.parent].points += 1
+    if let v = point.heartRate { heartRate.add(v) }
+    if let v = point.cadence { cadence.add(v) }
+    if let v = point.power { power.add(v) }
+    if let v = point.temperature { temperature.add(v) }
     if let p = previous {
       let d = Geodesic.wgs84.distance(from: p, to: c)
       length2D += d
