@@ -124,14 +124,29 @@ package final class MarkupScanner {
   /// 1-based line and column of byte `offset` of ``bytes``.
   func location(of offset: Int) -> (line: Int, column: Int) {
     if offset >= countedOffset {
-      // Jump from newline to newline with memchr: lines are tens of bytes or more, so this is
-      // a few calls where a byte loop would touch every byte.
+      // Newlines counted eight bytes at a time: pretty-printed files have a line every 20–40
+      // bytes, too short for a memchr call per line to pay.
       var i = countedOffset
-      while i < offset, let hit = memchr(storage + i, 0x0A, offset - i) {
-        let newline = storage.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-        countedLine += 1
-        lastNewline = newline
-        i = newline + 1
+      #if _endian(little)
+        let ones: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        while i + 8 <= offset {
+          // High bit set in exactly the bytes that are '\n' (no false positives: each byte's
+          // test stays in its byte).
+          let x = UnsafeRawPointer(storage + i).loadUnaligned(as: UInt64.self) ^ 0x0A0A_0A0A_0A0A_0A0A
+          let newlines = ~(((x & ones) &+ ones) | x | ones)
+          if newlines != 0 {
+            countedLine += newlines.nonzeroBitCount
+            lastNewline = i + (63 - newlines.leadingZeroBitCount) / 8
+          }
+          i += 8
+        }
+      #endif
+      while i < offset {
+        if storage[i] == 0x0A {
+          countedLine += 1
+          lastNewline = i
+        }
+        i += 1
       }
       countedOffset = offset
       return (countedLine, offset - lastNewline)
