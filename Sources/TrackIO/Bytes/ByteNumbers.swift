@@ -68,6 +68,19 @@ package enum ByteNumbers {
       i += 1
       while i < n, bytes[i] >= 48, bytes[i] <= 57 {
         sawDigit = true
+        #if _endian(little)
+          // Past 19 digits only whether one is nonzero matters: eight at a time (exports write
+          // the exact value of a double, 30 digits and more).
+          if digits >= 19 {
+            while i + 8 <= n {
+              let word = UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)
+              guard isEightDigits(word) else { break }
+              if word != 0x3030_3030_3030_3030 { truncated = true }
+              i += 8
+            }
+            guard i < n, bytes[i] >= 48, bytes[i] <= 57 else { break }
+          }
+        #endif
         if digits < 19 {
           mantissa = mantissa * 10 + UInt64(bytes[i] - 48)
           if mantissa > 0 { digits += 1 }
@@ -111,6 +124,12 @@ package enum ByteNumbers {
     }
     guard let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
     return value
+  }
+
+  /// Whether the eight bytes of `word` (in memory order) are all ASCII digits.
+  @inline(__always)
+  static func isEightDigits(_ word: UInt64) -> Bool {
+    (word & 0xF0F0_F0F0_F0F0_F0F0) | (((word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) >> 4) == 0x3333_3333_3333_3333
   }
 
   /// The double nearest to `w` × 10^`q` (ties to even), for a nonzero `w`, by the Eisel–Lemire
