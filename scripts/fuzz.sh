@@ -15,8 +15,8 @@ targets=${FUZZ_TARGETS:-"track gpx csv jsonl regions scenario pushes towers sche
 seeds() {
   # The seed files for a target: small fixtures of its format.
   case $1 in
-    track) find ../Fixtures -size -64k \( -name '*.gpx' -o -name '*.csv' -o -name '*.jsonl' \); find seeds/track -type f ;;
-    gpx) find ../Fixtures -size -64k -name '*.gpx' ;;
+    track) find ../Fixtures -size -64k \( -name '*.gpx' -o -name '*.csv' -o -name '*.jsonl' \); find seeds/track seeds/gpx -type f ;;
+    gpx) find ../Fixtures -size -64k -name '*.gpx'; find seeds/gpx -type f ;;
     csv) find ../Fixtures/demo ../Fixtures/cells/drive_logs ../Fixtures/fidelity -size -64k -name '*.csv' | head -40 ;;
     jsonl) find ../Fixtures -size -64k -name '*.jsonl' ;;
     regions) find ../Fixtures/demo ../Fixtures/polygons -size -64k \( -name '*.csv' -o -name '*.json' \); find seeds/regions -type f ;;
