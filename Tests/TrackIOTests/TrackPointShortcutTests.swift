@@ -146,6 +146,11 @@ struct TrackPointShortcutTests {
     }
   }
 
+  /// A point fits the 128 bytes a copy does inline (points are copied on the reading hot path).
+  @Test func pointIsAtMost128Bytes() {
+    #expect(MemoryLayout<GPXPoint>.size <= 128)
+  }
+
   /// `fix` values compared as bytes: the same answer as GPX's enumeration on every short string.
   @Test func fixValuesAreRecognisedAsBytes() {
     let alphabet = Array("23dgpsnoex".utf8)

@@ -10,18 +10,31 @@ public struct GPXPoint: Hashable, Sendable {
     case waypoint
   }
 
+  // Points are copied on the reading hot path, so they are kept to 128 bytes, what a copy does
+  // inline (a larger one calls memmove), in this order (stored properties are laid out as
+  // declared): track and segment indices in 32 bits beside the kind (2³¹ tracks or segments
+  // would need a file of hundreds of gigabytes), and optional values as a Double with an
+  // "absent" bit pattern (a NaN payload no parser produces) rather than `Double?`, whose 9 bytes
+  // pad to 16.
   public var kind: Kind
+  private var _satellites: Int32 = -1
+  private var _parent: Int32
+  private var _segment: Int32
+
   /// 0-based index of its `trk` (track points) or `rte` (route points) in the file; -1 for waypoints.
-  public var parent: Int
+  public var parent: Int {
+    get { Int(_parent) }
+    set { _parent = Int32(clamping: newValue) }
+  }
   /// 0-based index of its `trkseg` in the file (track points only), else -1.
-  public var segment: Int
+  public var segment: Int {
+    get { Int(_segment) }
+    set { _segment = Int32(clamping: newValue) }
+  }
   public var coordinate: Coordinate
   /// 1-based line of the point's start tag.
   public var line: Int
 
-  // Optional values are stored as a Double with an "absent" bit pattern (a NaN payload no parser
-  // produces), not as `Double?`: 9 bytes padded to 16 each would make the point twice as large,
-  // and points are copied on the reading hot path.
   private var _time = Self.absent
   private var _elevation = Self.absent
   private var _horizontalDilution = Self.absent
@@ -33,7 +46,6 @@ public struct GPXPoint: Hashable, Sendable {
   private var _cadence = Self.absent
   private var _temperature = Self.absent
   private var _power = Self.absent
-  private var _satellites: Int32 = -1
 
   /// `time`, seconds since the Unix epoch.
   public var time: Double? {
@@ -125,8 +137,8 @@ public struct GPXPoint: Hashable, Sendable {
 
   public init(kind: Kind, parent: Int, segment: Int, coordinate: Coordinate, line: Int) {
     self.kind = kind
-    self.parent = parent
-    self.segment = segment
+    self._parent = Int32(clamping: parent)
+    self._segment = Int32(clamping: segment)
     self.coordinate = coordinate
     self.line = line
   }
