@@ -189,10 +189,8 @@ public struct GPXReader {
     var p = GPXPoint(
       kind: .track, parent: summary.tracks - 1, segment: summary.segments - 1,
       coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0), line: 0)
-    let read = prefixKeys.withUnsafeBufferPointer { keys in
-      TrackPointShortcut.parse(scanner.bytes, from: scanner.unreadOffset, into: &p, dates: &dates, prefixes: keys)
-    }
-    guard let read else { return nil }
+    guard let read = TrackPointShortcut.parse(scanner.bytes, from: scanner.unreadOffset, into: &p, dates: &dates, prefixes: prefixKeys)
+    else { return nil }
     p.line = scanner.location(of: read.tagStart).line
     scanner.consume(upTo: read.end)
     summary.trackPoints += 1

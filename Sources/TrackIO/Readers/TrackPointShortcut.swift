@@ -39,7 +39,7 @@ struct TrackPointShortcut {
   /// little-endian into an integer (``GPXReader``'s `packed`; 0 for one longer than 8 bytes).
   static func parse(
     _ b: UnsafeBufferPointer<UInt8>, from start: Int, into point: inout GPXPoint, dates: inout TimestampDayCache,
-    prefixes: UnsafeBufferPointer<UInt64>
+    prefixes: [UInt64]
   ) -> TrackPointShortcut? {
     let n = b.count
     var i = start
@@ -96,7 +96,7 @@ struct TrackPointShortcut {
   /// through its end tag, storing the values it holds; returns the offset past the end tag, or nil.
   private static func content(
     _ b: UnsafeBufferPointer<UInt8>, from start: Int, name: Range<Int>, depth: Int, into point: inout GPXPoint,
-    dates: inout TimestampDayCache, prefixes: UnsafeBufferPointer<UInt64>
+    dates: inout TimestampDayCache, prefixes: [UInt64]
   ) -> Int? {
     let n = b.count
     var i = start
@@ -167,10 +167,17 @@ struct TrackPointShortcut {
   /// a structure element, an undeclared prefix, a namespace declaration, a tag not closed in
   /// the bytes at hand.
   @inline(__always)
-  private static func startTag(_ b: UnsafeBufferPointer<UInt8>, at i: Int, prefixes: UnsafeBufferPointer<UInt64>) -> StartTag? {
+  private static func startTag(_ b: UnsafeBufferPointer<UInt8>, at i: Int, prefixes: [UInt64]) -> StartTag? {
     let n = b.count
     let nameStart = i + 1
     var nameEnd = nameStart
+    // The common case first: a lowercase name without prefix or attributes (`<ele>`, `<time>`).
+    while nameEnd < n, b[nameEnd] >= UInt8(ascii: "a"), b[nameEnd] <= UInt8(ascii: "z") { nameEnd += 1 }
+    if nameEnd < n, nameEnd > nameStart, b[nameEnd] == UInt8(ascii: ">") {
+      let kind = GPXReader.tag(forLocalName: b[nameStart..<nameEnd])
+      guard !kind.isStructure else { return nil }
+      return StartTag(name: nameStart..<nameEnd, kind: kind, end: nameEnd + 1, isEmpty: false)
+    }
     var colon = -1
     while nameEnd < n, MarkupScanner.isNameByte(b[nameEnd]) {
       if b[nameEnd] == UInt8(ascii: ":") { colon = nameEnd }
@@ -210,7 +217,7 @@ struct TrackPointShortcut {
 
   /// Whether the prefix `b[range]` (1 to 8 bytes) is among `prefixes`.
   @inline(__always)
-  private static func isDeclared(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ prefixes: UnsafeBufferPointer<UInt64>) -> Bool {
+  private static func isDeclared(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ prefixes: [UInt64]) -> Bool {
     var key: UInt64 = 0
     var shift: UInt64 = 0
     for k in range {
