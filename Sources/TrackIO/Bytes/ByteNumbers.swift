@@ -66,28 +66,26 @@ package enum ByteNumbers {
     }
     if i < n, bytes[i] == UInt8(ascii: ".") {
       i += 1
+      while i < n, digits < 19, bytes[i] >= 48, bytes[i] <= 57 {
+        sawDigit = true
+        mantissa = mantissa * 10 + UInt64(bytes[i] - 48)
+        if mantissa > 0 { digits += 1 }
+        scale -= 1
+        i += 1
+      }
+      // Past 19 digits only whether one is nonzero matters.
+      #if _endian(little)
+        // Eight at a time: exports write the exact value of a double, 30 digits and more.
+        while i + 8 <= n {
+          let word = UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)
+          guard isEightDigits(word) else { break }
+          if word != 0x3030_3030_3030_3030 { truncated = true }
+          i += 8
+        }
+      #endif
       while i < n, bytes[i] >= 48, bytes[i] <= 57 {
         sawDigit = true
-        #if _endian(little)
-          // Past 19 digits only whether one is nonzero matters: eight at a time (exports write
-          // the exact value of a double, 30 digits and more).
-          if digits >= 19 {
-            while i + 8 <= n {
-              let word = UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)
-              guard isEightDigits(word) else { break }
-              if word != 0x3030_3030_3030_3030 { truncated = true }
-              i += 8
-            }
-            guard i < n, bytes[i] >= 48, bytes[i] <= 57 else { break }
-          }
-        #endif
-        if digits < 19 {
-          mantissa = mantissa * 10 + UInt64(bytes[i] - 48)
-          if mantissa > 0 { digits += 1 }
-          scale -= 1
-        } else if bytes[i] != 48 {
-          truncated = true
-        }
+        if bytes[i] != 48 { truncated = true }
         i += 1
       }
     }

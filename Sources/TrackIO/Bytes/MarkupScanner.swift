@@ -124,21 +124,35 @@ package final class MarkupScanner {
   /// 1-based line and column of byte `offset` of ``bytes``.
   func location(of offset: Int) -> (line: Int, column: Int) {
     if offset >= countedOffset {
-      // Newlines counted eight bytes at a time: pretty-printed files have a line every 20–40
-      // bytes, too short for a memchr call per line to pay.
+      // Newlines counted eight bytes at a time while they come often (pretty-printed files have
+      // a line every 20–40 bytes, too short for a memchr call per line to pay); after 32 bytes
+      // without one, memchr jumps to the next (a point per line, or long text).
       var i = countedOffset
       #if _endian(little)
         let ones: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-        while i + 8 <= offset {
-          // High bit set in exactly the bytes that are '\n' (no false positives: each byte's
-          // test stays in its byte).
-          let x = UnsafeRawPointer(storage + i).loadUnaligned(as: UInt64.self) ^ 0x0A0A_0A0A_0A0A_0A0A
-          let newlines = ~(((x & ones) &+ ones) | x | ones)
-          if newlines != 0 {
-            countedLine += newlines.nonzeroBitCount
-            lastNewline = i + (63 - newlines.leadingZeroBitCount) / 8
+        while i + 32 <= offset {
+          var sawNewline = false
+          for _ in 0..<4 {
+            // High bit set in exactly the bytes that are '\n' (no false positives: each byte's
+            // test stays in its byte).
+            let x = UnsafeRawPointer(storage + i).loadUnaligned(as: UInt64.self) ^ 0x0A0A_0A0A_0A0A_0A0A
+            let newlines = ~(((x & ones) &+ ones) | x | ones)
+            if newlines != 0 {
+              countedLine += newlines.nonzeroBitCount
+              lastNewline = i + (63 - newlines.leadingZeroBitCount) / 8
+              sawNewline = true
+            }
+            i += 8
           }
-          i += 8
+          if sawNewline { continue }
+          guard let hit = memchr(storage + i, 0x0A, offset - i) else {
+            i = offset
+            break
+          }
+          let newline = storage.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+          countedLine += 1
+          lastNewline = newline
+          i = newline + 1
         }
       #endif
       while i < offset {
