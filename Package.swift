@@ -180,7 +180,7 @@ package.targets += [
   ),
   .testTarget(
     name: "GeodesyTests",
-    dependencies: ["Geodesy", "_GeoWakeTestSupport", .product(name: "Numerics", package: "swift-numerics")]
+    dependencies: ["Geodesy", "SeededRandom", "_GeoWakeTestSupport", .product(name: "Numerics", package: "swift-numerics")]
   ),
   .testTarget(
     name: "GeofencingTests",
