@@ -4,8 +4,9 @@ import Geodesy
 /// last times, length and duration — computed in one streaming pass, in bounded memory.
 ///
 /// - **Length** (``length2D``): the sum, over every track segment, of the WGS84 geodesic
-///   distances between consecutive track points (Karney's algorithm, see `Geodesic`). Routes and
-///   waypoints add nothing; the gap between two segments adds nothing.
+///   distances between consecutive track points (see `PathLength`: steps up to 1 km from their
+///   chord, within 0.52 µm each; longer ones by Karney's algorithm). Routes and waypoints add
+///   nothing; the gap between two segments adds nothing.
 /// - **Duration** (``duration``): the sum, over every track segment, of its time span (latest
 ///   minus earliest time among its points). `nil` when some track point has no time, because the
 ///   duration is then not known (gpxpy also gives none for such files).
@@ -132,7 +133,7 @@ public struct TrackStatistics: Hashable, Sendable {
   // The segment being accumulated.
   private var segment = -1
   private var segmentTrack = -1
-  private var previous: Coordinate?
+  private var path = PathLength()
   private var segmentEarliest = Double.infinity
   private var segmentLatest = -Double.infinity
 
@@ -216,12 +217,9 @@ public struct TrackStatistics: Hashable, Sendable {
     if let v = point.cadence { cadence.add(v) }
     if let v = point.power { power.add(v) }
     if let v = point.temperature { temperature.add(v) }
-    if let p = previous {
-      let d = Geodesic.wgs84.distance(from: p, to: c)
-      length2D += d
-      perTrack[point.parent].length2D += d
-    }
-    previous = c
+    let d = path.add(c)
+    length2D += d
+    perTrack[point.parent].length2D += d
     if let t = point.time {
       if firstTime == nil { firstTime = t }
       lastTime = t
@@ -241,7 +239,7 @@ public struct TrackStatistics: Hashable, Sendable {
       perTrack[segmentTrack].timeSpan += segmentLatest - segmentEarliest
     }
     segment = point?.segment ?? -1
-    previous = nil
+    path.breakPath()
     segmentEarliest = .infinity
     segmentLatest = -.infinity
   }
