@@ -57,34 +57,84 @@ struct GenerateCommand: ParsableCommand {
 
   struct Usage: ParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "App launches of a synthetic user (CSV time,duration), for geowake fetch.",
+      abstract: "App launches of synthetic users (CSV time,duration), for geowake fetch.",
       discussion: """
-        morning: opens the app once a day, weekdays at 07:45 ± 6 min, weekends at 09:15 ± 12 min, \
-        for 3-5 min. hourly: about ten past every hour from 08:10 to 22:10 (± 4 min), for 60-120 s, \
-        skipping one hour in ten. Times are local, written with the --utc-offset.
+        --pattern names an archetype; the seed draws one user of it (their habit times, spreads and \
+        regularity), then their launches. morning: weekdays at 07:45 ± 6 min, weekends at 09:15 ± \
+        12 min. hourly: about ten past every hour from 08:10 to 22:10. commuter: weekday mornings \
+        and evenings, a late morning at weekends. evening: one evening habit on most days. \
+        irregular: 1–5 launches a day at random between 09:00 and 23:00. weekend-heavy: noon and \
+        evening at weekends, now and then a weekday night. shift-worker: before and after shifts \
+        rotating weekly between early and late. traveller: a commuter whose clock moves 5–9 hours \
+        ahead for a trip in mid-period. lapsing: morning and evening until a day a quarter to half \
+        way through, then every 5–9 days. Times are local, written with the --utc-offset (the \
+        traveller's with the trip's offset).
+
+        --population N writes N users into the folder -o names (created if missing), one file \
+        each (user-001-commuter.csv, …), the archetypes taken in turn from commuter, evening, \
+        irregular, weekend-heavy, shift-worker, traveller, lapsing and morning, user k drawn from \
+        seed + k; geowake fetch --usage FOLDER reports over them.
         """)
 
     @OptionGroup var calendar: Calendar
 
-    @Option(help: "The user: morning or hourly.", transform: { $0.lowercased() })
+    @Option(help: "The user: morning, hourly, commuter, evening, irregular, weekend-heavy, shift-worker, traveller or lapsing.", transform: { $0.lowercased() })
     var pattern: String = "morning"
 
     @Option(parsing: .unconditional, help: "Random seed.")
     var seed: UInt64 = 1
 
+    @Option(parsing: .unconditional, help: "Write this many users of every archetype into the folder -o names.")
+    var population: Int?
+
+    static func archetype(_ name: String) -> SyntheticUsage? {
+      SyntheticUsage.allCases.first { Self.name(of: $0) == name }
+    }
+
+    /// The archetype as written on the command line: weekend-heavy, shift-worker.
+    static func name(of usage: SyntheticUsage) -> String {
+      switch usage {
+      case .weekendHeavy: "weekend-heavy"
+      case .shiftWorker: "shift-worker"
+      default: usage.rawValue
+      }
+    }
+
     func checkOptions() throws {
       try calendar.checkOptions()
-      guard SyntheticUsage(rawValue: pattern) != nil else { throw ValidationError("--pattern must be morning or hourly, got \(pattern)") }
+      guard Self.archetype(pattern) != nil else {
+        throw ValidationError("--pattern must be one of \(SyntheticUsage.allCases.map(Self.name).joined(separator: ", ")), got \(pattern)")
+      }
+      if let population {
+        guard (1...10_000).contains(population) else { throw ValidationError("--population must be in 1...10000, got \(population)") }
+        guard calendar.output != "-" else { throw ValidationError("--population needs -o FOLDER: one file per user") }
+      }
     }
 
     func run() throws {
       try checkOptions()
-      guard let user = SyntheticUsage(rawValue: pattern), let start = calendar.startTime(), let offset = calendar.offsetSeconds() else { return }
-      let launches = user.launches(from: start, days: calendar.days, utcOffset: offset, seed: seed)
-      let sink = try calendar.sink()
+      guard let user = Self.archetype(pattern), let start = calendar.startTime(), let offset = calendar.offsetSeconds() else { return }
+      guard let population else {
+        try write(user.launches(from: start, days: calendar.days, utcOffset: offset, seed: seed), to: calendar.sink())
+        return
+      }
+      let folder = calendar.output
+      do { try ByteSink.makeFolder(folder) } catch { throw Diagnostics.fail(error) }
+      let kinds = SyntheticUsage.populationKinds
+      for k in 0..<population {
+        let kind = kinds[k % kinds.count]
+        let number = String(k + 1)
+        let name = folder + "/user-" + String(repeating: "0", count: max(0, 3 - number.count)) + number + "-" + Self.name(of: kind) + ".csv"
+        let sink: ByteSink
+        do { sink = try ByteSink(path: name, overwrite: calendar.force) } catch { throw Diagnostics.fail(error) }
+        try write(kind.launches(from: start, days: calendar.days, utcOffset: offset, seed: seed &+ UInt64(k)), to: sink)
+      }
+    }
+
+    private func write(_ launches: [UserLaunch], to sink: ByteSink) throws {
       do {
         try sink.write("time,duration\n")
-        for l in launches { try sink.write(TimestampText.iso8601(l.time, utcOffset: offset) + ",\(Int(l.duration))\n") }
+        for l in launches { try sink.write(TimestampText.iso8601(l.time, utcOffset: l.utcOffset) + ",\(Int(l.duration))\n") }
         try sink.commit()
       } catch { throw Diagnostics.fail(error) }
     }

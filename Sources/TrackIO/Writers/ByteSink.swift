@@ -31,6 +31,12 @@ public final class ByteSink {
   /// is written straight to, `overwrite` or not.
   /// - Throws: ``TrackIOError`` when the file exists and `overwrite` is false, when `path` is a
   ///   directory or a block device, or when it cannot be created.
+  /// Makes the folder `path` for files to be written into (its parent must exist); nothing to do
+  /// when it is one already; any other file there is an error (never replaced).
+  public static func makeFolder(_ path: String) throws(TrackIOError) {
+    try OutputFile.makeFolder(path)
+  }
+
   public init(path: String, overwrite: Bool = false) throws(TrackIOError) {
     if path == "-" {
       destination = .standardOutput

@@ -138,6 +138,18 @@ final class OutputFile {
 
   /// Removes every temporary output file not yet committed. Safe to call from any thread, for
   /// instance from a signal handler's queue just before the process exits.
+  /// Makes the folder `path` (its parent must exist); nothing to do when it is one already. Any
+  /// other file there is an error: it is never replaced.
+  static func makeFolder(_ path: String) throws(TrackIOError) {
+    func failure(_ message: String) -> TrackIOError { TrackIOError(path: path, line: 0, column: 0, message: message) }
+    var status = stat()
+    if stat(path, &status) == 0 {
+      guard status.st_mode & S_IFMT == S_IFDIR else { throw failure("cannot be created: exists and is not a folder") }
+      return
+    }
+    guard mkdir(path, 0o777) == 0 else { throw failure("cannot be created: \(describe(errno))") }
+  }
+
   static func removeUnfinishedFiles() {
     registry.lock()
     defer { registry.unlock() }
