@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import BackgroundRuntime
 import RuntimeIO
@@ -32,11 +33,19 @@ struct FetchCommand: ParsableCommand {
       launches and fetch results, then every strategy's totals and the promise's checks; jsonl \
       adds the app runtime's steps (category "app") and ends with one summary line per strategy \
       and one line per check; html draws a day-by-day chart and staleness over time.
+
+      Several --usage files, or a folder of them (its .csv files; geowake generate usage \
+      --population makes one), are a population: each user is simulated as above (the default \
+      feed drawn for each), and the report gives, per strategy, the spread over users of fresh \
+      share, p90 staleness and fetches per day, the scheduler's checks (for every user: p90 \
+      staleness no worse than fixed 1 h's with at most a third of its fetches, and at most 1 h; \
+      over all: a median fresh share at least fixed 1 h's, 2–60 fetches a day for daily users), \
+      then one line per user (table or jsonl).
       """
   )
 
-  @Option(help: "Launches (CSV time[,duration]).")
-  var usage: String
+  @Option(help: "Launches (CSV time[,duration]); repeat it, or give a folder, for a population of users.")
+  var usage: [String]
 
   @Option(help: "Publication times (CSV time[,…]); default: news every 30 min, 06:00–22:00 local.")
   var feed: String?
@@ -74,8 +83,64 @@ struct FetchCommand: ParsableCommand {
     guard FetchReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl or html, got \(format)") }
   }
 
+  /// The usage files: each `--usage` file, and the `.csv` files of each folder, in name order.
+  func usageFiles() throws -> [String] {
+    var files: [String] = []
+    for path in usage {
+      // Anything but a folder is read as a usage file (which reports a missing one).
+      var isFolder: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
+        files.append(path)
+        continue
+      }
+      let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".csv") || $0.hasSuffix(".csv.gz") }.sorted()
+      guard !names.isEmpty else {
+        Diagnostics.error("\(path): no usage files in the folder: expected .csv files of launches")
+        throw SysExit.noInput
+      }
+      files += names.map { path + "/" + $0 }
+    }
+    return files
+  }
+
   func run() throws {
     try checkOptions()
+    let files = try usageFiles()
+    guard files.count == 1, usage.count == 1, files[0] == usage[0] else {
+      try runPopulation(files)
+      return
+    }
+    let usage = files[0]
+    let (simulation, feedSource) = try simulate(usage)
+    let report = FetchReport(FetchComparison(simulation), usageSource: usage, feedSource: feedSource)
+    let out: ByteSink
+    do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
+    do {
+      try report.write(FetchReport.Format(rawValue: format) ?? .table, to: out)
+      try out.commit()
+    } catch { throw Diagnostics.fail(error) }
+  }
+
+  /// Every user of `files` against the baselines, reported over the population.
+  func runPopulation(_ files: [String]) throws {
+    guard format != "html" else { throw ValidationError("--format html draws one user: give one --usage file, or table or jsonl for a population") }
+    var users: [FetchPopulation.User] = []
+    for file in files {
+      let (simulation, _) = try simulate(file)
+      let name = file.split(separator: "/").last.map(String.init) ?? file
+      users.append(FetchPopulation.User(name: name, comparison: FetchComparison(simulation)))
+    }
+    let report = FetchPopulationReport(FetchPopulation(users: users), source: usage.joined(separator: ", "))
+    let out: ByteSink
+    do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
+    do {
+      try report.write(FetchReport.Format(rawValue: format) ?? .table, to: out)
+      try out.commit()
+    } catch { throw Diagnostics.fail(error) }
+  }
+
+  /// One user's simulation, and where its feed came from.
+  func simulate(_ usage: String) throws -> (FetchSimulation, String) {
     let launches: [UserLaunch]
     do { launches = try UsageCSVReader.read(path: usage) } catch { throw Diagnostics.fail(error) }
     guard let window = FetchSimulation.window(days: days, launches: launches) else {
@@ -105,12 +170,6 @@ struct FetchCommand: ParsableCommand {
       do { deviceConditions = try DeviceConditionsCSVReader.read(path: conditions) } catch { throw Diagnostics.fail(error) }
     }
     let simulation = FetchSimulation(scenario: scenario, launches: launches, window: window, feed: contentFeed, conditions: deviceConditions)
-    let report = FetchReport(FetchComparison(simulation), usageSource: usage, feedSource: feedSource)
-    let out: ByteSink
-    do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
-    do {
-      try report.write(FetchReport.Format(rawValue: format) ?? .table, to: out)
-      try out.commit()
-    } catch { throw Diagnostics.fail(error) }
+    return (simulation, feedSource)
   }
 }
