@@ -134,6 +134,11 @@ public enum SyntheticUsage: String, Sendable, CaseIterable {
         if random.unit() < 0.9 { add(day: day, second: normal(shift.2, shift.3)) }
       }
     }
-    return launches.sorted { $0.time < $1.time }
+    // A session starts at least a minute after the previous one ends.
+    launches.sort { $0.time < $1.time }
+    for k in launches.indices.dropFirst() where launches[k].time < launches[k - 1].time + launches[k - 1].duration + 60 {
+      launches[k].time = launches[k - 1].time + launches[k - 1].duration + 60
+    }
+    return launches
   }
 }

@@ -8,16 +8,41 @@ public struct FetchProfile: Hashable, Sendable {
   /// the floor of a shorter `custom` interval (BGAppRefreshTask is commonly observed no more
   /// often than every 15 min; assumption: 900 s).
   public var minimumInterval: Double
-  /// Seconds before the early edge of a launch habit at which the fetch is placed ("shortly
-  /// before the user launches", WWDC 2019 *Advances in App Background Execution*; assumption:
-  /// 180 s).
+  /// Seconds before a launch window opens at which its first fetch is placed ("shortly before
+  /// the user launches", WWDC 2019 *Advances in App Background Execution*; assumption: 180 s).
   public var launchLead: Double
-  /// Launches within this many seconds of each other count toward the same habit (assumption:
-  /// 600 s).
+  /// Seconds between fetches in a launch window as busy as one launch a day within
+  /// ±``habitRadius`` or busier; a quieter window's fetches are further apart in proportion, up
+  /// to ``quietWindowInterval``. With ``minimumInterval`` this is the "every 15–60 min in prime
+  /// time for apps used daily" developers report (docs/platform-rules.md; assumption: 900 s).
+  public var busyWindowInterval: Double
+  /// Seconds between fetches in the quietest launch window (assumption: 3,600 s, the slow end of
+  /// the reported 15–60 min).
+  public var quietWindowInterval: Double
+  /// Days without a launch after which the app gets no fetch until the user opens it again
+  /// (developers report refreshes stopping for apps not opened; assumption: 7 days).
+  public var dormancyDays: Double
+  /// Seconds after the last fetch or launch at which an app gets a fetch outside its launch
+  /// windows (developers report 1–2 refreshes a day for apps used less; assumption: 21,600 s, at
+  /// most four a day).
+  public var idleInterval: Double
+  /// A launch window with fewer expected launches a day than this gets no more fetches that day
+  /// once the user opened the app in it (the launch the fetches were for has come; assumption:
+  /// 1.5).
+  public var launchesServingWindow: Double
+  /// Seconds either side of a minute within which launches count toward how busy a launch window
+  /// is there (assumption: 600 s).
   public var habitRadius: Double
-  /// Expected launches per day within a habit's span needed to call it a habit when the track
-  /// record is perfect (assumption: 0.25, a launch there on one day in four).
+  /// Expected launches per day in a launch window needed to serve it when the track record is
+  /// perfect (assumption: 0.25, a launch there on one day in four).
   public var habitSupport: Double
+  /// Expected launches per day within ±``windowRadius`` that make a minute part of a launch window
+  /// (assumption: 0.05, a launch that close on one day in twenty: a window takes in its habit's
+  /// tails).
+  public var windowEdgeSupport: Double
+  /// Seconds either side of a minute within which launches count toward a window's extent
+  /// (assumption: 1,800 s).
+  public var windowRadius: Double
   /// The habit's early edge: this quantile of its launches' times of day (assumption: 0.02).
   public var habitEarlyQuantile: Double
   /// Days of launch history kept (assumption: 28).
@@ -48,7 +73,8 @@ public struct FetchProfile: Hashable, Sendable {
   public var terminatedScore: Double
 
   public init(
-    name: String, minimumInterval: Double, launchLead: Double, habitRadius: Double, habitSupport: Double,
+    name: String, minimumInterval: Double, launchLead: Double, busyWindowInterval: Double, quietWindowInterval: Double,
+    dormancyDays: Double, idleInterval: Double, launchesServingWindow: Double, habitRadius: Double, habitSupport: Double, windowEdgeSupport: Double, windowRadius: Double,
     habitEarlyQuantile: Double, historyDays: Int, historyHalfLifeDays: Double, minimumHistoryDays: Int, minimumDaysPerKind: Int,
     coldStartInterval: Double, trackRecordSmoothing: Double, trackRecordRecoveryHalfLifeDays: Double, slowHandler: Double,
     newDataScore: Double, noDataScore: Double, slowScore: Double, failedScore: Double, terminatedScore: Double
@@ -56,8 +82,15 @@ public struct FetchProfile: Hashable, Sendable {
     self.name = name
     self.minimumInterval = minimumInterval
     self.launchLead = launchLead
+    self.busyWindowInterval = busyWindowInterval
+    self.quietWindowInterval = quietWindowInterval
+    self.dormancyDays = dormancyDays
+    self.idleInterval = idleInterval
+    self.launchesServingWindow = launchesServingWindow
     self.habitRadius = habitRadius
     self.habitSupport = habitSupport
+    self.windowEdgeSupport = windowEdgeSupport
+    self.windowRadius = windowRadius
     self.habitEarlyQuantile = habitEarlyQuantile
     self.historyDays = historyDays
     self.historyHalfLifeDays = historyHalfLifeDays
@@ -76,7 +109,8 @@ public struct FetchProfile: Hashable, Sendable {
 
   /// The iOS-like defaults listed field by field above.
   public static let ios = FetchProfile(
-    name: "ios", minimumInterval: 900, launchLead: 180, habitRadius: 600, habitSupport: 0.25, habitEarlyQuantile: 0.02,
+    name: "ios", minimumInterval: 900, launchLead: 180, busyWindowInterval: 900, quietWindowInterval: 3_600, dormancyDays: 7, idleInterval: 28_800, launchesServingWindow: 1.5,
+    habitRadius: 600, habitSupport: 0.25, windowEdgeSupport: 0.05, windowRadius: 1_800, habitEarlyQuantile: 0.02,
     historyDays: 28, historyHalfLifeDays: 7, minimumHistoryDays: 3, minimumDaysPerKind: 2, coldStartInterval: 3_600,
     trackRecordSmoothing: 0.3, trackRecordRecoveryHalfLifeDays: 3, slowHandler: 10,
     newDataScore: 1, noDataScore: 0.85, slowScore: 0.6, failedScore: 0.5, terminatedScore: 0)

@@ -9,9 +9,14 @@ public struct FetchDecision: Hashable, Sendable {
 
   /// Why.
   public enum Basis: Hashable, Sendable {
-    /// Placed ``FetchProfile/launchLead`` before a habit's early edge (`deferredBy`: a device
-    /// condition or the interval moved it later, until `deferredUntil`).
-    case habit(LaunchHabit, deferredBy: Deferral?)
+    /// One of the fetches granted through a launch window, `spacing` seconds apart from
+    /// ``FetchProfile/launchLead`` before it opens (`deferredBy`: a device condition or the
+    /// interval moved it later).
+    case habit(LaunchHabit, spacing: Double, deferredBy: Deferral?)
+    /// No launch for ``FetchProfile/dormancyDays``: no fetch until the user opens the app.
+    case dormant(lastLaunch: Double)
+    /// Outside the launch windows: ``FetchProfile/idleInterval`` after the last fetch or launch.
+    case idle(interval: Double)
     /// Habits are not known yet: fetches are spread every ``FetchProfile/coldStartInterval``.
     case coldStart(observedDays: Int, interval: Double)
     /// A habit passed over: the track record needs more support than it has.
@@ -43,19 +48,30 @@ public struct FetchDecision: Hashable, Sendable {
   }
 }
 
-/// The system's background-fetch scheduler for one app (docs/platform-rules.md, background fetch): fetches shortly before
-/// the launches the user's habits predict, never more often than the interval policy allows, not
-/// in Low Power Mode, with Background App Refresh off or offline, and fewer for an app with a
-/// poor track record.
+/// The system's background-fetch scheduler for one app (docs/platform-rules.md, background fetch): fetches through
+/// the windows of the day in which the user's history says they open the app, more often in busy
+/// windows, never more often than the interval policy allows, not in Low Power Mode, with
+/// Background App Refresh off or offline, none for an app left unopened for days, and fewer for
+/// an app with a poor track record.
 ///
 /// **Rules** (numbers in ``FetchProfile``):
 /// - No fetch at all when ``AppConfiguration/fetchDiagnostic`` says why (policy `never`, the
-///   `fetch` background mode not declared).
-/// - Each ``LaunchHabit`` of the day gets one fetch at its early edge minus
-///   ``FetchProfile/launchLead``, unless the user already opened the app or a fetch already ran
-///   since then. The habit must have support ≥ ``FetchProfile/habitSupport`` / score, where the
-///   score is the ``FetchTrackRecord``: a perfect app spends fetches on habits seen one day in four,
-///   an app at score 0.5 only on habits seen every other day.
+///   `fetch` background mode not declared), and none while the last launch is more than
+///   ``FetchProfile/dormancyDays`` old.
+/// - Each launch window (``LaunchHabit``) of the day is granted fetches from
+///   ``FetchProfile/launchLead`` before it opens until it closes, on a grid through
+///   ``FetchProfile/launchLead`` before its early edge (the launch it predicts), spaced by
+///   ``FetchProfile/busyWindowInterval`` / its peak launches per day (one a day or more: the busy
+///   spacing), at most ``FetchProfile/quietWindowInterval``: the next fetch is the first grid
+///   point after the last fetch or launch (either leaves the content fresh); a window with fewer than
+///   ``FetchProfile/launchesServingWindow`` launches a day gets none after the user opened the
+///   app in it. The window must have
+///   support ≥ ``FetchProfile/habitSupport`` / score, where the score is the
+///   ``FetchTrackRecord``: a perfect app is served in windows seen one day in four, an app at
+///   score 0.5 only in windows seen every other day, and with its fetches twice as far apart.
+/// - Outside its windows the app gets a fetch ``FetchProfile/idleInterval`` after the last fetch
+///   or launch, within the hours the user opens it (``LaunchHistory/activeHours``): a few a day
+///   for an app used little or at no set time.
 /// - Two fetches are at least the policy's interval apart (`custom`, floored at
 ///   ``FetchProfile/minimumInterval``; `minimum`: the floor). A fetch due earlier moves later
 ///   while still within its habit's span; otherwise the habit is passed over.
@@ -93,6 +109,18 @@ public struct FetchScheduler: Sendable {
     return profile.minimumInterval
   }
 
+  /// Seconds between the fetches granted through `window`: the busy spacing divided by its peak
+  /// launches per day (capped at one), at most the quiet spacing, never under the interval.
+  public func windowSpacing(_ window: LaunchHabit) -> Double {
+    let busy = profile.busyWindowInterval / min(1, max(window.peakDensity, 1e-9))
+    return max(interval, min(profile.quietWindowInterval, busy))
+  }
+
+  /// The device clock's offset from UTC (seconds, east positive) when it differs from the last
+  /// launch's: a phone that crossed time zones plans in the new local time before the user opens
+  /// the app there. Nil: the last launch's.
+  public var clockOffset: Int?
+
   /// The user opened the app at `time` (in time order).
   public mutating func observeLaunch(at time: Double, utcOffset: Int) {
     history.observe(launchAt: time, utcOffset: utcOffset)
@@ -120,7 +148,20 @@ public struct FetchScheduler: Sendable {
   /// (if any within the day of `time` and the next), and when to plan again if there is none.
   /// Empty with `review` nil when the app gets no fetch at all.
   public mutating func plan(after time: Double, conditions: DeviceConditions) -> (decisions: [FetchDecision], review: Double?) {
+    let planned = planFetch(after: time, conditions: conditions)
+    // Nothing is planned past the day the app falls dormant.
+    guard let lastLaunch, let fetch = planned.decisions.last, fetch.action == .fetch,
+      fetch.time - lastLaunch > profile.dormancyDays * LocalTime.secondsPerDay
+    else { return planned }
+    let dormant = lastLaunch + profile.dormancyDays * LocalTime.secondsPerDay
+    return (planned.decisions.dropLast() + [FetchDecision(time: max(time, dormant), action: .skip, basis: .dormant(lastLaunch: lastLaunch))], nil)
+  }
+
+  private mutating func planFetch(after time: Double, conditions: DeviceConditions) -> (decisions: [FetchDecision], review: Double?) {
     guard configuration.fetchDiagnostic == nil else { return ([], nil) }
+    if let lastLaunch, time - lastLaunch > profile.dormancyDays * LocalTime.secondsPerDay {
+      return ([FetchDecision(time: time, action: .skip, basis: .dormant(lastLaunch: lastLaunch))], nil)
+    }
     var notBefore = (lastFetch ?? -.infinity) + interval
     var dueDate: Double?
     if configuration.appRefresh != nil {
@@ -132,12 +173,28 @@ public struct FetchScheduler: Sendable {
       }
     }
     let earliest = max(time, notBefore)
-    let offset = history.utcOffset
+    let offset = clockOffset ?? history.utcOffset
     let today = LocalTime(time, utcOffset: offset).day
     var decisions: [FetchDecision] = []
+    // Outside its launch windows an app in use still gets a fetch now and then, in the hours of
+    // the day the user opens it.
+    var idle = max(earliest, max(lastFetch ?? -.infinity, lastLaunch ?? -.infinity) + profile.idleInterval)
+    if let hours = history.activeHours {
+      let local = LocalTime(idle, utcOffset: offset)
+      if local.secondOfDay < hours.lowerBound {
+        idle = LocalTime.time(day: local.day, secondOfDay: hours.lowerBound, utcOffset: offset)
+      } else if local.secondOfDay > hours.upperBound {
+        idle = LocalTime.time(day: local.day + 1, secondOfDay: hours.lowerBound, utcOffset: offset)
+      }
+    }
+    if let (_, until) = conditions.blocking(at: idle) { idle = until }
+    func idleFetch(before: Double) -> (decisions: [FetchDecision], review: Double?)? {
+      guard idle < before, !history.isLearning(day: LocalTime(idle, utcOffset: offset).day) else { return nil }
+      return (decisions.filter { $0.time <= idle } + [FetchDecision(time: idle, action: .fetch, basis: .idle(interval: profile.idleInterval))], nil)
+    }
     for day in today...(today + 1) {
       let habits = history.habits(forDay: day)
-      if habits.isEmpty {
+      if history.isLearning(day: day) {
         let spacing = max(profile.coldStartInterval, interval)
         var at = max(earliest, (lastFetch ?? time - spacing) + spacing)
         if let blocked = conditions.blocking(at: at) { at = blocked.until }
@@ -145,13 +202,21 @@ public struct FetchScheduler: Sendable {
         return (decisions + [FetchDecision(time: at, action: .fetch, basis: basis)], nil)
       }
       for habit in habits {
-        let target = LocalTime.time(day: day, secondOfDay: habit.earlyEdge - profile.launchLead, utcOffset: offset)
+        let opens = LocalTime.time(day: day, secondOfDay: habit.start - profile.launchLead, utcOffset: offset)
         let end = LocalTime.time(day: day, secondOfDay: habit.end, utcOffset: offset)
         guard end > time else { continue }
-        // Already served: the user opened the app, or a fetch ran, since the fetch point.
-        if let lastLaunch, lastLaunch >= target { continue }
-        if let lastFetch, lastFetch >= target { continue }
-        let opportunity = max(target, time)
+        // A window where the user opens the app about once a day is served once they have.
+        if habit.support < profile.launchesServingWindow, let lastLaunch, lastLaunch >= opens, lastLaunch < end { continue }
+        // A poor track record spreads the window's fetches out in proportion.
+        let spacing = windowSpacing(habit) / max(trackRecord.score(at: time), 0.05)
+        // Fetches fall on a grid through the window, one of them launchLead before its early
+        // edge (the launch the habit predicts); the next is the first grid point after the last
+        // fetch or launch (either leaves the content fresh), once the window is open.
+        let anchor = LocalTime.time(day: day, secondOfDay: habit.earlyEdge - profile.launchLead, utcOffset: offset)
+        let from = max(time, anchor, lastFetch.map { $0 + 1 } ?? -.infinity, lastLaunch.map { $0 + 1 } ?? -.infinity)
+        let target = anchor + ((from - anchor) / spacing).rounded(.up) * spacing
+        guard target < end else { continue }
+        let opportunity = target
         let score = trackRecord.score(at: opportunity)
         let required = profile.habitSupport / max(score, 1e-9)
         guard habit.support >= required * (1 - 1e-12) else {
@@ -178,11 +243,13 @@ public struct FetchScheduler: Sendable {
           at = until
           deferral = .condition(condition, until: until)
         }
-        decisions.append(FetchDecision(time: at, action: .fetch, basis: .habit(habit, deferredBy: deferral)))
+        if let earlier = idleFetch(before: at) { return earlier }
+        decisions.append(FetchDecision(time: at, action: .fetch, basis: .habit(habit, spacing: spacing, deferredBy: deferral)))
         return (decisions, nil)
       }
     }
     let review = LocalTime.time(day: today + 2, secondOfDay: 0, utcOffset: offset)
+    if let earlier = idleFetch(before: review) { return earlier }
     return (decisions, review)
   }
 }
@@ -201,8 +268,9 @@ extension FetchDecision {
       return "the launch habit around \(clock(h.median))\(kind) (\(Self.number(h.support)) launches/day, \(h.launches) seen)"
     }
     switch basis {
-    case .habit(let h, let deferral):
-      var text = "fetch before \(habitText(h))"
+    case .habit(let h, let spacing, let deferral):
+      var text = "fetch in the launch window \(clock(h.start))–\(clock(h.end))\(h.dayKind == .all ? "" : " on \(h.dayKind.rawValue)s") "
+        + "(\(Self.number(h.support)) launches/day, \(h.launches) seen; a fetch every \(RuntimeEvent.seconds(spacing)))"
       switch deferral {
       case .condition(let c, _)?: text += "; deferred until \(c.ending)"
       case .interval(let policy, _)?: text += "; moved later by the \(policy) interval"
@@ -210,6 +278,10 @@ extension FetchDecision {
       case nil: break
       }
       return text
+    case .idle(let interval):
+      return "outside the launch windows: a fetch \(FetchEvent.duration(interval)) after the last fetch or launch"
+    case .dormant(let lastLaunch):
+      return "no fetch: the app was last opened \(FetchEvent.duration(time - lastLaunch)) ago"
     case .coldStart(let days, let interval):
       return "no launch habits yet (\(days) day\(days == 1 ? "" : "s") observed): fetches spread every \(RuntimeEvent.seconds(interval))"
     case .trackRecord(let h, let score, let required):

@@ -294,6 +294,8 @@ private struct RunState {
     if strategy == .system { submitRefresh(at: now) }
     while true {
       if strategy == .system, needsPlan {
+        // The phone's clock is on the zone of the user's next launch (it changed on arrival).
+        scheduler.clockOffset = nextLaunch < sim.launches.count ? sim.launches[nextLaunch].utcOffset : nil
         (plan, review) = scheduler.plan(after: now, conditions: sim.conditions)
         planIndex = 0
         needsPlan = false

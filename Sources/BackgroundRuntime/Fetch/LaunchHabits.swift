@@ -1,10 +1,16 @@
-/// A time of day at which the user tends to open the app, learned from the launch history.
+/// A window of the day in which the user tends to open the app, learned from the launch history.
 public struct LaunchHabit: Hashable, Sendable {
-  /// Seconds after local midnight: the habit's early edge (the ``FetchProfile/habitEarlyQuantile``
-  /// of its launches), its median launch, and the end of its span.
+  /// Seconds after local midnight: the start of its span (where the expected launches per day
+  /// within ±``FetchProfile/habitRadius`` first reach the support threshold), the habit's early
+  /// edge (the ``FetchProfile/habitEarlyQuantile`` of its launches), its median launch, and the
+  /// end of its span.
+  public var start: Double
   public var earlyEdge: Double
   public var median: Double
   public var end: Double
+  /// The largest expected launches per day within ±``FetchProfile/habitRadius`` of a minute of
+  /// the span: how busy the window is at its busiest.
+  public var peakDensity: Double
   /// Expected launches per day in the habit's span (decayed history).
   public var support: Double
   /// Launches seen in it.
@@ -26,9 +32,14 @@ public struct LaunchHabit: Hashable, Sendable {
 /// days are pooled). For the planned day's kind, launches are binned by minute of local time; the
 /// density at a minute is the weighted count within ±``FetchProfile/habitRadius`` divided by the
 /// weight of the observed days of that kind, i.e. the expected launches per day around that minute.
-/// A habit is a maximal run of minutes whose density reaches ``FetchProfile/habitSupport``; its
-/// launches (those inside the run) give its early edge and median. Runs do not wrap around
-/// midnight. The observed period starts with the first launch's day.
+/// A launch window is a maximal run of minutes whose density within ±``FetchProfile/windowRadius``
+/// reaches ``FetchProfile/windowEdgeSupport`` (so that it takes in the tails of a habit, and a
+/// sparse habit's launches make one window), split half-way between the habit cores it holds
+/// (runs whose density within ±``FetchProfile/habitRadius`` reaches ``FetchProfile/habitSupport``,
+/// more than two radii apart: the hours of an hourly user stay apart), and kept when its launches number at least
+/// ``FetchProfile/habitSupport`` a day; its launches (those inside it) give its early edge and
+/// median, its densest minute within ±``FetchProfile/habitRadius`` its peak. Runs do not wrap
+/// around midnight. The observed period starts with the first launch's day.
 public struct LaunchHistory: Sendable {
   public let profile: FetchProfile
   /// Launch times (seconds since the Unix epoch) and their local days, in time order.
@@ -59,14 +70,29 @@ public struct LaunchHistory: Sendable {
     }
   }
 
+  /// The part of the day in which the user opens the app: from the 5th to the 95th percentile of
+  /// the local times of the launches held (seconds after midnight); nil without launches.
+  public var activeHours: ClosedRange<Double>? {
+    guard !launches.isEmpty else { return nil }
+    let seconds = launches.map(\.secondOfDay).sorted()
+    func rank(_ p: Double) -> Double { seconds[max(0, min(seconds.count - 1, Int((p * Double(seconds.count)).rounded(.up)) - 1))] }
+    return rank(0.05)...rank(0.95)
+  }
+
+  /// Whether fewer than ``FetchProfile/minimumHistoryDays`` days are observed before `day`: too
+  /// few to learn windows from.
+  public func isLearning(day: Int) -> Bool {
+    observedDays(before: day) < profile.minimumHistoryDays
+  }
+
   /// Days observed before local day `day` (at most ``FetchProfile/historyDays``).
   public func observedDays(before day: Int) -> Int {
     guard let firstDay else { return 0 }
     return max(0, min(profile.historyDays, day - firstDay))
   }
 
-  /// The habits for local day `day`, in time-of-day order; empty while fewer than
-  /// ``FetchProfile/minimumHistoryDays`` days are observed.
+  /// The launch windows for local day `day`, in time-of-day order; empty while fewer than
+  /// ``FetchProfile/minimumHistoryDays`` days are observed (see ``isLearning(day:)``).
   public mutating func habits(forDay day: Int) -> [LaunchHabit] {
     if let hit = cache.first(where: { $0.day == day }) { return hit.habits }
     let habits = learnHabits(forDay: day)
@@ -94,38 +120,74 @@ public struct LaunchHistory: Sendable {
       bins[min(minutes - 1, Int(l.secondOfDay / 60))] += weight(l.day)
     }
     // Density: weighted launches within ±radius, per weighted day (a running window sum).
-    let r = max(0, Int((profile.habitRadius / 60).rounded()))
-    var density = [Double](repeating: 0, count: minutes)
-    var window = 0.0
-    for m in 0..<min(r, minutes) { window += bins[m] }
-    for m in 0..<minutes {
-      if m + r < minutes { window += bins[m + r] }
-      if m - r - 1 >= 0 { window -= bins[m - r - 1] }
-      density[m] = window / dayWeight
+    func density(radius: Double) -> [Double] {
+      let r = max(0, Int((radius / 60).rounded()))
+      var density = [Double](repeating: 0, count: minutes)
+      var window = 0.0
+      for m in 0..<min(r, minutes) { window += bins[m] }
+      for m in 0..<minutes {
+        if m + r < minutes { window += bins[m + r] }
+        if m - r - 1 >= 0 { window -= bins[m - r - 1] }
+        density[m] = window / dayWeight
+      }
+      return density
     }
-    var habits: [LaunchHabit] = []
+    // Windows are found with the wide radius (a sparse habit's launches make one window, not one
+    // each); a wide run holding several habit cores (narrow runs reaching the support, as the
+    // hourly launches of a frequent user) is split between them; how busy a window is comes
+    // from the narrow radius.
+    let wide = density(radius: profile.windowRadius)
+    let narrow = density(radius: profile.habitRadius)
+    var runs: [ClosedRange<Int>] = []
     var m = 0
     while m < minutes {
-      guard density[m] >= profile.habitSupport * (1 - 1e-12) else {
+      guard wide[m] >= profile.windowEdgeSupport * (1 - 1e-12) else {
         m += 1
         continue
       }
       var end = m
-      while end + 1 < minutes, density[end + 1] >= profile.habitSupport * (1 - 1e-12) { end += 1 }
-      let start = Double(m * 60)
-      let stop = Double((end + 1) * 60)
+      while end + 1 < minutes, wide[end + 1] >= profile.windowEdgeSupport * (1 - 1e-12) { end += 1 }
+      var cores: [ClosedRange<Int>] = []
+      var c = m
+      while c <= end {
+        guard narrow[c] >= profile.habitSupport * (1 - 1e-12) else {
+          c += 1
+          continue
+        }
+        var coreEnd = c
+        while coreEnd + 1 <= end, narrow[coreEnd + 1] >= profile.habitSupport * (1 - 1e-12) { coreEnd += 1 }
+        // Cores closer than two habit radii are one habit with an uneven history.
+        if let last = cores.last, c - last.upperBound <= Int(2 * profile.habitRadius / 60) {
+          cores[cores.count - 1] = last.lowerBound...coreEnd
+        } else {
+          cores.append(c...coreEnd)
+        }
+        c = coreEnd + 1
+      }
+      var lower = m
+      for (a, b) in zip(cores, cores.dropFirst()) {
+        let cut = (a.upperBound + b.lowerBound + 1) / 2
+        runs.append(lower...(cut - 1))
+        lower = cut
+      }
+      runs.append(lower...end)
+      m = end + 1
+    }
+    var habits: [LaunchHabit] = []
+    for run in runs {
+      let start = Double(run.lowerBound * 60)
+      let stop = Double((run.upperBound + 1) * 60)
       var inside: [(second: Double, weight: Double)] = []
       for l in launches where l.day < day && l.day >= day - observed && counts(l.day) && l.secondOfDay >= start && l.secondOfDay < stop {
         inside.append((l.secondOfDay, weight(l.day)))
       }
-      if !inside.isEmpty {
+      if !inside.isEmpty, inside.reduce(0, { $0 + $1.weight }) / dayWeight >= profile.habitSupport * (1 - 1e-12) {
         inside.sort { $0.second < $1.second }
         let total = inside.reduce(0) { $0 + $1.weight }
         habits.append(LaunchHabit(
-          earlyEdge: Self.quantile(inside, total, profile.habitEarlyQuantile), median: Self.quantile(inside, total, 0.5), end: stop,
-          support: total / dayWeight, launches: inside.count, dayKind: kind))
+          start: start, earlyEdge: Self.quantile(inside, total, profile.habitEarlyQuantile), median: Self.quantile(inside, total, 0.5),
+          end: stop, peakDensity: narrow[run].max() ?? 0, support: total / dayWeight, launches: inside.count, dayKind: kind))
       }
-      m = end + 1
     }
     return habits
   }
