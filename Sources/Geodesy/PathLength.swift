@@ -12,7 +12,7 @@
 ///
 /// ```swift
 /// var path = PathLength(ellipsoid: .wgs84)
-/// for point in track { path.add(point) }
+/// for fix in fixes { path.add(fix.coordinate) }
 /// print(path.metres)
 /// ```
 public struct PathLength: Hashable, Sendable {
