@@ -8,7 +8,11 @@
 # each one found becomes a regression test. The corpus grows in Fuzz/.build/corpus/TARGET.
 set -eu
 cd "$(dirname "$0")/../Fuzz"
-swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --product geowake-fuzz >/dev/null
+build() { swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --product geowake-fuzz >/dev/null; }
+# A source file renamed or removed in the package can leave SwiftPM's cached build description of
+# this package (which reaches the sources by path) naming it ("missing inputs"): drop it and build
+# once more.
+build 2>/dev/null || { rm -f .build/*/release/description.json; build; }
 bin=$(swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --show-bin-path)/geowake-fuzz
 seconds=${FUZZ_SECONDS:-60}
 targets=${FUZZ_TARGETS:-"track gpx csv jsonl regions scenario pushes towers schedules"}
