@@ -67,12 +67,66 @@ static Circles load_circles(const char *path) {
   return c;
 }
 
+/* Polygons from the flat text of polygons_flat.py: per polygon, its rings (shell first, then
+ * holes), each as interleaved lon/lat pairs without the closing vertex. */
+typedef struct { long rings; long *ring_start; long *ring_count; } PolygonRings;
+typedef struct { double *xy; long points; PolygonRings *polygons; long n; long vertices; } Polygons;
+
+static Polygons load_polygons(const char *path) {
+  Polygons p = {0};
+  FILE *in = fopen(path, "r");
+  if (!in) { perror(path); exit(66); }
+  long cap = 1 << 20, pcap = 1 << 10;
+  p.xy = (double *)malloc(cap * 2 * sizeof(double));
+  p.polygons = (PolygonRings *)malloc(pcap * sizeof(PolygonRings));
+  size_t size = 0;
+  char *line = NULL;
+  while (getline(&line, &size, in) > 0) {
+    if (line[0] == '\n') continue;
+    if (p.n == pcap) { pcap *= 2; p.polygons = (PolygonRings *)realloc(p.polygons, pcap * sizeof(PolygonRings)); }
+    PolygonRings *poly = &p.polygons[p.n++];
+    poly->rings = 1;
+    for (char *c = line; *c; c++) if (*c == '|') poly->rings++;
+    poly->ring_start = (long *)malloc(poly->rings * sizeof(long));
+    poly->ring_count = (long *)malloc(poly->rings * sizeof(long));
+    char *c = line;
+    for (long r = 0; r < poly->rings; r++) {
+      poly->ring_start[r] = p.points;
+      long count = 0;
+      for (;;) {
+        while (*c == ' ') c++;
+        if (*c == '|') { c++; break; }
+        if (*c == '\n' || *c == 0) break;
+        char *end;
+        double x = strtod(c, &end);
+        double y = strtod(end, &c);
+        if (p.points == cap) { cap *= 2; p.xy = (double *)realloc(p.xy, cap * 2 * sizeof(double)); }
+        p.xy[2 * p.points] = x;
+        p.xy[2 * p.points + 1] = y;
+        p.points++;
+        count++;
+      }
+      poly->ring_count[r] = count;
+      p.vertices += count;
+    }
+  }
+  free(line);
+  fclose(in);
+  return p;
+}
+
+/* A regions argument names polygons when it ends in ".txt" (polygons_flat.py's output). */
+static int names_polygons(const char *path) {
+  size_t n = strlen(path);
+  return n > 4 && strcmp(path + n - 4, ".txt") == 0;
+}
+
 /* Every peer's command line: TRACK.csv REGIONS.csv [LIMIT]. Loads both files (not timed) and
  * returns how many fixes to run (all, or the first LIMIT). */
 static long peer_arguments(int argc, char **argv, const char *name, Fixes *fixes, Circles *circles) {
-  if (argc < 3) { fprintf(stderr, "usage: %s TRACK.csv REGIONS.csv [LIMIT]\n", name); exit(64); }
+  if (argc < 3) { fprintf(stderr, "usage: %s TRACK.csv REGIONS.csv|POLYGONS.txt [LIMIT]\n", name); exit(64); }
   *fixes = load_fixes(argv[1]);
-  *circles = load_circles(argv[2]);
+  if (!names_polygons(argv[2])) *circles = load_circles(argv[2]);
   long limit = argc > 3 ? atol(argv[3]) : fixes->n;
   return limit > fixes->n ? fixes->n : limit;
 }

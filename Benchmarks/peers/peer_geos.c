@@ -1,6 +1,7 @@
 /* GEOS peer (C API, re-entrant): each circle as a 32-gon in longitude/latitude (vertices r
- * metres from the centre on a local equirectangular plane), an STRtree over them, and a prepared
- * contains per candidate. Usage: peer_geos TRACK.csv REGIONS.csv [LIMIT] */
+ * metres from the centre on a local equirectangular plane), or each polygon of a POLYGONS.txt
+ * (polygons_flat.py) with its holes, an STRtree over them, and a prepared contains per candidate.
+ * Usage: peer_geos TRACK.csv REGIONS.csv|POLYGONS.txt [LIMIT] */
 #define GEOS_USE_ONLY_R_API
 #include <geos_c.h>
 #include <math.h>
@@ -20,6 +21,9 @@ int main(int argc, char **argv) {
   Fixes f;
   Circles c;
   long limit = peer_arguments(argc, argv, "peer_geos", &f, &c);
+  int polygonal = names_polygons(argv[2]);
+  Polygons p = {0};
+  if (polygonal) { p = load_polygons(argv[2]); c.n = p.n; }
   GEOSContextHandle_t ctx = GEOS_init_r();
   GEOSGeometry **polygons = malloc(c.n * sizeof *polygons);
   const GEOSPreparedGeometry **prepared = malloc(c.n * sizeof *prepared);
@@ -29,7 +33,22 @@ int main(int argc, char **argv) {
   for (int repeat = 0; peer_more(repeat, spent); repeat++) {
     double t0 = now_seconds();
     GEOSSTRtree *tree = GEOSSTRtree_create_r(ctx, 10);
-    for (long j = 0; j < c.n; j++) {
+    for (long j = 0; j < c.n && polygonal; j++) {
+      PolygonRings *poly = &p.polygons[j];
+      GEOSGeometry *rings[poly->rings];
+      for (long r = 0; r < poly->rings; r++) {
+        long n = poly->ring_count[r];
+        double *xy = malloc((n + 1) * 2 * sizeof(double));
+        memcpy(xy, p.xy + 2 * poly->ring_start[r], n * 2 * sizeof(double));
+        xy[2 * n] = xy[0]; xy[2 * n + 1] = xy[1];
+        rings[r] = GEOSGeom_createLinearRing_r(ctx, GEOSCoordSeq_copyFromBuffer_r(ctx, xy, n + 1, 0, 0));
+        free(xy);
+      }
+      polygons[j] = GEOSGeom_createPolygon_r(ctx, rings[0], rings + 1, poly->rings - 1);
+      prepared[j] = GEOSPrepare_r(ctx, polygons[j]);
+      GEOSSTRtree_insert_r(ctx, tree, polygons[j], (void *)(size_t)j);
+    }
+    for (long j = 0; j < c.n && !polygonal; j++) {
       double xy[33 * 2];
       double mlat = EARTH_RADIUS * DEG, mlon = mlat * cos(c.lat[j] * DEG);
       for (int k = 0; k < 32; k++) {
@@ -66,8 +85,8 @@ int main(int argc, char **argv) {
       GEOSGeom_destroy_r(ctx, polygons[j]);
     }
   }
-  printf("engine=geos-strtree fixes=%ld regions=%ld build_s=%.6f run_s=%.6f fixes_per_s=%.0f pairs=%ld exact=32-gon\n",
-         limit, c.n, build, run, limit / run, q.hits);
+  printf("engine=geos-strtree fixes=%ld regions=%ld build_s=%.6f run_s=%.6f fixes_per_s=%.0f pairs=%ld exact=%s\n",
+         limit, c.n, build, run, limit / run, q.hits, polygonal ? "lon/lat-plane" : "32-gon");
   GEOS_finish_r(ctx);
   return 0;
 }
