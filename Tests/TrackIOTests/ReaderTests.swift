@@ -41,6 +41,22 @@ struct ReaderTests {
     }
   }
 
+  /// An accuracy written as NaN or NA (any case) is unknown; anything else that is not a positive
+  /// number is an error naming it.
+  @Test func unknownAccuracyIsNaNOrNAInAnyCase() throws {
+    let folder = try TemporaryFolder()
+    for (text, expected) in [("nan", true), ("NaN", true), ("NA", true), ("na", true), ("nA", true)] {
+      let path = try folder.file("u.csv", containing: "time,lat,lon,accuracy\n1714546800,37.5,-122.25,\(text)\n")
+      var reader = try FixCSVReader(path: path)
+      #expect(try reader.readAll().first?.horizontalAccuracy == nil, "\(text) \(expected)")
+    }
+    for text in ["n", "nana", "nam", "xa", "a", "nanx"] {
+      let path = try folder.file("u.csv", containing: "time,lat,lon,accuracy\n1714546800,37.5,-122.25,\(text)\n")
+      var reader = try FixCSVReader(path: path)
+      #expect(throws: TrackIOError.self, "\(text)") { try reader.readAll() }
+    }
+  }
+
   @Test func readsRegions() throws {
     let folder = try TemporaryFolder()
     let path = try folder.file("input.csv", containing: "id,lat,lon,radius,note\n\"Home, sweet\",37.7,-122.4,100,x\nwork,37.8,-122.41,250.5,\n")

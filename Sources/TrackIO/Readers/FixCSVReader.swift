@@ -303,8 +303,9 @@ public struct FixCSVReader {
   /// Reads every remaining fix.
   /// `nan`, `NaN` or `NA`: how data frames write a value that is not known.
   static func isUnknown(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
-    let lower = field.map { $0 | 0x20 }
-    return lower.elementsEqual("nan".utf8) || lower.elementsEqual("na".utf8)
+    // "nan" or "na" in any case, compared as bytes (every row with an accuracy asks).
+    guard field.count == 2 || field.count == 3, field[0] | 0x20 == UInt8(ascii: "n"), field[1] | 0x20 == UInt8(ascii: "a") else { return false }
+    return field.count == 2 || field[2] | 0x20 == UInt8(ascii: "n")
   }
 
   public mutating func readAll() throws(TrackIOError) -> [LocationFix] {
