@@ -40,6 +40,16 @@ package struct ByteLineReader {
 
   /// The next line (without its terminator), or nil at the end of input.
   package mutating func nextLine<R>(_ body: (UnsafeBufferPointer<UInt8>) throws(TrackIOError) -> R) throws(TrackIOError) -> R? {
+    var none: Void = ()
+    return try nextLine(with: &none) { line, _ throws(TrackIOError) in try body(line) }
+  }
+
+  /// The next line (without its terminator) with `state` handed to `body` in place, or nil at the
+  /// end of input: a reader keeps what a row changes in `state` instead of in variables the
+  /// closure captures (which would be boxed, and every access checked at run time).
+  package mutating func nextLine<R, State>(
+    with state: inout State, _ body: (UnsafeBufferPointer<UInt8>, inout State) throws(TrackIOError) -> R
+  ) throws(TrackIOError) -> R? {
     while true {
       if let newline = nextNewline() {
         var end = newline
@@ -50,7 +60,7 @@ package struct ByteLineReader {
         lineBefore = lastLine
         lastLine = lineStart..<end
         return try buffer.withUnsafeBufferPointer { all throws(TrackIOError) in
-          try body(UnsafeBufferPointer(rebasing: all[lineStart..<end]))
+          try body(UnsafeBufferPointer(rebasing: all[lineStart..<end]), &state)
         }
       }
       if atEnd {
@@ -64,7 +74,7 @@ package struct ByteLineReader {
         lineBefore = lastLine
         lastLine = lineStart..<end
         return try buffer.withUnsafeBufferPointer { all throws(TrackIOError) in
-          try body(UnsafeBufferPointer(rebasing: all[lineStart..<end]))
+          try body(UnsafeBufferPointer(rebasing: all[lineStart..<end]), &state)
         }
       }
       // The bytes after `start` have no line end: the search goes on after them.

@@ -27,16 +27,22 @@ public import Geodesy
 /// ```
 public struct FixCSVReader {
   private var lines: ByteLineReader
-  private var fields = CSVFields()
+  /// What reading a row changes, kept apart so that the row's closure takes it in place.
+  private struct RowState {
+    var fields = CSVFields()
+    var cell: CellIdentity?
+    var radios: [Int64: Radio] = [:]
+    var deviceBytes: [UInt8] = []
+    var newDevice: String?
+  }
+  private var row = RowState()
   private var timeColumn = 0
   private var latitudeColumn = 0
   private var longitudeColumn = 0
   private var accuracyColumn: Int?
   private var cellColumn: Int?
   private var deviceColumn: Int?
-  private var deviceBytes: [UInt8] = []
   private var driveLogColumns: (area: Int, cell: Int, mode: Int?)?
-  private var driveLogRadios: [Int64: Radio] = [:]
   private var width = 0
   /// The serving cell named by the fix last returned, when the file names cells.
   public private(set) var reportedCell: CellIdentity?
@@ -109,104 +115,112 @@ public struct FixCSVReader {
   /// The next fix, or nil at the end of the file.
   /// - Throws: ``TrackIOError`` for a malformed line, with its line and column.
   public mutating func next() throws(TrackIOError) -> LocationFix? {
+    // The row state is moved out of self (no copy) for the closure to take in place, and back.
+    var row = RowState()
+    swap(&row, &self.row)
+    defer { swap(&row, &self.row) }
     while true {
-      let path = lines.path
       let number = lines.lineNumber + 1
       let (t, la, lo, ac, w) = (timeColumn, latitudeColumn, longitudeColumn, accuracyColumn, width)
       let (cellColumn, driveLog) = (self.cellColumn, driveLogColumns)
       let assumeUTC = self.assumeUTC
-      var fields = self.fields
-      var cell: CellIdentity?
-      var radios = driveLogRadios
       let deviceColumn = self.deviceColumn
-      var deviceBytes = self.deviceBytes
-      var newDevice: String?
-      defer {
-        if let newDevice {
-          device = newDevice
-          self.deviceBytes = deviceBytes
-          deviceChanges += 1
-        }
-      }
-      let parsed: LocationFix?? = try lines.nextLine { line throws(TrackIOError) -> LocationFix? in
+      row.cell = nil
+      row.newDevice = nil
+      // Errors are made without the path (a String the closure would retain for every row) and
+      // given it here.
+      let parsed: LocationFix??
+      do {
+        parsed = try lines.nextLine(with: &row) { line, row throws(TrackIOError) -> LocationFix? in
         if line.isEmpty || line.first == UInt8(ascii: "#") { return nil }
-        fields.split(line)
-        if let open = fields.unterminatedQuote {
-          throw TrackIOError(path: path, line: number, column: open + 1, message: "quoted field is not closed")
+        row.fields.split(line)
+        if let open = row.fields.unterminatedQuote {
+          throw TrackIOError(path: "", line: number, column: open + 1, message: "quoted field is not closed")
         }
-        guard fields.count == w else {
-          throw TrackIOError(path: path, line: number, column: 1, message: "\(fields.count) fields: expected \(w), as in the header")
+        guard row.fields.count == w else {
+          throw TrackIOError(path: "", line: number, column: 1, message: "\(row.fields.count) fields: expected \(w), as in the header")
         }
         func fail(_ k: Int, _ message: String) -> TrackIOError {
-          TrackIOError(path: path, line: number, column: fields.column(k), message: message)
+          TrackIOError(path: "", line: number, column: row.fields.column(k), message: message)
         }
         if let d = deviceColumn {
-          let field = fields.field(d, in: line)
-          if !field.elementsEqual(deviceBytes) {
-            deviceBytes.removeAll(keepingCapacity: true)
-            deviceBytes.append(contentsOf: field)
-            newDevice = fields.text(d, in: line)
+          let field = row.fields.field(d, in: line)
+          if !field.elementsEqual(row.deviceBytes) {
+            row.deviceBytes.removeAll(keepingCapacity: true)
+            row.deviceBytes.append(contentsOf: field)
+            row.newDevice = row.fields.text(d, in: line)
           }
           guard !field.isEmpty else { throw fail(d, "device is empty: expected the name of the device the fix is from") }
         }
-        let timeField = fields.field(t, in: line)
+        let timeField = row.fields.field(t, in: line)
         let time: Double
         if let seconds = ByteNumbers.double(timeField) {
           time = ByteNumbers.epochSeconds(seconds)
         } else if let seconds = ByteNumbers.timestamp(timeField) {
-          guard assumeUTC || ByteNumbers.hasZone(timeField) else { throw fail(t, ByteNumbers.zonelessMessage(fields.text(t, in: line))) }
+          guard assumeUTC || ByteNumbers.hasZone(timeField) else { throw fail(t, ByteNumbers.zonelessMessage(row.fields.text(t, in: line))) }
           time = seconds
         } else if let seconds = Self.driveLogTime(timeField) {
           time = seconds
         } else {
-          throw fail(t, "time \"\(fields.text(t, in: line))\" is neither seconds since 1970 nor an ISO 8601 date-time (nor a drive log's yyyy.MM.dd_HH.mm.ss)")
+          throw fail(t, "time \"\(row.fields.text(t, in: line))\" is neither seconds since 1970 nor an ISO 8601 date-time (nor a drive log's yyyy.MM.dd_HH.mm.ss)")
         }
-        guard let latitude = ByteNumbers.double(fields.field(la, in: line)) else {
-          throw fail(la, "latitude \"\(fields.text(la, in: line))\" is not a number: expected degrees in -90...90")
+        guard let latitude = ByteNumbers.double(row.fields.field(la, in: line)) else {
+          throw fail(la, "latitude \"\(row.fields.text(la, in: line))\" is not a number: expected degrees in -90...90")
         }
-        guard let longitude = ByteNumbers.double(fields.field(lo, in: line)) else {
-          throw fail(lo, "longitude \"\(fields.text(lo, in: line))\" is not a number: expected degrees")
+        guard let longitude = ByteNumbers.double(row.fields.field(lo, in: line)) else {
+          throw fail(lo, "longitude \"\(row.fields.text(lo, in: line))\" is not a number: expected degrees")
         }
         let coordinate: Coordinate
         do throws(CoordinateError) { coordinate = try Coordinate.reading(latitude: latitude, longitude: longitude) } catch {
           throw fail(error.component == .latitude ? la : lo, error.description)
         }
         var accuracy: Double? = nil
-        if let ac, !fields.field(ac, in: line).isEmpty, !Self.isUnknown(fields.field(ac, in: line)) {
-          guard let a = ByteNumbers.double(fields.field(ac, in: line)), a > 0 else {
-            throw fail(ac, "accuracy \"\(fields.text(ac, in: line))\" is not a positive number of metres")
+        if let ac, !row.fields.field(ac, in: line).isEmpty, !Self.isUnknown(row.fields.field(ac, in: line)) {
+          guard let a = ByteNumbers.double(row.fields.field(ac, in: line)), a > 0 else {
+            throw fail(ac, "accuracy \"\(row.fields.text(ac, in: line))\" is not a positive number of metres")
           }
           accuracy = a
         }
-        if let c = cellColumn, !fields.field(c, in: line).isEmpty {
-          guard let identity = Self.cellIdentity(fields.text(c, in: line)) else {
-            throw fail(c, "cell \"\(fields.text(c, in: line))\" is not a cell: expected e.g. LTE 272-1-100-5 (radio mcc-net-area-cell) or a cell number")
+        if let c = cellColumn, !row.fields.field(c, in: line).isEmpty {
+          guard let identity = Self.cellIdentity(row.fields.text(c, in: line)) else {
+            throw fail(c, "cell \"\(row.fields.text(c, in: line))\" is not a cell: expected e.g. LTE 272-1-100-5 (radio mcc-net-area-cell) or a cell number")
           }
-          cell = identity
+          row.cell = identity
         }
         if let d = driveLog {
-          guard let area = Int(fields.text(d.area, in: line), radix: 16), area >= 0 else {
-            throw fail(d.area, "LACHEX \"\(fields.text(d.area, in: line))\" is not a hexadecimal area code")
+          guard let area = Int(row.fields.text(d.area, in: line), radix: 16), area >= 0 else {
+            throw fail(d.area, "LACHEX \"\(row.fields.text(d.area, in: line))\" is not a hexadecimal area code")
           }
-          guard let number = ByteNumbers.integer(fields.field(d.cell, in: line)), number >= 0 else {
-            throw fail(d.cell, "RAWCELLID \"\(fields.text(d.cell, in: line))\" is not a cell number")
+          guard let number = ByteNumbers.integer(row.fields.field(d.cell, in: line)), number >= 0 else {
+            throw fail(d.cell, "RAWCELLID \"\(row.fields.text(d.cell, in: line))\" is not a cell number")
           }
           let key = Int64(area) << 40 | Int64(number & ((1 << 40) - 1))
-          let radio = radios[key] ?? Self.radio(networkMode: d.mode.map { fields.text($0, in: line) } ?? "")
-          radios[key] = radio
-          cell = CellIdentity(radio: radio, mcc: 0, net: 0, area: area, cell: number)
+          let radio = row.radios[key] ?? Self.radio(networkMode: d.mode.map { row.fields.text($0, in: line) } ?? "")
+          row.radios[key] = radio
+          row.cell = CellIdentity(radio: radio, mcc: 0, net: 0, area: area, cell: number)
         }
         return LocationFix(time: time, coordinate: coordinate, horizontalAccuracy: accuracy)
       }
-      self.fields = fields
-      driveLogRadios = radios
+      } catch {
+        // A bad row still names its device, so that the error is the right device's.
+        noteDevice(row.newDevice)
+        throw TrackIOError(path: lines.path, line: error.line, column: error.column, message: error.message)
+      }
+      noteDevice(row.newDevice)
       guard let parsed else { return nil }
       if let fix = parsed {
         if lines.lineIsUnterminated { try checkLastLine(number) }
-        reportedCell = cell
+        reportedCell = row.cell
         return fix
       }
     }
+  }
+
+  /// Records the device a row named, when it differs from the last row's.
+  private mutating func noteDevice(_ newDevice: String?) {
+    guard let newDevice else { return }
+    device = newDevice
+    deviceChanges += 1
   }
 
   /// A cut at the end of the file: a last line without a line end whose number ends where no
