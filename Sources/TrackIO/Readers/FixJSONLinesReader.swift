@@ -1,4 +1,5 @@
 public import Geodesy
+import JSONBytes
 
 /// Reads fixes from JSON Lines: one object per line with `time` (seconds since 1970 — or
 /// milliseconds, microseconds or nanoseconds, told apart by magnitude — or an ISO 8601 string),
@@ -40,74 +41,207 @@ public struct FixJSONLinesReader {
   /// Bytes read from the file so far (it is read ahead in chunks), for progress reports.
   public var bytesRead: Int { lines.bytesRead }
 
+  /// What reading a line changes, taken in place by the line reader's closure.
+  struct LineState {
+    var scratch: [UInt8] = []
+    var device: String?
+  }
+
   /// The next fix, or nil at the end of the file.
   /// - Throws: ``TrackIOError`` for a malformed line, with its line and column.
   public mutating func next() throws(TrackIOError) -> LocationFix? {
+    var state = LineState()
+    swap(&state.scratch, &scratch)
+    defer { swap(&state.scratch, &scratch) }
     while true {
-      let path = lines.path
       let lineNo = lines.lineNumber + 1
-      var scratch = self.scratch
-      var lineDevice: String?
-      let (named, unnamed) = (deviceChanges > 0, fixesWithoutDevice)
-      defer {
-        if let lineDevice, lineDevice != device {
-          device = lineDevice
-          deviceChanges += 1
-        }
-      }
-      let parsed: LocationFix?? = try lines.nextLine { line throws(TrackIOError) -> LocationFix? in
-        guard line.contains(where: { !MarkupScanner.isSpace($0) }) else { return nil }
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: line)
-        var parser = JSONParser(path: path, bytes: scratch)
-        func fail(_ message: String, _ offset: Int) -> TrackIOError {
-          TrackIOError(path: path, line: lineNo, column: offset + 1, message: message)
-        }
-        let object: JSONNode
-        do throws(TrackIOError) { object = try parser.parseDocument() } catch {
-          throw TrackIOError(path: path, line: lineNo, column: error.column, message: error.message)
-        }
-        guard case .object = object.value else { throw fail("\(object.kind): expected an object with time, lat and lon", object.offset) }
-        if let d = object["device"] {
-          switch d.value {
-          case .string(let s) where !s.isEmpty: lineDevice = s
-          case .number: lineDevice = String(decoding: scratch[d.offset..<d.end], as: UTF8.self)
-          default: throw fail("\"device\" is \(d.kind): expected the name of the device the fix is from (a string or number)", d.offset)
+      let (named, unnamed, assumeUTC) = (deviceChanges > 0, fixesWithoutDevice, self.assumeUTC)
+      state.device = nil
+      let parsed: LocationFix??
+      do {
+        // Errors are made without the path (a String the closure would retain for every line)
+        // and given it below.
+        parsed = try lines.nextLine(with: &state) { line, state throws(TrackIOError) -> LocationFix? in
+          guard line.contains(where: { !MarkupScanner.isSpace($0) }) else { return nil }
+          if let (fix, device) = Self.plainLine(line, assumeUTC: assumeUTC, named: named, unnamed: unnamed) {
+            state.device = device
+            return fix
           }
-          if unnamed > 0 { throw fail("\"device\" named here, but \(unnamed) earlier fixes name none: every line or none names its device", d.offset) }
-        } else if named {
-          throw fail("no \"device\": earlier lines name their device, so every line must", 0)
+          return try Self.generalLine(line, number: lineNo, assumeUTC: assumeUTC, named: named, unnamed: unnamed, state: &state)
         }
-        func number(_ key: String, _ expected: String) throws(TrackIOError) -> Double {
-          guard let n = object[key] else { throw fail("no \"\(key)\": expected \(expected)", 0) }
-          guard case .number(let v) = n.value else { throw fail("\"\(key)\" is \(n.kind): expected \(expected)", n.offset) }
-          return v
-        }
-        guard let timeNode = object["time"] else { throw fail("no \"time\": expected seconds since 1970 or an ISO 8601 string", 0) }
-        let time: Double
-        switch timeNode.time(assumeUTC: assumeUTC, what: "\"time\"") {
-        case .success(let t): time = t
-        case .failure(let problem): throw fail(problem.message, timeNode.offset)
-        }
-        let latitude = try number("lat", "degrees in -90...90")
-        let longitude = try number("lon", "degrees")
-        let coordinate: Coordinate
-        do throws(CoordinateError) { coordinate = try Coordinate.reading(latitude: latitude, longitude: longitude) } catch {
-          throw fail(error.description, object[error.component == .latitude ? "lat" : "lon"]?.offset ?? 0)
-        }
-        var accuracy: Double?
-        if let a = object["accuracy"], !a.value.isNull {
-          guard case .number(let v) = a.value, v > 0 else { throw fail("\"accuracy\" is not a positive number of metres", a.offset) }
-          accuracy = v
-        }
-        return LocationFix(time: time, coordinate: coordinate, horizontalAccuracy: accuracy)
+      } catch {
+        noteDevice(state.device)
+        throw TrackIOError(path: lines.path, line: error.line, column: error.column, message: error.message)
       }
-      self.scratch = scratch
+      noteDevice(state.device)
       guard let parsed else { return nil }
       if let fix = parsed {
-        if lineDevice == nil { fixesWithoutDevice += 1 }
+        if state.device == nil { fixesWithoutDevice += 1 }
         return fix
       }
     }
+  }
+
+  /// Records the device a line named, when it differs from the last line's.
+  private mutating func noteDevice(_ lineDevice: String?) {
+    if let lineDevice, lineDevice != device {
+      device = lineDevice
+      deviceChanges += 1
+    }
+  }
+
+  /// The fix of a line written plainly — one object of unescaped keys, `time`, `lat`, `lon`,
+  /// `accuracy` and `device` of the usual types, other members skipped (validated) — read with the
+  /// scanner alone, without a tree; nil for anything else (escapes, a problem to report), which
+  /// ``generalLine(_:number:assumeUTC:named:unnamed:state:)`` reads and reports. The two give the
+  /// same fix (tests compare them on every fixture and on generated lines).
+  static func plainLine(
+    _ line: UnsafeBufferPointer<UInt8>, assumeUTC: Bool, named: Bool, unnamed: Int
+  ) -> (fix: LocationFix, device: String?)? {
+    var s = JSONScanner(line, endName: "the end of the line")
+    s.materialize = false
+    // The first occurrence of each key (lookups take the first), and its value.
+    var time: (range: Range<Int>, isNumber: Bool, value: Double)?
+    var latitude: Double?
+    var longitude: Double?
+    var accuracy: Double?
+    var accuracySeen = false
+    var device: Range<Int>?
+    do throws(JSONError) {
+      s.skipSpace()
+      guard s.peek() == UInt8(ascii: "{") else { return nil }
+      s.i += 1
+      s.skipSpace()
+      if s.peek() == UInt8(ascii: "}") {
+        return nil
+      }
+      while true {
+        let (name, escaped) = try s.scanString("$")
+        guard !escaped else { return nil }
+        try s.expect(UInt8(ascii: ":"), "$", "':'")
+        s.skipSpace()
+        guard let first = s.peek() else { return nil }
+        let isNumber = first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9"))
+        let isString = first == UInt8(ascii: "\"")
+        func numberValue() throws(JSONError) -> Double { try s.number("$", converting: ByteNumbers.double).value }
+        if s.equals(name, "time") && time == nil {
+          if isNumber {
+            let start = s.i
+            time = (start..<start, true, try numberValue())
+          } else if isString {
+            let (range, escapedValue) = try s.scanString("$")
+            guard !escapedValue else { return nil }
+            time = (range, false, 0)
+          } else {
+            return nil
+          }
+        } else if s.equals(name, "lat") && latitude == nil {
+          guard isNumber else { return nil }
+          latitude = try numberValue()
+        } else if s.equals(name, "lon") && longitude == nil {
+          guard isNumber else { return nil }
+          longitude = try numberValue()
+        } else if s.equals(name, "accuracy") && !accuracySeen {
+          accuracySeen = true
+          if isNumber {
+            accuracy = try numberValue()
+            guard let a = accuracy, a > 0 else { return nil }
+          } else {
+            let value = try s.skipValue("$")
+            guard s.equals(value, "null") else { return nil }
+          }
+        } else if s.equals(name, "device") && device == nil {
+          if isString {
+            let (range, escapedValue) = try s.scanString("$")
+            guard !escapedValue, !range.isEmpty else { return nil }
+            device = range
+          } else if isNumber {
+            let start = s.i
+            _ = try numberValue()
+            device = start..<s.i
+          } else {
+            return nil
+          }
+        } else {
+          _ = try s.skipValue("$")
+        }
+        s.skipSpace()
+        guard let next = s.peek() else { return nil }
+        s.i += 1
+        if next == UInt8(ascii: "}") { break }
+        guard next == UInt8(ascii: ",") else { return nil }
+        s.skipSpace()
+      }
+      s.skipSpace()
+      guard s.atEnd else { return nil }
+    } catch {
+      return nil
+    }
+    // The rules about devices across lines: any breach is reported by the general path.
+    if device != nil ? unnamed > 0 : named { return nil }
+    guard let time, let latitude, let longitude else { return nil }
+    let seconds: Double
+    if time.isNumber {
+      seconds = ByteNumbers.epochSeconds(time.value)
+    } else {
+      let text = UnsafeBufferPointer(rebasing: line[time.range])
+      guard let t = ByteNumbers.timestamp(text), assumeUTC || ByteNumbers.hasZone(text) else { return nil }
+      seconds = t
+    }
+    guard let coordinate = try? Coordinate.reading(latitude: latitude, longitude: longitude) else { return nil }
+    let name = device.map { String(decoding: UnsafeBufferPointer(rebasing: line[$0]), as: UTF8.self) }
+    return (LocationFix(time: seconds, coordinate: coordinate, horizontalAccuracy: accuracy), name)
+  }
+
+  /// Any line, through the JSON tree: the fix, or the error with its column (and the device the
+  /// line named, in `state`, even when the line is in error).
+  static func generalLine(
+    _ line: UnsafeBufferPointer<UInt8>, number lineNo: Int, assumeUTC: Bool, named: Bool, unnamed: Int, state: inout LineState
+  ) throws(TrackIOError) -> LocationFix {
+    state.scratch.removeAll(keepingCapacity: true)
+    state.scratch.append(contentsOf: line)
+    let scratch = state.scratch
+    var parser = JSONParser(path: "", bytes: scratch)
+    func fail(_ message: String, _ offset: Int) -> TrackIOError {
+      TrackIOError(path: "", line: lineNo, column: offset + 1, message: message)
+    }
+    let object: JSONNode
+    do throws(TrackIOError) { object = try parser.parseDocument() } catch {
+      throw TrackIOError(path: "", line: lineNo, column: error.column, message: error.message)
+    }
+    guard case .object = object.value else { throw fail("\(object.kind): expected an object with time, lat and lon", object.offset) }
+    if let d = object["device"] {
+      switch d.value {
+      case .string(let s) where !s.isEmpty: state.device = s
+      case .number: state.device = String(decoding: scratch[d.offset..<d.end], as: UTF8.self)
+      default: throw fail("\"device\" is \(d.kind): expected the name of the device the fix is from (a string or number)", d.offset)
+      }
+      if unnamed > 0 { throw fail("\"device\" named here, but \(unnamed) earlier fixes name none: every line or none names its device", d.offset) }
+    } else if named {
+      throw fail("no \"device\": earlier lines name their device, so every line must", 0)
+    }
+    func number(_ key: String, _ expected: String) throws(TrackIOError) -> Double {
+      guard let n = object[key] else { throw fail("no \"\(key)\": expected \(expected)", 0) }
+      guard case .number(let v) = n.value else { throw fail("\"\(key)\" is \(n.kind): expected \(expected)", n.offset) }
+      return v
+    }
+    guard let timeNode = object["time"] else { throw fail("no \"time\": expected seconds since 1970 or an ISO 8601 string", 0) }
+    let time: Double
+    switch timeNode.time(assumeUTC: assumeUTC, what: "\"time\"") {
+    case .success(let t): time = t
+    case .failure(let problem): throw fail(problem.message, timeNode.offset)
+    }
+    let latitude = try number("lat", "degrees in -90...90")
+    let longitude = try number("lon", "degrees")
+    let coordinate: Coordinate
+    do throws(CoordinateError) { coordinate = try Coordinate.reading(latitude: latitude, longitude: longitude) } catch {
+      throw fail(error.description, object[error.component == .latitude ? "lat" : "lon"]?.offset ?? 0)
+    }
+    var accuracy: Double?
+    if let a = object["accuracy"], !a.value.isNull {
+      guard case .number(let v) = a.value, v > 0 else { throw fail("\"accuracy\" is not a positive number of metres", a.offset) }
+      accuracy = v
+    }
+    return LocationFix(time: time, coordinate: coordinate, horizontalAccuracy: accuracy)
   }
 }
