@@ -83,7 +83,9 @@ public struct FixReorderBuffer: Sendable {
 
   private mutating func release(upTo end: Int, into ready: inout [LocationFix]) {
     guard end > head else { return }
-    ready.append(contentsOf: held[head..<end])
+    // One by one: a slice of `held` would hold a reference to its storage (a retain and a
+    // release for every fix).
+    for k in head..<end { ready.append(held[k]) }
     lastReleasedTime = held[end - 1].time
     head = end
     if head == held.count {

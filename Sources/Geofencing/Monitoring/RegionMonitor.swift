@@ -256,8 +256,13 @@ public struct RegionMonitor: Sendable {
   }
 
   private mutating func useReadyFixes(into events: inout [RegionEvent]) {
-    for fix in ready { use(fix, into: &events) }
-    ready.removeAll(keepingCapacity: true)
+    // Moved out while `use` mutates self: iterating `ready` in place would copy it (a retain and
+    // a release for every fix).
+    var batch: [LocationFix] = []
+    swap(&batch, &ready)
+    for k in batch.indices { use(batch[k], into: &events) }
+    batch.removeAll(keepingCapacity: true)
+    swap(&batch, &ready)
   }
 
   private mutating func use(_ fix: LocationFix, into events: inout [RegionEvent]) {
