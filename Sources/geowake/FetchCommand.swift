@@ -113,10 +113,16 @@ struct FetchCommand: ParsableCommand {
     let usage = files[0]
     let (simulation, feedSource) = try simulate(usage)
     let report = FetchReport(FetchComparison(simulation), usageSource: usage, feedSource: feedSource)
+    try writeOutput { out, format throws(TrackIOError) in try report.write(format, to: out) }
+  }
+
+  /// Opens the output (never replacing a file without --force), writes it in the chosen format and
+  /// puts it in place.
+  func writeOutput(_ write: (ByteSink, FetchReport.Format) throws(TrackIOError) -> Void) throws {
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     do {
-      try report.write(FetchReport.Format(rawValue: format) ?? .table, to: out)
+      try write(out, FetchReport.Format(rawValue: format) ?? .table)
       try out.commit()
     } catch { throw Diagnostics.fail(error) }
   }
@@ -131,12 +137,7 @@ struct FetchCommand: ParsableCommand {
       users.append(FetchPopulation.User(name: name, comparison: FetchComparison(simulation)))
     }
     let report = FetchPopulationReport(FetchPopulation(users: users), source: usage.joined(separator: ", "))
-    let out: ByteSink
-    do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
-    do {
-      try report.write(FetchReport.Format(rawValue: format) ?? .table, to: out)
-      try out.commit()
-    } catch { throw Diagnostics.fail(error) }
+    try writeOutput { out, format throws(TrackIOError) in try report.write(format, to: out) }
   }
 
   /// One user's simulation, and where its feed came from.
