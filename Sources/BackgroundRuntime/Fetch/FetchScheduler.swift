@@ -265,12 +265,11 @@ extension FetchDecision {
     }
     func habitText(_ h: LaunchHabit) -> String {
       let kind = h.dayKind == .all ? "" : " on \(h.dayKind.rawValue)s"
-      return "the launch habit around \(clock(h.median))\(kind) (\(Self.number(h.support)) launches/day, \(h.launches) seen)"
+      return "the launch window \(clock(h.start))–\(clock(h.end))\(kind) (\(Self.number(h.support)) launches/day, \(h.launches) seen)"
     }
     switch basis {
     case .habit(let h, let spacing, let deferral):
-      var text = "fetch in the launch window \(clock(h.start))–\(clock(h.end))\(h.dayKind == .all ? "" : " on \(h.dayKind.rawValue)s") "
-        + "(\(Self.number(h.support)) launches/day, \(h.launches) seen; a fetch every \(RuntimeEvent.seconds(spacing)))"
+      var text = "fetch in " + habitText(h).dropLast() + "; a fetch every \(FetchEvent.duration(spacing)))"
       switch deferral {
       case .condition(let c, _)?: text += "; deferred until \(c.ending)"
       case .interval(let policy, _)?: text += "; moved later by the \(policy) interval"
