@@ -39,8 +39,8 @@ struct FidelityCommand: ParsableCommand {
   @Option(help: "Profile for iOS departures.", transform: { $0.lowercased() })
   var iosProfile: String = "ios"
 
-  @Option(help: "Profile for Android departures.", transform: { $0.lowercased() })
-  var androidProfile: String = "android"
+  @Option(help: "Profile for Android departures (default: android6 for phones before Android 8 by the os column, else android).", transform: { $0.lowercased() })
+  var androidProfile: String?
 
   @Option(parsing: .unconditional, help: "Seeds per departure.")
   var seeds: Int = 20
@@ -63,7 +63,7 @@ struct FidelityCommand: ParsableCommand {
   func checkOptions() throws {
     OutputFormat.warnIfDisagreeing(formatOption, output: output)
     let names = RegionMonitoringProfile.named.keys.sorted().joined(separator: ", ")
-    for (option, name) in [("--ios-profile", iosProfile), ("--android-profile", androidProfile)] {
+    for (option, name) in [("--ios-profile", iosProfile), ("--android-profile", androidProfile ?? "android")] {
       guard RegionMonitoringProfile.named[name] != nil else { throw ValidationError("\(option) must be one of \(names), got \(name)") }
     }
     guard (1...10_000).contains(seeds) else { throw ValidationError("--seeds must be in 1...10000, got \(seeds)") }
@@ -80,11 +80,17 @@ struct FidelityCommand: ParsableCommand {
       Diagnostics.error("\(folder)/departures.csv: no departures: expected at least one line after the header")
       throw SysExit.dataError
     }
-    let profiles: [MeasuredDeparture.Platform: RegionMonitoringProfile] = [
-      .ios: RegionMonitoringProfile.named[iosProfile]!, .android: RegionMonitoringProfile.named[androidProfile]!,
-    ]
+    let ios = RegionMonitoringProfile.named[iosProfile]!
+    let android = androidProfile.map { RegionMonitoringProfile.named[$0]! }
     let run: FidelityRun
-    do { run = try FidelityRun(departures: departures, profiles: profiles, seeds: (0..<UInt64(seeds)).map { seed + $0 }) } catch {
+    do {
+      run = try FidelityRun(departures: departures, seeds: (0..<UInt64(seeds)).map { seed + $0 }) { departure in
+        switch departure.platform {
+        case .ios: return ios
+        case .android: return android ?? departure.os.map { RegionMonitoringProfile.android(version: $0) } ?? .android
+        }
+      }
+    } catch {
       Diagnostics.error(error.description)
       throw SysExit.usage
     }
@@ -121,7 +127,7 @@ struct FidelityCommand: ParsableCommand {
       departures.append(MeasuredDeparture(
         id: record.id, platform: MeasuredDeparture.Platform(rawValue: record.platform) ?? .ios, departureTime: record.departureTime,
         exitTime: record.exitTime, fenceCreatedTime: record.fenceCreatedTime, isComparable: record.exitClass != "premature",
-        fence: fence, track: track))
+        fence: fence, track: track, os: record.os))
     }
     return departures
   }

@@ -44,7 +44,7 @@ struct FidelityCommandTests {
     let table = try CommandRunner.run(["fidelity", Self.dataset, "--seeds", "2"])
     #expect(table.status == 0, "\(table.stderr)")
     #expect(table.stdout.contains("ios: 57 departures compared, profile ios, 2 seeds (1 to 2)\n"))
-    #expect(table.stdout.contains("android: 45 departures compared (6 with a premature measured exit left out), profile android, 2 seeds (1 to 2)\n"))
+    #expect(table.stdout.contains("android: 45 departures compared (6 with a premature measured exit left out), profile android6, 2 seeds (1 to 2)\n"))
     let premature = try #require(table.stdout.split(separator: "\n").first { $0.hasPrefix("android2_20190724T0751_mtv_to_berkeley_sf_bart ") })
     #expect(premature.contains(" android   -215 s ") && premature.hasSuffix("premature measured exit: not compared"))
     let html = try CommandRunner.run(["fidelity", Self.dataset, "--seeds", "2", "--format", "html"])

@@ -23,11 +23,11 @@ func lifecycleTrack(seed: UInt64, count: Int, center: Coordinate) -> [LocationFi
 
 @Suite("Monitor lifecycle: snapshots, the clock, live changes")
 struct MonitorLifecycleTests {
-  static let profiles: [RegionMonitoringProfile] = [.ios, .android, .iosDocumented, .androidDocumented, .server]
+  static let profiles: [RegionMonitoringProfile] = [.ios, .android, .iosDocumented, .androidDocumented, .server, .android6]
 
   /// A monitor saved as JSON at a random fix and restored from it gives, from then on, exactly
   /// the events of the monitor that ran on (every profile, random seeds and cut points).
-  @Test(arguments: zip(profiles, [UInt64(21), 22, 23, 24, 25]))
+  @Test(arguments: zip(profiles, [UInt64(21), 22, 23, 24, 25, 26]))
   func snapshotAndRestoreGiveIdenticalEvents(profile: RegionMonitoringProfile, seed: UInt64) throws {
     let center = try Coordinate(latitude: 52.52, longitude: 13.40)
     let fixes = lifecycleTrack(seed: seed, count: 3_000, center: center)

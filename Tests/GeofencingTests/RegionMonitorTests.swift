@@ -363,7 +363,10 @@ struct RegionMonitorTests {
         switch (e.kind, e.cause) {
         case (.enter, .crossingConfirmed(let from, let to, let by)), (.exit, .crossingConfirmed(let from, let to, let by)):
           #expect(from < to && to <= by && by < fixes.count, "\(e)")
-          if e.withheld != nil { #expect(e.withheld == .notRequested) }
+          if e.withheld != nil { #expect(e.withheld == .notRequested || (e.withheld == .missed && profile.reportingRate != nil)) }
+        case (.enter, .leadReached(let at, let by)), (.exit, .leadReached(let at, let by)):
+          #expect(profile.entryLead != nil && at <= by && by < fixes.count, "\(e)")
+          if e.withheld != nil { #expect(e.withheld == .notRequested || (e.withheld == .missed && profile.reportingRate != nil)) }
         case (.state, .initialState), (.state, .stateRegained): break
         case (.passThrough, .passedThrough(let from, let to)): #expect(from < to, "\(e)")
         case (.dwell, .loiteringDelayElapsed): break

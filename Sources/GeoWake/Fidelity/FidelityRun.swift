@@ -18,6 +18,8 @@ public struct FidelityRun: Sendable {
   /// One platform: the measured and predicted distributions over its comparable departures.
   public struct PlatformResult: Sendable {
     public let platform: MeasuredDeparture.Platform
+    /// The profile its departures were replayed with (names joined with `+` when they differ by
+    /// the phones' versions).
     public let profile: String
     /// One delay per comparable departure.
     public let observed: DelayDistribution
@@ -41,10 +43,20 @@ public struct FidelityRun: Sendable {
     departures: [MeasuredDeparture], profiles: [MeasuredDeparture.Platform: RegionMonitoringProfile], seeds: [UInt64],
     replay: DepartureReplay = DepartureReplay()
   ) throws(RegionMonitoringProfile.InvalidValue) {
+    try self.init(departures: departures, seeds: seeds, replay: replay) { profiles[$0.platform] }
+  }
+
+  /// Replays every departure with the profile `profile` gives for it (none: left out), once per
+  /// seed.
+  /// - Throws: ``RegionMonitoringProfile/InvalidValue`` for a profile the monitor cannot use.
+  public init(
+    departures: [MeasuredDeparture], seeds: [UInt64], replay: DepartureReplay = DepartureReplay(),
+    profile: (MeasuredDeparture) -> RegionMonitoringProfile?
+  ) throws(RegionMonitoringProfile.InvalidValue) {
     self.seeds = seeds
     var results: [DepartureResult] = []
     for departure in departures {
-      guard let profile = profiles[departure.platform] else { continue }
+      guard let profile = profile(departure) else { continue }
       var predicted: [Double?] = []
       for seed in seeds { predicted.append(try replay.predictedExitDelay(departure, profile: profile, seed: seed)) }
       results.append(DepartureResult(departure: departure, profile: profile.name, predicted: predicted))
@@ -52,7 +64,10 @@ public struct FidelityRun: Sendable {
     self.departures = results
     platforms = MeasuredDeparture.Platform.allCases.compactMap { platform in
       let mine = results.filter { $0.departure.platform == platform }
-      guard let profile = mine.first?.profile else { return nil }
+      guard !mine.isEmpty else { return nil }
+      var names: [String] = []
+      for result in mine where !names.contains(result.profile) { names.append(result.profile) }
+      let profile = names.joined(separator: "+")
       let comparable = mine.filter(\.departure.isComparable)
       return PlatformResult(
         platform: platform, profile: profile, observed: DelayDistribution(comparable.map(\.observed)),

@@ -26,11 +26,15 @@ public struct MeasuredDeparture: Sendable {
   public var fence: CircularRegion
   /// The ground truth: where the user was, in time order.
   public var track: [LocationFix]
+  /// The phone's operating system and version (`Android 6.0.1`), when known: picks the profile
+  /// of its version where the platform's rules changed.
+  public var os: String?
 
   public init(
     id: String, platform: Platform, departureTime: Double, exitTime: Double?, fenceCreatedTime: Double? = nil,
-    isComparable: Bool = true, fence: CircularRegion, track: [LocationFix]
+    isComparable: Bool = true, fence: CircularRegion, track: [LocationFix], os: String? = nil
   ) {
+    self.os = os
     self.id = id
     self.platform = platform
     self.departureTime = departureTime

@@ -68,6 +68,9 @@ public struct TimelineEntry: Hashable, Sendable {
     case .crossingConfirmed(let from, let to, _), .passedThrough(let from, let to):
       fromFix = from
       toFix = to
+    case .leadReached(let at, _):
+      fromFix = at
+      toFix = at
     default: break
     }
   }

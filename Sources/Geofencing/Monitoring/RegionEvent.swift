@@ -38,6 +38,11 @@ public struct RegionEvent: Hashable, Sendable {
     /// The path crossed the boundary between fixes `fromFix` and `toFix` (0-based, counting every
     /// fix used), and fix `confirmedByFix` confirmed it under the profile's rules.
     case crossingConfirmed(fromFix: Int, toFix: Int, confirmedByFix: Int)
+    /// With a profile's ``RegionMonitoringProfile/entryLead``: at fix `atFix` the device came
+    /// within the lead of a circle it had not reached (an early entry), or got beyond the lead
+    /// again without having crossed the boundary (the exit of such an entry); fix
+    /// `confirmedByFix` confirmed it.
+    case leadReached(atFix: Int, confirmedByFix: Int)
     /// The path went through the region (or out and back) between fixes `fromFix` and `toFix`,
     /// neither of them on the other side.
     case passedThrough(fromFix: Int, toFix: Int)
@@ -53,6 +58,9 @@ public struct RegionEvent: Hashable, Sendable {
     case stateNotDelivered
     /// The profile does not report pass-throughs (no fix was on the other side).
     case passThroughNotReported
+    /// The platform never reported this confirmed crossing (the profile's
+    /// ``RegionMonitoringProfile/reportingRate``): measured phones miss some.
+    case missed
   }
 
   public var kind: Kind

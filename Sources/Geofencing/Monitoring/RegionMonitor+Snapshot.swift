@@ -32,6 +32,12 @@ extension RegionMonitor {
     var last: FixRecord?
     var dwellDue: [String: Double]
     var reorder: FixReorderBuffer.State
+    /// Early entries (a profile with an entry lead): regions approached afresh, and the lead
+    /// drawn per region approached. Absent in snapshots without them.
+    var approachArmed: [String]?
+    var approachLeads: [String: Double]?
+    /// Per region, when its last delivered event reaches the app. Absent: none.
+    var lastDelivery: [String: Double]?
   }
 
   struct PendingRecord: Codable, Sendable, Hashable {
@@ -45,6 +51,8 @@ extension RegionMonitor {
     var passThrough: Bool
     var beyondSince: Double?
     var depth: Double
+    /// An early entry (absent: no).
+    var approach: Bool?
   }
 
   /// The monitor's state now (see ``Snapshot``).
@@ -61,11 +69,15 @@ extension RegionMonitor {
           region: p.crossing.region.rawValue, enter: p.crossing.direction == .enter, time: p.crossing.time,
           latitude: p.crossing.coordinate.latitude, longitude: p.crossing.coordinate.longitude,
           fromFix: p.crossing.fromFix, toFix: p.crossing.toFix, passThrough: p.crossing.isPassThrough,
-          beyondSince: p.beyondSince, depth: p.depth)
+          beyondSince: p.beyondSince, depth: p.depth, approach: p.isApproach ? true : nil)
       },
       last: lastTime.flatMap { time in lastCoordinate.map { FixRecord(LocationFix(time: time, coordinate: $0)) } },
       dwellDue: Dictionary(uniqueKeysWithValues: dwellDue.map { ($0.key.rawValue, $0.value) }),
-      reorder: reorder.state)
+      reorder: reorder.state,
+      approachArmed: approachArmed.isEmpty ? nil : approachArmed.sorted().map { regions.region(slot: $0).identifier.rawValue },
+      approachLeads: approachLeads.isEmpty
+        ? nil : Dictionary(uniqueKeysWithValues: approachLeads.map { (regions.region(slot: $0.key).identifier.rawValue, $0.value) }),
+      lastDelivery: lastDelivery.isEmpty ? nil : Dictionary(uniqueKeysWithValues: lastDelivery.map { ($0.key.rawValue, $0.value) }))
   }
 
   /// A monitor in the state of `snapshot`, over the regions, profile, notifications and seed it
@@ -105,7 +117,9 @@ extension RegionMonitor {
       let crossing = RegionCrossing(
         region: id, direction: record.enter ? .enter : .exit, time: record.time, coordinate: coordinate,
         fromFix: record.fromFix, toFix: record.toFix, isPassThrough: record.passThrough, slot: s)
-      pending.append(Pending(crossing: crossing, region: set.region(slot: s), beyondSince: record.beyondSince, depth: record.depth))
+      pending.append(Pending(
+        crossing: crossing, region: set.region(slot: s), beyondSince: record.beyondSince, depth: record.depth,
+        isApproach: record.approach ?? false))
     }
     if let last = snapshot.last {
       let fix = try last.fix(field: "last")
@@ -113,6 +127,15 @@ extension RegionMonitor {
       lastCoordinate = fix.coordinate
     }
     for (name, time) in snapshot.dwellDue { dwellDue[try slot(name).0] = time }
+    for name in snapshot.approachArmed ?? [] { approachArmed.insert(try slot(name).1) }
+    for (name, lead) in snapshot.approachLeads ?? [:] {
+      guard lead.isFinite, lead >= 0 else { throw SnapshotError(.invalidField("approachLeads", "\(name): \(lead)")) }
+      approachLeads[try slot(name).1] = lead
+    }
+    for (name, time) in snapshot.lastDelivery ?? [:] {
+      guard time.isFinite else { throw SnapshotError(.invalidField("lastDelivery", "\(name): \(time)")) }
+      lastDelivery[try slot(name).0] = time
+    }
     reorder = try FixReorderBuffer(window: profile.reorderWindow, restoring: snapshot.reorder)
   }
 

@@ -68,14 +68,25 @@ public struct RegionMonitor: Sendable {
   private var ready: [LocationFix] = []
   /// Inscribed radii of the polygons this device has been asked to enter, by slot.
   var inscribedRadii: [Int32: Double] = [:]
+  /// With an ``RegionMonitoringProfile/entryLead``: the circles the device has been farther from
+  /// than the largest lead since its last entry (an early entry needs a fresh approach), and the
+  /// lead drawn for the current approach.
+  var approachArmed = Set<Int32>()
+  var approachLeads: [Int32: Double] = [:]
+  /// Per region, when its last event reaches the app, while that is still to come: the next one
+  /// never arrives earlier.
+  var lastDelivery: [RegionIdentifier: Double] = [:]
 
   struct Pending: Sendable {
     var crossing: RegionCrossing
     var region: Region
     /// Time of the first fix beyond the confirmation distance since the crossing, if any.
     var beyondSince: Double?
-    /// Metres beyond the boundary this crossing needs (before accuracy and the entry cap).
+    /// Metres beyond the boundary this crossing needs (before accuracy and the entry cap); for
+    /// an early entry, the lead: metres outside the circle that count as in.
     var depth: Double
+    /// An entry the device has not made yet: it came within the profile's entry lead.
+    var isApproach = false
   }
 
   /// The regions monitored: the shared set the monitor was made from, or the part of it under
@@ -253,6 +264,9 @@ public struct RegionMonitor: Sendable {
     dwellDue[id] = nil
     confirmedInside[slot] = false
     inscribedRadii[slot] = nil
+    approachArmed.remove(slot)
+    approachLeads[slot] = nil
+    lastDelivery[id] = nil
   }
 
   private mutating func useReadyFixes(into events: inout [RegionEvent]) {
@@ -298,6 +312,7 @@ public struct RegionMonitor: Sendable {
       let second = crossings[(k + 1)...].first { $0.region == c.region } ?? c
       passThrough(c, then: second, at: fix, into: &events)
     }
+    if profile.entryLead != nil { approach(fix) }
     confirmPending(at: fix, into: &events)
     if !dwellDue.isEmpty { dwell(at: fix, into: &events) }
   }
@@ -375,6 +390,13 @@ public struct RegionMonitor: Sendable {
   }
 
   private mutating func cross(_ c: RegionCrossing) {
+    if profile.entryLead != nil {
+      // An early entry waiting for confirmation, or made already: reaching the boundary adds
+      // nothing. (With a crossing pending, one back the other way is a flap, as always.)
+      let waiting = pending.firstIndex { $0.crossing.region == c.region }
+      if c.direction == .enter, let p = waiting, pending[p].isApproach { return }
+      if waiting == nil, (c.direction == .enter) == confirmedInside[c.slot] { return }
+    }
     if let p = pending.firstIndex(where: { $0.crossing.region == c.region }) {
       // Back on the confirmed side before confirmation: GPS noise or a brief excursion.
       pending.remove(at: p)
@@ -386,11 +408,14 @@ public struct RegionMonitor: Sendable {
   }
 
   private mutating func confirmPending(at fix: LocationFix, into events: inout [RegionEvent]) {
+    guard !pending.isEmpty, evaluates(at: fix.time) else { return }
     var k = 0
     while k < pending.count {
       let p = pending[k]
       let entering = p.crossing.direction == .enter
-      let evidence = evidence(p.region, slot: p.crossing.slot, entering: entering, depth: p.depth, fix: fix)
+      let evidence = p.isApproach
+        ? approachEvidence(p.region, lead: p.depth, fix: fix)
+        : evidence(p.region, slot: p.crossing.slot, entering: entering, depth: p.depth, fix: fix)
       guard evidence.isSufficient else {
         pending[k].beyondSince = nil
         k += 1
@@ -408,7 +433,11 @@ public struct RegionMonitor: Sendable {
       if entering { startDwell(id, at: fix.time) } else { dwellDue[id] = nil }
       let wanted = wants(id)
       let notify = entering ? wanted.contains(.entry) : wanted.contains(.exit)
-      var reason = "crossed the boundary between fixes \(p.crossing.fromFix) and \(p.crossing.toFix)"
+      var reason = p.isApproach
+        ? "came within \(Int(p.depth.rounded())) m of the boundary at fix \(p.crossing.fromFix) (the \(profile.name) profile enters circles early)"
+        : p.crossing.fromFix == p.crossing.toFix
+          ? "entered only within the early-entry lead, and beyond it again at fix \(p.crossing.fromFix)"
+          : "crossed the boundary between fixes \(p.crossing.fromFix) and \(p.crossing.toFix)"
       let text = evidence.description(entering: entering)
       if text != nil || profile.confirmationTime > 0 {
         reason += "; confirmed at fix \(detector.fixCount - 1)" + (text.map { ", " + $0 } ?? "")
@@ -416,14 +445,24 @@ public struct RegionMonitor: Sendable {
           reason += " for \(Int((fix.time - since).rounded())) s (needed \(Int(profile.confirmationTime)) s)"
         }
       }
-      let delivered = notify ? deliveryTime(id, p.crossing.time, confirmedBy: fix, reason: &reason) : nil
-      if delivered == nil { reason += "; not delivered: notifyOn\(entering ? "Entry" : "Exit") is off" }
+      var missed = false
+      if notify, let rates = profile.reportingRate {
+        let radius = regionRadius(p.region, slot: p.crossing.slot)
+        let rate = rates.rate(radius: radius, exit: !entering)
+        if unitDraw(id, p.crossing.time, stream: Self.reportStream) >= rate {
+          missed = true
+          reason += "; never reported: the \(profile.name) profile reports \(Int((rate * 100).rounded())) % of \(entering ? "entries into" : "exits from") regions of \(Int(radius.rounded())) m, as measured phones do"
+        }
+      }
+      let delivered = notify && !missed ? deliveryTime(id, p.crossing.time, confirmedBy: fix, reason: &reason) : nil
+      if !notify { reason += "; not delivered: notifyOn\(entering ? "Entry" : "Exit") is off" }
       events.append(RegionEvent(
         kind: entering ? .enter : .exit, region: id, crossedAt: p.crossing.time, deliveredAt: delivered,
         coordinate: p.crossing.coordinate,
-        cause: .crossingConfirmed(
-          fromFix: p.crossing.fromFix, toFix: p.crossing.toFix, confirmedByFix: detector.fixCount - 1),
-        withheld: delivered == nil ? .notRequested : nil, reason: reason))
+        cause: p.crossing.fromFix == p.crossing.toFix
+          ? .leadReached(atFix: p.crossing.fromFix, confirmedByFix: detector.fixCount - 1)
+          : .crossingConfirmed(fromFix: p.crossing.fromFix, toFix: p.crossing.toFix, confirmedByFix: detector.fixCount - 1),
+        withheld: missed ? .missed : delivered == nil ? .notRequested : nil, reason: reason))
     }
   }
 
@@ -455,7 +494,7 @@ public struct RegionMonitor: Sendable {
   }
 
   /// When an event confirmed by `fix` reaches the app; adds the latency to `reason`.
-  private func deliveryTime(_ id: RegionIdentifier, _ time: Double, confirmedBy fix: LocationFix, reason: inout String) -> Double {
+  private mutating func deliveryTime(_ id: RegionIdentifier, _ time: Double, confirmedBy fix: LocationFix, reason: inout String) -> Double {
     var distribution = profile.deliveryLatency
     if let stationary = profile.stationaryDeliveryLatency, let t = lastTime, let c = lastCoordinate {
       let speed = fix.time > t ? Geodesic.wgs84.distance(from: c, to: fix.coordinate) / (fix.time - t) : 0
@@ -464,8 +503,17 @@ public struct RegionMonitor: Sendable {
         reason += "; the device was stationary (under \(profile.stationarySpeed) m/s)"
       }
     }
-    let delivered = fix.time + draw(distribution, id, time)
-    if delivered > fix.time { reason += "; delivered \(Int((delivered - fix.time).rounded())) s later" }
+    var delivered = fix.time + draw(distribution, id, time)
+    // A region's events reach the app in the order they happened: one drawn to arrive before
+    // the region's previous event waits for it.
+    if let previous = lastDelivery[id], previous > delivered {
+      delivered = previous
+      reason += "; delivered \(Int((delivered - fix.time).rounded())) s later, after the region's previous event"
+    } else if delivered > fix.time {
+      reason += "; delivered \(Int((delivered - fix.time).rounded())) s later"
+    }
+    // Kept only while in the future: an event confirmed later is delivered no earlier than its fix.
+    lastDelivery[id] = delivered > fix.time ? delivered : nil
     return delivered
   }
 
@@ -499,6 +547,9 @@ public struct RegionMonitor: Sendable {
     func description(entering: Bool) -> String? {
       switch measure {
       case .depth(let depth, let needed):
+        if needed < 0 {
+          return depth < 0 ? "\(Int((-depth).rounded())) m outside (the lead is \(Int((-needed).rounded())) m)" : "\(Int(depth.rounded())) m inside"
+        }
         guard needed > 0 else { return nil }
         return "\(Int(depth.rounded())) m \(entering ? "inside" : "outside") (needed \(Int(needed.rounded())) m)"
       case .overlap(let ratio, let needed, let accuracy, _):
@@ -558,6 +609,108 @@ public struct RegionMonitor: Sendable {
   /// Mixed into the draw of a crossing's trigger depth, so that it is independent of the draw of
   /// its delivery latency.
   private static let depthStream: UInt64 = 0x6465_7074_6800_0000
+  /// Mixed into the draw of the phase of the evaluation instants.
+  private static let phaseStream: UInt64 = 0x7068_6173_6500_0000
+
+  /// Whether the platform looks at the position at a fix at `time`: always without an
+  /// ``RegionMonitoringProfile/evaluationInterval``; else when an evaluation instant lies after the
+  /// previous fix and not after this one.
+  private func evaluates(at time: Double) -> Bool {
+    guard let interval = profile.evaluationInterval, let previous = lastTime else { return true }
+    let phase = SeededGenerator.unit(SeededGenerator.hash(seed ^ Self.phaseStream)) * interval
+    return ((time - phase) / interval).rounded(.down) > ((previous - phase) / interval).rounded(.down)
+  }
+
+  /// Mixed into the draw of whether a crossing is reported.
+  private static let reportStream: UInt64 = 0x7265_706f_7274_0000
+  /// Mixed into the draw of an approach's entry lead.
+  private static let leadStream: UInt64 = 0x6c65_6164_0000_0000
+
+  /// A uniform draw in [0, 1) for an event, as ``draw(_:_:_:stream:)`` makes them.
+  private func unitDraw(_ region: RegionIdentifier, _ time: Double, stream: UInt64) -> Double {
+    var h = StableHash()
+    h.combine(region.rawValue)
+    return SeededGenerator.unit(SeededGenerator.hash(SeededGenerator.hash(seed ^ h.value ^ time.bitPattern) ^ stream))
+  }
+
+  /// The radius a region's size is judged by: a circle's, a polygon's largest inscribed circle's.
+  private mutating func regionRadius(_ region: Region, slot: Int32) -> Double {
+    switch region {
+    case .circle(let c): return c.radius
+    case .polygon:
+      guard let polygon = detector.regions.index.polygons[Int(slot)] else { return 0 }
+      return inscribedRadius(polygon, slot: slot)
+    }
+  }
+
+  /// Early entries (``RegionMonitoringProfile/entryLead``): every monitored circle the detector
+  /// has the device outside of. A circle the device is confirmed outside of, approached from
+  /// beyond the largest lead, gets a pending early entry once the device is within the lead drawn
+  /// for this approach; one dropped when the device is beyond the largest lead again. A circle
+  /// entered early that the device leaves again without having crossed its boundary gets a
+  /// pending exit once the device is beyond the lead.
+  private mutating func approach(_ fix: LocationFix) {
+    guard let lead = profile.entryLead else { return }
+    let reach = lead.bounds.upperBound
+    let point = Ellipsoid.wgs84.cartesianFast(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+    let count = detector.regions.index.circles.count
+    for k in 0..<count {
+      guard let g = detector.regions.index.circles[k] else { continue }
+      let slot = Int32(truncatingIfNeeded: k)
+      if detector.isInside(slot: slot) {
+        approachArmed.remove(slot)
+        continue
+      }
+      let offset = point - g.centerCartesian
+      let chord = (offset * offset).sum().squareRoot()
+      let waiting = pending.firstIndex { $0.crossing.slot == slot }
+      let inside = confirmedInside[slot]
+      // The chord is never longer than the geodesic: beyond this the device is surely out of reach.
+      if chord > g.radius + reach + CircleGeometry.slack {
+        if !inside { approachArmed.insert(slot) }
+        if let p = waiting, pending[p].isApproach {
+          suppressedFlaps[pending[p].crossing.region, default: 0] += 1
+          pending.remove(at: p)
+        }
+      }
+      guard waiting == nil else { continue }
+      if !inside {
+        guard approachArmed.contains(slot), chord <= g.radius + reach + CircleGeometry.slack else { continue }
+        let id = detector.regions.region(slot: slot).identifier
+        let drawn: Double
+        if let known = approachLeads[slot] {
+          drawn = known
+        } else {
+          drawn = draw(lead, id, fix.time, stream: Self.leadStream)
+          approachLeads[slot] = drawn
+        }
+        guard Geodesic.wgs84.distance(from: g.center, to: fix.coordinate) <= g.radius + drawn else { continue }
+        approachArmed.remove(slot)
+        let crossing = RegionCrossing(
+          region: id, direction: .enter, time: fix.time, coordinate: fix.coordinate, fromFix: detector.fixCount - 1,
+          toFix: detector.fixCount - 1, isPassThrough: false, slot: slot)
+        pending.append(Pending(crossing: crossing, region: detector.regions.region(slot: slot), beyondSince: nil, depth: drawn, isApproach: true))
+      } else {
+        let drawn = approachLeads[slot] ?? 0
+        guard Geodesic.wgs84.distance(from: g.center, to: fix.coordinate) > g.radius + drawn else { continue }
+        approachLeads[slot] = nil
+        let region = detector.regions.region(slot: slot)
+        let crossing = RegionCrossing(
+          region: region.identifier, direction: .exit, time: fix.time, coordinate: fix.coordinate,
+          fromFix: detector.fixCount - 1, toFix: detector.fixCount - 1, isPassThrough: false, slot: slot)
+        let depth = profile.triggerDepth.map { draw($0, region.identifier, fix.time, stream: Self.depthStream) } ?? profile.confirmationDistance
+        pending.append(Pending(crossing: crossing, region: region, beyondSince: nil, depth: depth))
+      }
+    }
+  }
+
+  /// What a fix shows about a pending early entry: how far outside the circle it is, against the
+  /// lead drawn.
+  private func approachEvidence(_ region: Region, lead: Double, fix: LocationFix) -> Evidence {
+    guard case .circle(let c) = region else { return Evidence(measure: .otherSide) }
+    let d = Geodesic.wgs84.distance(from: c.center, to: fix.coordinate)
+    return Evidence(measure: .depth(c.radius - d, needed: -lead))
+  }
 
   /// A value of `distribution` for an event: from the seed, the region and the crossing time
   /// (SplitMix64's finaliser over an FNV-1a hash of the identifier; no process-random hashing),

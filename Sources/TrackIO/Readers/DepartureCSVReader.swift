@@ -10,6 +10,8 @@ public struct DepartureRecord: Sendable, Equatable {
   public var exitClass: String?
   /// When the fence was created, when the file says.
   public var fenceCreatedTime: Double?
+  /// The phone's operating system and version (`Android 6.0.1`), when the file says.
+  public var os: String? = nil
   /// The line of the row, for messages.
   public var line: Int
 }
@@ -17,7 +19,8 @@ public struct DepartureRecord: Sendable, Equatable {
 /// Reads `departures.csv` of a measured-departures data set: a header naming `id`, `platform`
 /// (`ios` or `android`), `departure_time` and `exit_time` (seconds since 1970 or ISO 8601;
 /// `exit_time` empty when the phone reported no exit); optionally `exit_class` (`normal`,
-/// `premature`, `none`), `fence_created_time`, and `notes`, whose `exit_class=…` and
+/// `premature`, `none`), `fence_created_time`, `os` (the phone's system and version, such as
+/// `Android 6.0.1`), and `notes`, whose `exit_class=…` and
 /// `fence_created=±Ns` entries are read when those columns are absent. Ids must be unique and
 /// name a folder beside the file (letters, digits, `_`, `-`, `.`). Other columns are ignored.
 public enum DepartureCSVReader {
@@ -29,7 +32,7 @@ public enum DepartureCSVReader {
     var seen: [String: Int] = [:]
     try TimedCSV.rows(
       path: path, columns: [["id"], ["platform"], ["departure_time"], ["exit_time"]],
-      optional: [["exit_class"], ["fence_created_time"], ["notes"]], header: "id,platform,departure_time,exit_time"
+      optional: [["exit_class"], ["fence_created_time"], ["notes"], ["os"]], header: "id,platform,departure_time,exit_time"
     ) { row throws(TrackIOError) in
       let id = row.text(row.column(0))
       let safe = !id.isEmpty && id != "." && id != ".."
@@ -67,7 +70,7 @@ public enum DepartureCSVReader {
       }
       records.append(DepartureRecord(
         id: id, platform: platform, departureTime: departure, exitTime: exit, exitClass: exitClass, fenceCreatedTime: created,
-        line: row.line))
+        os: row.optional(7).map { row.text($0) }.flatMap { $0.isEmpty ? nil : $0 }, line: row.line))
     }
     return records
   }
