@@ -62,6 +62,9 @@ struct PushCommand: ParsableCommand {
   @Flag(name: .customLong("provider-token"), help: "Require token-based authentication: every request needs authorization: bearer <JWT> (ES256, kid; iss, iat at most 1 h old, refreshed at most every 20 min).")
   var providerToken = false
 
+  @Option(help: "The APNs and device profile: ios (the silent-push budget phones were seen to keep) or ios-documented (the one read from Apple's documentation).", transform: { $0.lowercased() })
+  var profile = "ios"
+
   @Option(name: .customLong("format"), help: "Output format: table, jsonl or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
   var formatOption: String?
 
@@ -76,6 +79,9 @@ struct PushCommand: ParsableCommand {
 
   func checkOptions() throws {
     OutputFormat.warnIfDisagreeing(formatOption, output: output)
+    guard PushProfile.named[profile] != nil else {
+      throw ValidationError("--profile must be \(PushProfile.named.keys.sorted().joined(separator: " or ")), got \(profile)")
+    }
     guard PushReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl or html, got \(format)") }
   }
 
@@ -94,7 +100,9 @@ struct PushCommand: ParsableCommand {
     if let connectivity {
       do { device.conditions = try DeviceConditionsCSVReader.read(path: connectivity) } catch { throw Diagnostics.fail(error) }
     }
-    let run = PushSimulation(requests: requests, device: device, requiresProviderToken: providerToken).run()
+    let run = PushSimulation(
+      requests: requests, device: device, profile: PushProfile.named[profile] ?? .ios, requiresProviderToken: providerToken
+    ).run()
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     do {

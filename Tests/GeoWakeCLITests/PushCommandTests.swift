@@ -8,7 +8,12 @@ import _GeoWakeTestSupport
 
 @Suite("geowake push")
 struct PushCommandTests {
-  static let bundled = ["push", "--schedule", "Fixtures/push/news-app.jsonl", "--connectivity", "Fixtures/push/news-app-connectivity.csv"]
+  /// The bundled schedule under the documented silent-push budget (the measured one is
+  /// `PushSimulationTests.measuredSilentBudget`).
+  static let bundled = [
+    "push", "--schedule", "Fixtures/push/news-app.jsonl", "--connectivity", "Fixtures/push/news-app-connectivity.csv", "--profile",
+    "ios-documented",
+  ]
 
   static func objects(_ text: String) throws -> [[String: Any]] {
     try text.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
@@ -31,6 +36,20 @@ struct PushCommandTests {
     #expect(outcomes[16...18] == ["coalesced", "coalesced", "delayed"])
     #expect(lines[19]["outcome"] as? String == "dropped")
     #expect(lines[20]["app"] as? String == "completed")
+  }
+
+  /// The measured budget by default: the twelve silent pushes five minutes apart wake the app
+  /// three times, the newest held one leaves at the 09:00 keep-alive; the report names the budget.
+  @Test func measuredBudgetByDefault() throws {
+    let table = try CommandRunner.run(Array(Self.bundled.dropLast(2)))
+    #expect(table.status == 0, "\(table.stderr)")
+    #expect(table.stdout.contains("outcomes: 5 delivered, 2 delayed, 0 piggybacked, 0 held, 9 dropped, 2 coalesced"))
+    #expect(table.stdout.contains("silent-push budget (profile ios): at most 3 in any hour, none within 300 s of the previous"))
+    #expect(table.stdout.contains("2024-05-01T08:55:00Z  00000000-0000-4000-8000-00000000000C  200                 delayed      2024-05-01T09:00:00Z  held past the silent-push budget, released at a keep-alive"))
+    let documented = try CommandRunner.run(Self.bundled)
+    #expect(documented.stdout.contains("silent-push budget (profile ios-documented): 2 back to back, then one every 30 min"))
+    let bad = try CommandRunner.run(Array(Self.bundled.dropLast()) + ["android"])
+    #expect(bad.status == 64 && bad.stderr.contains("--profile must be ios or ios-documented, got android"))
   }
 
   @Test func tableAndHTML() throws {

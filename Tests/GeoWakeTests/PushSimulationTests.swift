@@ -116,10 +116,29 @@ struct APNsValidationTests {
 struct PushSimulationTests {
   /// docs/platform-rules.md, remote and silent notifications: 20 silent pushes in an hour → 2–3 on time, the rest delayed, only the newest
   /// held, and it rides along with the next regular push.
+  /// The measured budget (`ios`): one silent push a minute for six hours wakes the app at most 3
+  /// times in any hour, never twice within 300 s, and about 3 times an hour in all; bursts then an
+  /// hour of nothing, as device logs show. The documented budget gives 2 an hour.
+  @Test func measuredSilentBudget() {
+    let flood = (0..<360).map { silent(t0 + Double($0) * 60) }
+    let launches = PushSimulation(requests: flood, profile: .ios).run().outcomes.compactMap { $0.app == .completed ? $0.deliveredAt : nil }.sorted()
+    #expect(zip(launches, launches.dropFirst()).allSatisfy { $1 - $0 >= 300 }, "\(launches.map { $0 - t0 })")
+    for (k, t) in launches.enumerated() {
+      #expect(launches[k...].prefix { $0 - t < 3_600 }.count <= 3, "more than 3 within the hour from \(t - t0)")
+    }
+    #expect((17...19).contains(launches.count), "\(launches.count) in 6 h")
+    let gaps = zip(launches, launches.dropFirst()).map { $1 - $0 }
+    #expect(gaps.contains { $0 >= 2_400 })
+    let documented = PushSimulation(requests: flood, profile: .iosDocumented).run().outcomes.filter { $0.app == .completed }.count
+    #expect((12...14).contains(documented), "\(documented) in 6 h")
+    #expect(PushProfile.ios.silentBudgetText == "at most 3 in any hour, none within 300 s of the previous")
+    #expect(PushProfile.iosDocumented.silentBudgetText == "2 back to back, then one every 30 min")
+  }
+
   @Test func silentRateLimitAndPiggyback() {
     var requests = (0..<20).map { silent(t0 + Double($0) * 180) }
     requests.append(request(t0 + 3_700, #"{"aps":{"alert":"Your order shipped"}}"#, id: "0A0A0A0A-0000-4000-8000-000000000001"))
-    let run = PushSimulation(requests: requests).run()
+    let run = PushSimulation(requests: requests, profile: .iosDocumented).run()
     let silentOutcomes = run.outcomes.prefix(20)
     let onTime = silentOutcomes.filter { $0.kind == .delivered }.count
     #expect((2...3).contains(onTime), "\(silentOutcomes.map(\.kind))")

@@ -105,7 +105,10 @@ public struct DeviceTimeline {
       // APNs and the device decide delivery; the delivered content-available pushes wake the app.
       var device = PushDevice(scenario: app.scenario)
       device.conditions = app.conditions
-      let run = PushSimulation(requests: pushes, device: device).run()
+      // The documented region profiles go with the silent-push budget read from Apple's
+      // documentation, the others with the one phones were seen to keep.
+      let pushProfile = profile.name.hasSuffix("-documented") ? PushProfile.iosDocumented : .ios
+      let run = PushSimulation(requests: pushes, device: device, profile: pushProfile).run()
       for o in run.outcomes {
         guard o.wakesApp, let delivered = o.deliveredAt, o.app != .notWoken else { continue }
         runtime?.schedule(SystemEvent(time: delivered, kind: .remoteNotification, label: o.apnsID ?? "push"))

@@ -71,7 +71,7 @@ public struct PushReport {
     let s = run.runtimeSummary
     text += "app: \(s.wakes[.remoteNotification] ?? 0) background wakes, \(NumberText.duration(s.backgroundSeconds[.remoteNotification] ?? 0)) in the background, \(s.terminations) terminations"
     text += effects.isEmpty ? "\n" : "; notifications: " + effects.joined(separator: ", ") + "\n"
-    text += "track record \(NumberText.fixed(run.trackRecord.score(at: outcomes.map(\.time).max() ?? 0), decimals: 2)) (silent-push budget scales with it)\n"
+    text += "silent-push budget (profile \(run.profile.name)): \(run.profile.silentBudgetText); track record \(NumberText.fixed(run.trackRecord.score(at: outcomes.map(\.time).max() ?? 0), decimals: 2)) (the budget scales with it)\n"
     return text
   }
 

@@ -255,12 +255,16 @@ public struct PushSimulation: Sendable {
     public var runtimeEvents: [RuntimeEvent]
     public var trackRecord: FetchTrackRecord
     public var runtimeSummary: RuntimeSummary
+    /// The profile the run used.
+    public var profile: PushProfile
   }
 
   public func run() -> Run {
     var state = PushRunState(simulation: self)
     state.run()
-    return Run(outcomes: state.outcomes, runtimeEvents: state.runtimeEvents, trackRecord: state.trackRecord, runtimeSummary: state.runtime.summary)
+    return Run(
+      outcomes: state.outcomes, runtimeEvents: state.runtimeEvents, trackRecord: state.trackRecord, runtimeSummary: state.runtime.summary,
+      profile: profile)
   }
 }
 
@@ -298,6 +302,8 @@ private struct PushRunState {
   var deferred: [Int] = []
   var tokens: Double
   var refilledAt = -Double.infinity
+  /// When silent pushes woke the app within the budget, in time order.
+  var silentLaunches: [Double] = []
   /// The wake being handled for each push index (start time), to read its handler's outcome.
   var waking: [(index: Int, start: Double)] = []
 
@@ -421,9 +427,7 @@ private struct PushRunState {
   mutating func arrive(_ index: Int, at t: Double, via: PushOutcome.Note?) {
     guard let push = accepted[index] else { return }
     if push.isSilent {
-      refill(at: t)
-      if tokens >= 1 {
-        tokens -= 1
+      if spendBudget(at: t) {
         deliver(index, at: t, carrier: nil, why: via)
       } else {
         if let old = held {
@@ -463,13 +467,9 @@ private struct PushRunState {
     if releaseHeld {
       held = nil
       deliver(h, at: t, carrier: carrier, why: nil)
-    } else {
-      refill(at: t)
-      if tokens >= 1 {
-        tokens -= 1
-        held = nil
-        deliver(h, at: t, carrier: carrier, why: nil)
-      }
+    } else if spendBudget(at: t) {
+      held = nil
+      deliver(h, at: t, carrier: carrier, why: nil)
     }
   }
 
@@ -504,6 +504,23 @@ private struct PushRunState {
     case .keepAlive:
       if online { wakeRadio(at: t, carrier: "keep-alive", releaseHeld: false) }
     }
+  }
+
+  /// Whether the silent budget lets a push wake the app at `t`, spending it if so: the spacing
+  /// after the last one, then the sliding window or the token bucket.
+  mutating func spendBudget(at t: Double) -> Bool {
+    if let last = silentLaunches.last, t - last < sim.profile.silentPushSpacing { return false }
+    if let window = sim.profile.silentPushWindow {
+      let span = window / max(trackRecord.score(at: t), sim.profile.minimumBudgetScore)
+      let recent = silentLaunches.reversed().prefix { t - $0 < span }.count
+      guard recent < sim.profile.silentPushBurst else { return false }
+    } else {
+      refill(at: t)
+      guard tokens >= 1 else { return false }
+      tokens -= 1
+    }
+    silentLaunches.append(t)
+    return true
   }
 
   /// Refills the silent budget up to `t`; the interval stretches as the track record falls.
