@@ -30,11 +30,22 @@ struct FidelityCommand: ParsableCommand {
       seeds, replays with no exit), then per platform the median, interquartile range and 90th \
       percentile of both distributions, the share with no exit, and their two-sample \
       Kolmogorov–Smirnov distance. --format html plots the two cumulative distributions.
+
+      --published, instead of a data set: published measurements of phones (Shevchenko & \
+      Reips's detection rates by fence radius and where and when events reached the app; the \
+      distance moved at significant-location-change wakes; the silent-push budget) beside what \
+      the calibrated profiles give on synthetic experiments made like them (walks into and out \
+      of fences, trips through cell layouts, a flood of silent pushes; docs/fidelity.md), each \
+      with its difference and whether it is within ±20 %. --seed draws the synthetic data, \
+      --seeds replays it (default 10).
       """
   )
 
   @Argument(help: "The data set's folder.")
-  var dataset: String
+  var dataset: String?
+
+  @Flag(help: "Compare published measurements of phones with the profiles on synthetic data instead of replaying a data set.")
+  var published = false
 
   @Option(help: "Profile for iOS departures.", transform: { $0.lowercased() })
   var iosProfile: String = "ios"
@@ -42,8 +53,10 @@ struct FidelityCommand: ParsableCommand {
   @Option(help: "Profile for Android departures (default: android6 for phones before Android 8 by the os column, else android).", transform: { $0.lowercased() })
   var androidProfile: String?
 
-  @Option(parsing: .unconditional, help: "Seeds per departure.")
-  var seeds: Int = 20
+  @Option(name: .customLong("seeds"), parsing: .unconditional, help: "Seeds per departure (default 20; with --published, replays of the synthetic data, default 10).")
+  var seedsOption: Int?
+
+  var seeds: Int { seedsOption ?? (published ? 10 : 20) }
 
   @Option(parsing: .unconditional, help: "The first seed; the others follow it.")
   var seed: UInt64 = 1
@@ -62,6 +75,11 @@ struct FidelityCommand: ParsableCommand {
 
   func checkOptions() throws {
     OutputFormat.warnIfDisagreeing(formatOption, output: output)
+    switch (dataset, published) {
+    case (nil, false): throw ValidationError("give a DATASET folder, or --published")
+    case (.some, true): throw ValidationError("--published compares published measurements: give it without a DATASET")
+    default: break
+    }
     let names = RegionMonitoringProfile.named.keys.sorted().joined(separator: ", ")
     for (option, name) in [("--ios-profile", iosProfile), ("--android-profile", androidProfile ?? "android")] {
       guard RegionMonitoringProfile.named[name] != nil else { throw ValidationError("\(option) must be one of \(names), got \(name)") }
@@ -73,6 +91,11 @@ struct FidelityCommand: ParsableCommand {
 
   func run() throws {
     try checkOptions()
+    if published {
+      try runPublished()
+      return
+    }
+    let dataset = dataset ?? ""
     let folder = dataset.hasSuffix("/") ? String(dataset.dropLast()) : dataset
     let departures: [MeasuredDeparture]
     do { departures = try Self.read(folder) } catch { throw Diagnostics.fail(error) }
@@ -98,6 +121,25 @@ struct FidelityCommand: ParsableCommand {
     do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     do {
       try FidelityReport(run, source: folder).write(FidelityReport.Format(rawValue: format) ?? .table, to: out)
+      try out.commit()
+    } catch { throw Diagnostics.fail(error) }
+  }
+
+  /// `--published`: the published measurements against the profiles on synthetic data.
+  func runPublished() throws {
+    let comparison: PublishedComparison
+    do {
+      comparison = try PublishedComparison(
+        seed: seed, seeds: (0..<UInt64(seeds)).map { seed + $0 }, ios: RegionMonitoringProfile.named[iosProfile]!,
+        android: RegionMonitoringProfile.named[androidProfile ?? "android"]!)
+    } catch {
+      Diagnostics.error("\(error)")
+      throw SysExit.usage
+    }
+    let out: ByteSink
+    do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
+    do {
+      try PublishedReport(comparison).write(FidelityReport.Format(rawValue: format) ?? .table, to: out)
       try out.commit()
     } catch { throw Diagnostics.fail(error) }
   }

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import _GeoWakeTestSupport
 
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
 @Suite("geowake fidelity")
 struct FidelityCommandTests {
   static let dataset = "Fixtures/fidelity/mobilitynet"
@@ -52,6 +56,32 @@ struct FidelityCommandTests {
     #expect(html.stdout.components(separatedBy: "<path class=\"measured\"").count == 3)
     #expect(html.stdout.contains("<h2>ios: profile ios</h2>"))
     #expect(try CommandRunner.run(["fidelity", Self.dataset, "--seeds", "2"]).stdout == table.stdout)
+  }
+
+  /// `--published`: every published measurement with GeoWake's value, its difference and the
+  /// verdict, in all three formats; it excludes a data set, and one of the two is needed.
+  @Test func publishedMeasurements() throws {
+    let table = try CommandRunner.run(["fidelity", "--published", "--seeds", "1"])
+    #expect(table.status == 0, "\(table.stderr)")
+    #expect(table.stdout.hasPrefix("published measurements of phones against the profiles on synthetic data (data seed 1, 1 replay seeds;"))
+    #expect(table.stdout.contains("\nentries reported, 10 m fences "))
+    #expect(table.stdout.contains(" of 17 within ±20 % of the published value\n"))
+    #expect(table.stdout.contains("reproduced by: 360 synthetic walks × 1 seeds, ios and android\n"))
+    let jsonl = try CommandRunner.run(["fidelity", "--published", "--seeds", "1", "--format", "jsonl"])
+    let rows = jsonl.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    #expect(rows.count == 17 && rows.allSatisfy { $0 != nil })
+    for key in ["measurement", "source", "unit", "published", "reproduced", "difference", "withinTolerance", "reproducedBy"] {
+      #expect(rows.allSatisfy { $0?[key] != nil }, "\(key)")
+    }
+    let html = try CommandRunner.run(["fidelity", "--published", "--seeds", "1", "--format", "html"])
+    #expect(html.status == 0)
+    let parser = XMLParser(data: Data(html.stdout.utf8))
+    #expect(parser.parse(), "not well-formed: \(String(describing: parser.parserError))")
+    #expect(html.stdout.components(separatedBy: "<span class=\"range\">").count - 1 == 17)
+    let neither = try CommandRunner.run(["fidelity"])
+    #expect(neither.status == 64 && neither.stderr.contains("give a DATASET folder, or --published"))
+    let both = try CommandRunner.run(["fidelity", Self.dataset, "--published"])
+    #expect(both.status == 64 && both.stderr.contains("give it without a DATASET"))
   }
 
   @Test func badDataSetsAreLocated() throws {

@@ -162,6 +162,8 @@ struct OutputSchemaTests {
     let fidelity = try CommandRunner.run(["fidelity", "Fixtures/fidelity/mobilitynet", "--seeds", "2", "--format", "jsonl"])
     let fidelityLines = try Self.check(fidelity.stdout, against: "geowake:fidelity.jsonl")
     #expect(fidelityLines.filter { $0["kind"] == .string("platform") }.count == 2)
+    let published = try CommandRunner.run(["fidelity", "--published", "--seeds", "1", "--format", "jsonl"])
+    #expect(try Self.check(published.stdout, against: "geowake:fidelity-published.jsonl").count == 17)
     for track in ["Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx", "Fixtures/demo/tokyo-track.csv", "Fixtures/gpx/georust/garmin-activity.gpx", "Fuzz/seeds/track/walk.csv.gz", "Fuzz/seeds/track/Records.json", "Fuzz/seeds/track/walk.geojson"] {
       let info = try CommandRunner.run(["info", track, "--format", "json"])
       let object = try Self.check(info.stdout, against: "geowake:info.json", whole: true)
