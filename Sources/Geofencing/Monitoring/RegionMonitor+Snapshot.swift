@@ -74,7 +74,7 @@ extension RegionMonitor {
       last: lastTime.flatMap { time in lastCoordinate.map { FixRecord(LocationFix(time: time, coordinate: $0)) } },
       dwellDue: Dictionary(uniqueKeysWithValues: dwellDue.map { ($0.key.rawValue, $0.value) }),
       reorder: reorder.state,
-      approachArmed: approachArmed.isEmpty ? nil : approachArmed.sorted().map { regions.region(slot: $0).identifier.rawValue },
+      approachArmed: approachArmed.isEmpty ? nil : approachArmed.sorted.map { regions.region(slot: $0).identifier.rawValue },
       approachLeads: approachLeads.isEmpty
         ? nil : Dictionary(uniqueKeysWithValues: approachLeads.map { (regions.region(slot: $0.key).identifier.rawValue, $0.value) }),
       lastDelivery: lastDelivery.isEmpty ? nil : Dictionary(uniqueKeysWithValues: lastDelivery.map { ($0.key.rawValue, $0.value) }))

@@ -71,8 +71,14 @@ public struct RegionMonitor: Sendable {
   /// With an ``RegionMonitoringProfile/entryLead``: the circles the device has been farther from
   /// than the largest lead since its last entry (an early entry needs a fresh approach), and the
   /// lead drawn for the current approach.
-  var approachArmed = Set<Int32>()
+  var approachArmed = SlotSet()
   var approachLeads: [Int32: Double] = [:]
+  /// Where the last full look at the circles for early entries was, and how far (metres) the
+  /// device can move from there before any circle's lead can be reached: fixes nearer than that
+  /// skip the look. A cache: `nil` after a restore or a change of regions.
+  var approachQuiet: (latitude: Double, longitude: Double, metres: Double)?
+  /// The circles within reach of an early entry (or with the device inside) at the last full look.
+  var approachNear: [Int32] = []
   /// Per region, when its last event reaches the app, while that is still to come: the next one
   /// never arrives earlier.
   var lastDelivery: [RegionIdentifier: Double] = [:]
@@ -238,6 +244,7 @@ public struct RegionMonitor: Sendable {
     }
     if replacing { forget(id) }
     detector.insert(region)
+    approachQuiet = nil
     guard started, let time = lastTime, let coordinate = lastCoordinate, let slot = detector.regions.slot(of: id),
       detector.isInside(slot: slot)
     else { return }
@@ -266,6 +273,7 @@ public struct RegionMonitor: Sendable {
     inscribedRadii[slot] = nil
     approachArmed.remove(slot)
     approachLeads[slot] = nil
+    approachQuiet = nil
     lastDelivery[id] = nil
   }
 
@@ -342,6 +350,7 @@ public struct RegionMonitor: Sendable {
   }
 
   private mutating func regain(at fix: LocationFix, gap: Double, into events: inout [RegionEvent]) {
+    approachQuiet = nil
     // Only regions crossed during the gap, or with a transition unconfirmed before it, can have
     // a confirmed state that differs from where the device is now.
     var seen = Set<Int32>()
@@ -651,57 +660,93 @@ public struct RegionMonitor: Sendable {
   /// pending exit once the device is beyond the lead.
   private mutating func approach(_ fix: LocationFix) {
     guard let lead = profile.entryLead else { return }
-    let reach = lead.bounds.upperBound
-    let point = Ellipsoid.wgs84.cartesianFast(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
-    let count = detector.regions.index.circles.count
-    for k in 0..<count {
-      guard let g = detector.regions.index.circles[k] else { continue }
-      let slot = Int32(truncatingIfNeeded: k)
-      if detector.isInside(slot: slot) {
-        approachArmed.remove(slot)
-        continue
-      }
-      let offset = point - g.centerCartesian
-      let chord = (offset * offset).sum().squareRoot()
-      let waiting = pending.firstIndex { $0.crossing.slot == slot }
-      let inside = confirmedInside[slot]
-      // The chord is never longer than the geodesic: beyond this the device is surely out of reach.
-      if chord > g.radius + reach + CircleGeometry.slack {
-        if !inside { approachArmed.insert(slot) }
-        if let p = waiting, pending[p].isApproach {
-          suppressedFlaps[pending[p].crossing.region, default: 0] += 1
-          pending.remove(at: p)
+    if let quiet = approachQuiet {
+      // No path shorter than this bound (metres) joins the two points: a meridian arc then a
+      // parallel one, each radius of curvature under 6,400 km.
+      var dLon = abs(fix.coordinate.longitude - quiet.longitude)
+      if dLon > 180 { dLon = 360 - dLon }
+      let moved = 6_400_000 * (abs(fix.coordinate.latitude - quiet.latitude) + dLon) * (Double.pi / 180)
+      if moved < quiet.metres {
+        // The circles out of reach at the last full look are still out of reach: only the
+        // others can change. One that got out of reach makes the next look a full one.
+        guard !approachNear.isEmpty else { return }
+        let point = Ellipsoid.wgs84.cartesianFast(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+        for k in approachNear.indices {
+          let slot = approachNear[k]
+          guard let g = detector.regions.index.circles[Int(slot)] else { continue }
+          if approachCircle(slot, g, point, fix, lead) > 0 { approachQuiet = nil }
         }
-      }
-      guard waiting == nil else { continue }
-      if !inside {
-        guard approachArmed.contains(slot), chord <= g.radius + reach + CircleGeometry.slack else { continue }
-        let id = detector.regions.region(slot: slot).identifier
-        let drawn: Double
-        if let known = approachLeads[slot] {
-          drawn = known
-        } else {
-          drawn = draw(lead, id, fix.time, stream: Self.leadStream)
-          approachLeads[slot] = drawn
-        }
-        guard Geodesic.wgs84.distance(from: g.center, to: fix.coordinate) <= g.radius + drawn else { continue }
-        approachArmed.remove(slot)
-        let crossing = RegionCrossing(
-          region: id, direction: .enter, time: fix.time, coordinate: fix.coordinate, fromFix: detector.fixCount - 1,
-          toFix: detector.fixCount - 1, isPassThrough: false, slot: slot)
-        pending.append(Pending(crossing: crossing, region: detector.regions.region(slot: slot), beyondSince: nil, depth: drawn, isApproach: true))
-      } else {
-        let drawn = approachLeads[slot] ?? 0
-        guard Geodesic.wgs84.distance(from: g.center, to: fix.coordinate) > g.radius + drawn else { continue }
-        approachLeads[slot] = nil
-        let region = detector.regions.region(slot: slot)
-        let crossing = RegionCrossing(
-          region: region.identifier, direction: .exit, time: fix.time, coordinate: fix.coordinate,
-          fromFix: detector.fixCount - 1, toFix: detector.fixCount - 1, isPassThrough: false, slot: slot)
-        let depth = profile.triggerDepth.map { draw($0, region.identifier, fix.time, stream: Self.depthStream) } ?? profile.confirmationDistance
-        pending.append(Pending(crossing: crossing, region: region, beyondSince: nil, depth: depth))
+        return
       }
     }
+    let point = Ellipsoid.wgs84.cartesianFast(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+    let circles = detector.regions.index.circles
+    // The least distance the device must move before a circle out of reach can come within it:
+    // moving m metres changes a chord by at most m.
+    var quietMetres = Double.infinity
+    approachNear.removeAll(keepingCapacity: true)
+    for k in circles.indices {
+      guard let g = circles[k] else { continue }
+      let slot = Int32(truncatingIfNeeded: k)
+      let margin = approachCircle(slot, g, point, fix, lead)
+      if margin > 0 { quietMetres = min(quietMetres, margin) } else { approachNear.append(slot) }
+    }
+    approachQuiet = (fix.coordinate.latitude, fix.coordinate.longitude, quietMetres)
+  }
+
+  /// The early-entry rules for one circle at `fix` (see ``approach(_:)``).
+  /// - Returns: How far (chord, metres) the device is beyond the circle's largest lead; 0 when
+  ///   within it or inside the circle.
+  private mutating func approachCircle(
+    _ slot: Int32, _ g: CircleGeometry, _ point: SIMD3<Double>, _ fix: LocationFix, _ lead: Distribution
+  ) -> Double {
+    if detector.isInside(slot: slot) {
+      approachArmed.remove(slot)
+      return 0
+    }
+    let offset = point - g.centerCartesian
+    let chord = (offset * offset).sum().squareRoot()
+    // The chord is never longer than the geodesic: beyond this the device is surely out of reach.
+    let margin = max(0, chord - (g.radius + lead.bounds.upperBound + CircleGeometry.slack))
+    let waiting = pending.firstIndex { $0.crossing.slot == slot }
+    let inside = confirmedInside[slot]
+    if margin > 0 {
+      if !inside, !approachArmed.contains(slot) { approachArmed.insert(slot) }
+      if let p = waiting, pending[p].isApproach {
+        suppressedFlaps[pending[p].crossing.region, default: 0] += 1
+        pending.remove(at: p)
+        return margin
+      }
+    }
+    guard waiting == nil else { return margin }
+    if !inside {
+      guard approachArmed.contains(slot), margin == 0 else { return margin }
+      let id = detector.regions.region(slot: slot).identifier
+      let drawn: Double
+      if let known = approachLeads[slot] {
+        drawn = known
+      } else {
+        drawn = draw(lead, id, fix.time, stream: Self.leadStream)
+        approachLeads[slot] = drawn
+      }
+      guard Geodesic.wgs84.distance(from: g.center, to: fix.coordinate) <= g.radius + drawn else { return margin }
+      approachArmed.remove(slot)
+      let crossing = RegionCrossing(
+        region: id, direction: .enter, time: fix.time, coordinate: fix.coordinate, fromFix: detector.fixCount - 1,
+        toFix: detector.fixCount - 1, isPassThrough: false, slot: slot)
+      pending.append(Pending(crossing: crossing, region: detector.regions.region(slot: slot), beyondSince: nil, depth: drawn, isApproach: true))
+    } else {
+      let drawn = approachLeads[slot] ?? 0
+      guard Geodesic.wgs84.distance(from: g.center, to: fix.coordinate) > g.radius + drawn else { return margin }
+      approachLeads[slot] = nil
+      let region = detector.regions.region(slot: slot)
+      let crossing = RegionCrossing(
+        region: region.identifier, direction: .exit, time: fix.time, coordinate: fix.coordinate,
+        fromFix: detector.fixCount - 1, toFix: detector.fixCount - 1, isPassThrough: false, slot: slot)
+      let depth = profile.triggerDepth.map { draw($0, region.identifier, fix.time, stream: Self.depthStream) } ?? profile.confirmationDistance
+      pending.append(Pending(crossing: crossing, region: region, beyondSince: nil, depth: depth))
+    }
+    return margin
   }
 
   /// What a fix shows about a pending early entry: how far outside the circle it is, against the
