@@ -1,12 +1,11 @@
 /// Number and timestamp parsing straight from UTF-8 bytes: no `String` per field.
 package enum ByteNumbers {
-  private static let powersOfTen: [Double] = (0...22).map { pow10($0) }
-
-  private static func pow10(_ n: Int) -> Double {
-    var x = 1.0
-    for _ in 0..<n { x *= 10 }
-    return x
-  }
+  /// 10⁰ … 10²², every one exact in a `Double`; literals, so that the table is initialised
+  /// statically (no lazy-initialisation check on the hot path).
+  private static let powersOfTen: [Double] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+    1e21, 1e22,
+  ]
 
   /// Parses a decimal integer (`42`, `-1`, `+7`); nil for anything else or past `Int`'s range.
   package static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
