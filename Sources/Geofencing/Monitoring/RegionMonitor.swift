@@ -50,6 +50,8 @@ public struct RegionMonitor: Sendable {
   public internal(set) var suppressedFlaps: [RegionIdentifier: Int] = [:]
 
   var detector: CrossingDetector
+  /// The profile has an entry lead (read once: the profile is large).
+  let hasEntryLead: Bool
   let notifications: [RegionIdentifier: RegionNotifications]
   let seed: UInt64
   /// Whether the first fix has set the regions' states (before it, every state is unknown).
@@ -132,6 +134,7 @@ public struct RegionMonitor: Sendable {
   ) throws(RegionMonitoringProfile.InvalidValue) {
     try profile.validate()
     self.profile = profile
+    hasEntryLead = profile.entryLead != nil
     self.notifications = notifications
     self.seed = seed
     reorder = FixReorderBuffer(checkedWindow: profile.reorderWindow)
@@ -320,8 +323,8 @@ public struct RegionMonitor: Sendable {
       let second = crossings[(k + 1)...].first { $0.region == c.region } ?? c
       passThrough(c, then: second, at: fix, into: &events)
     }
-    if profile.entryLead != nil { approach(fix) }
-    confirmPending(at: fix, into: &events)
+    if hasEntryLead { approach(fix) }
+    if !pending.isEmpty { confirmPending(at: fix, into: &events) }
     if !dwellDue.isEmpty { dwell(at: fix, into: &events) }
   }
 
