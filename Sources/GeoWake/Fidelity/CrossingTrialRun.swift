@@ -53,12 +53,19 @@ public struct CrossingTrialRun: Sendable {
         let exit = events.first {
           $0.kind == .exit && $0.deliveredAt.map { $0 >= trial.departedAt && $0 <= trial.departedAt + Self.exitWindow } == true
         }?.deliveredAt
-        let enterDistance = enter.map { trial.distanceFromCentre(at: $0) }
+        var enterDistance: Double?
+        var enterOffset: Double?
+        if let enter {
+          let d = trial.distanceFromCentre(at: enter)
+          enterDistance = d
+          // Before the crossing the walker is still outside, walking straight in: the distance
+          // to the boundary is the way left; after it, the way walked inside.
+          enterOffset = enter < trial.enteredAt ? -(d - trial.fence.radius) : trial.fence.radius - d
+        }
         outcomes.append(Outcome(
           trial: trial.id, platform: trial.platform, radius: trial.fence.radius, enterDeliveredAt: enter,
           exitDeliveredAt: exit, enterDistance: enterDistance, exitDistance: exit.map { trial.distanceFromCentre(at: $0) },
-          enterTiming: enter.map { $0 - trial.enteredAt },
-          enterOffset: enterDistance.map { d in enter! < trial.enteredAt ? -(d - trial.fence.radius) : trial.fence.radius - d }))
+          enterTiming: enter.map { $0 - trial.enteredAt }, enterOffset: enterOffset))
       }
     }
     self.outcomes = outcomes

@@ -202,11 +202,14 @@ public struct FidelityReport {
 }
 
 extension String {
-  fileprivate func padding(_ width: Int) -> String {
+  /// The text followed by spaces up to `width` characters (one space when it is as wide or wider):
+  /// a column of a text table.
+  func padding(_ width: Int) -> String {
     count >= width ? self + " " : self + String(repeating: " ", count: width - count)
   }
 
-  fileprivate var trailingSpacesRemoved: String {
+  /// The text without the spaces at its end.
+  var trailingSpacesRemoved: String {
     var s = Substring(self)
     while s.last == " " { s = s.dropLast() }
     return String(s)

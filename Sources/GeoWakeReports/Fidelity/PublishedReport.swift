@@ -75,14 +75,14 @@ public struct PublishedReport {
     let sourceWidth = (comparison.measurements.map(\.source.count).max() ?? 10) + 2
     let publishedWidth = max(11, comparison.measurements.map { Self.published($0).count }.max() ?? 0) + 2
     let reproducedWidth = max(9, comparison.measurements.map { Self.reproduced($0).count }.max() ?? 0) + 2
-    var titles = "measurement".padded(nameWidth) + "source".padded(sourceWidth)
-    titles += "published".padded(publishedWidth) + "GeoWake".padded(reproducedWidth) + "difference".padded(12) + "within \(toleranceText)"
-    try sink.write(titles.trimmedRight + "\n")
+    var titles = "measurement".padding(nameWidth) + "source".padding(sourceWidth)
+    titles += "published".padding(publishedWidth) + "GeoWake".padding(reproducedWidth) + "difference".padding(12) + "within \(toleranceText)"
+    try sink.write(titles.trailingSpacesRemoved + "\n")
     for m in comparison.measurements {
-      var line = m.name.padded(nameWidth) + m.source.padded(sourceWidth)
-      line += Self.published(m).padded(publishedWidth) + Self.reproduced(m).padded(reproducedWidth)
-      line += Self.difference(m).padded(12) + (m.isWithin(tolerance) ? "yes" : "no")
-      try sink.write(line.trimmedRight + "\n")
+      var line = m.name.padding(nameWidth) + m.source.padding(sourceWidth)
+      line += Self.published(m).padding(publishedWidth) + Self.reproduced(m).padding(reproducedWidth)
+      line += Self.difference(m).padding(12) + (m.isWithin(tolerance) ? "yes" : "no")
+      try sink.write(line.trailingSpacesRemoved + "\n")
     }
     try sink.write("\n" + verdictText + "\n")
     for run in runs { try sink.write("reproduced by: \(run)\n") }
@@ -160,17 +160,5 @@ public struct PublishedReport {
     if m.published.upperBound != m.published.lowerBound { html += "<span class=\"pub\" style=\"left: \(at(m.published.upperBound))%\"></span>" }
     if let v = m.reproduced { html += "<span class=\"geo\" style=\"left: \(at(v))%\"></span>" }
     return html + "</span>"
-  }
-}
-
-extension String {
-  fileprivate func padded(_ width: Int) -> String {
-    count >= width ? self + " " : self + String(repeating: " ", count: width - count)
-  }
-
-  fileprivate var trimmedRight: String {
-    var s = Substring(self)
-    while s.last == " " { s = s.dropLast() }
-    return String(s)
   }
 }

@@ -461,7 +461,7 @@ public struct RegionMonitor: Sendable {
       if notify, let rates = profile.reportingRate {
         let radius = regionRadius(p.region, slot: p.crossing.slot)
         let rate = rates.rate(radius: radius, exit: !entering)
-        if unitDraw(id, p.crossing.time, stream: Self.reportStream) >= rate {
+        if draw(.uniform(0...1), id, p.crossing.time, stream: Self.reportStream) >= rate {
           missed = true
           reason += "; never reported: the \(profile.name) profile reports \(Int((rate * 100).rounded())) % of \(entering ? "entries into" : "exits from") regions of \(Int(radius.rounded())) m, as measured phones do"
         }
@@ -637,13 +637,6 @@ public struct RegionMonitor: Sendable {
   private static let reportStream: UInt64 = 0x7265_706f_7274_0000
   /// Mixed into the draw of an approach's entry lead.
   private static let leadStream: UInt64 = 0x6c65_6164_0000_0000
-
-  /// A uniform draw in [0, 1) for an event, as ``draw(_:_:_:stream:)`` makes them.
-  private func unitDraw(_ region: RegionIdentifier, _ time: Double, stream: UInt64) -> Double {
-    var h = StableHash()
-    h.combine(region.rawValue)
-    return SeededGenerator.unit(SeededGenerator.hash(SeededGenerator.hash(seed ^ h.value ^ time.bitPattern) ^ stream))
-  }
 
   /// The radius a region's size is judged by: a circle's, a polygon's largest inscribed circle's.
   private mutating func regionRadius(_ region: Region, slot: Int32) -> Double {
