@@ -72,27 +72,23 @@ public struct RegionIndex: Sendable {
   /// - Complexity: O(n) expected; 100,000 circles take about 40 ms (the `IndexBuild` benchmark).
   public init(_ regions: some Collection<Region>, configuration: Configuration = Configuration()) {
     self.init(configuration: configuration)
-    let list = Array(regions)
-    // Geometry once: the level choice and the insertion share it.
-    var circles: [CircleGeometry?] = []
+    // The boxes first, for the level choice; each circle's geometry is prepared as it is inserted
+    // (held twice, 96 bytes a circle would be most of the peak).
     var boxes: [GeoBox] = []
-    circles.reserveCapacity(list.count)
-    boxes.reserveCapacity(list.count)
-    for region in list {
+    boxes.reserveCapacity(regions.count)
+    for region in regions {
       switch region {
-      case .circle(let c):
-        let geometry = CircleGeometry(c)
-        circles.append(geometry)
-        boxes.append(geometry.boundingBox)
-      case .polygon(let p):
-        circles.append(nil)
-        boxes.append(p.planar.box)
+      case .circle(let c): boxes.append(CircleGeometry.boundingBox(center: c.center, radius: c.radius))
+      case .polygon(let p): boxes.append(p.planar.box)
       }
     }
     if configuration.gridLevel == nil { gridLevel = Self.chooseGridLevel(boxes: boxes) }
-    regionsReserve(list.count)
-    for i in list.indices {
-      _ = insert(list[i], circle: circles[i], box: boxes[i])
+    regionsReserve(regions.count)
+    for (k, region) in zip(boxes.indices, regions) {
+      switch region {
+      case .circle(let c): _ = insert(region, circle: CircleGeometry(c), box: boxes[k])
+      case .polygon: _ = insert(region, circle: nil, box: boxes[k])
+      }
     }
     compactPostings()
   }
@@ -131,7 +127,7 @@ public struct RegionIndex: Sendable {
     slotByIdentifier.reserveCapacity(n)
     postingSlot.reserveCapacity(n * 2)
     postingNext.reserveCapacity(n * 2)
-    heads = CellTable(minimumCapacity: n * 2)
+    heads = CellTable(minimumCapacity: n)
   }
 
   /// The grid level at which a cell holds about `target` regions: the regions' density is

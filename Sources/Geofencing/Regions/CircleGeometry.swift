@@ -66,7 +66,10 @@ struct CircleGeometry: Sendable {
   /// parallel; so within distance r of the centre the latitude moves at most r·a/b² radians and the
   /// longitude at most r/p_min, p_min taken at the box's latitude farthest from the equator. A box
   /// reaching a pole spans all longitudes.
-  var boundingBox: GeoBox {
+  var boundingBox: GeoBox { Self.boundingBox(center: center, radius: radius) }
+
+  /// ``boundingBox`` of the circle of `radius` metres around `center`, without preparing it.
+  static func boundingBox(center: Coordinate, radius: Double) -> GeoBox {
     let ellipsoid = Ellipsoid.wgs84
     let dLat = radius * ellipsoid.maximumNormalCurvature * (180 / Double.pi) * (1 + 1e-9) + 1e-9
     let south = center.latitude - dLat
