@@ -98,7 +98,7 @@ struct FidelityCommand: ParsableCommand {
     let dataset = dataset ?? ""
     let folder = dataset.hasSuffix("/") ? String(dataset.dropLast()) : dataset
     let departures: [MeasuredDeparture]
-    do { departures = try Self.read(folder) } catch { throw Diagnostics.fail(error) }
+    do { departures = try Self.read(folder, profilesByVersion: androidProfile == nil) } catch { throw Diagnostics.fail(error) }
     guard !departures.isEmpty else {
       Diagnostics.error("\(folder)/departures.csv: no departures: expected at least one line after the header")
       throw SysExit.dataError
@@ -144,11 +144,18 @@ struct FidelityCommand: ParsableCommand {
     } catch { throw Diagnostics.fail(error) }
   }
 
-  /// The departures of the data set in `folder`, with their tracks and fences.
-  static func read(_ folder: String) throws(TrackIOError) -> [MeasuredDeparture] {
+  /// The departures of the data set in `folder`, with their tracks and fences. With
+  /// `profilesByVersion` (the Android profile picked by each phone's version), an Android `os`
+  /// that names no version gets a warning.
+  static func read(_ folder: String, profilesByVersion: Bool = false) throws(TrackIOError) -> [MeasuredDeparture] {
     let list = folder + "/departures.csv"
     var departures: [MeasuredDeparture] = []
     for record in try DepartureCSVReader.read(path: list) {
+      if profilesByVersion, record.platform == "android", let os = record.os, RegionMonitoringProfile.androidMajorVersion(os) == nil {
+        Diagnostics.warning(TrackIOError(
+          path: list, line: record.line, column: 1,
+          message: "os \"\(os)\" names no version: replayed with android (Android 8 and later); expected a version such as Android 6.0.1"))
+      }
       let trackPath = "\(folder)/\(record.id)/track.csv"
       let fencePath = "\(folder)/\(record.id)/fence.csv"
       var reader = try FixCSVReader(path: trackPath)

@@ -84,6 +84,27 @@ struct FidelityCommandTests {
     #expect(both.status == 64 && both.stderr.contains("give it without a DATASET"))
   }
 
+  /// The Android profile follows each phone's `os`: before 8, `android6`; from 8, `android`; an
+  /// `os` naming no version is replayed with `android`, with a warning at its line.
+  @Test func androidProfileByTheOSColumn() throws {
+    let folder = try TemporaryFolder()
+    let base = folder.url.path
+    for id in ["old", "new", "odd"] {
+      try FileManager.default.createDirectory(atPath: base + "/" + id, withIntermediateDirectories: true)
+      _ = try folder.file("\(id)/track.csv", containing: "time,lat,lon,accuracy\n" + (0...400).map { "\(1_000 + $0),\(37.39 + Double($0) * 0.00001),-122.08,5" }.joined(separator: "\n") + "\n")
+      _ = try folder.file("\(id)/fence.csv", containing: "id,lat,lon,radius\nhome,37.39,-122.08,100\n")
+    }
+    _ = try folder.file(
+      "departures.csv",
+      containing: "id,platform,os,departure_time,exit_time\nold,android,Android 6.0.1,1000,1200\nnew,android,Android 14,1000,1200\nodd,android,Android,1000,1200\n")
+    let run = try CommandRunner.run(["fidelity", base, "--seeds", "2"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains("profile android6+android, 2 seeds"))
+    #expect(run.stderr.contains("departures.csv:4:1: warning: os \"Android\" names no version: replayed with android (Android 8 and later)"))
+    let chosen = try CommandRunner.run(["fidelity", base, "--seeds", "2", "--android-profile", "android6"])
+    #expect(chosen.stdout.contains("profile android6, 2 seeds") && chosen.stderr.isEmpty)
+  }
+
   @Test func badDataSetsAreLocated() throws {
     let folder = try TemporaryFolder()
     let base = folder.url.path

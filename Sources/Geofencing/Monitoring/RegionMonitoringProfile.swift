@@ -251,9 +251,14 @@ public struct RegionMonitoringProfile: Hashable, Sendable {
   /// The calibrated Android profile for a phone running `version` (`"6.0.1"`, `"Android 6.0.1"`,
   /// `"13"`): ``android6`` before Android 8, ``android`` from it on, and for a version not read.
   public static func android(version: String) -> RegionMonitoringProfile {
-    let digits = version.drop { !$0.isNumber }.prefix { $0.isNumber }
-    guard let major = Int(digits) else { return android }
+    guard let major = androidMajorVersion(version) else { return android }
     return major < 8 ? android6 : android
+  }
+
+  /// The major version a text such as `Android 6.0.1` or `13` names: its first run of digits;
+  /// `nil` when it has none.
+  public static func androidMajorVersion(_ version: String) -> Int? {
+    Int(version.drop { !$0.isNumber }.prefix { $0.isNumber })
   }
 
   /// The profiles by name, for command lines: `ios`, `android` (Android 8 and later), `android6`
