@@ -29,6 +29,10 @@ extension AnalyzeCommand {
   }
 
   func runDevices(_ source: DeviceTrackSource, regionFile: RegionFile) async throws {
+    guard seeds == 1 else {
+      Diagnostics.error("--seeds shows the spread of one device's region events; this track holds many devices (a device column)")
+      throw SysExit.usage
+    }
     let format = TimelineWriter.Format(rawValue: self.format) ?? .table
     guard format != .html else {
       Diagnostics.error("--format html draws one device's timeline; for many devices choose table, jsonl, csv or geojson")

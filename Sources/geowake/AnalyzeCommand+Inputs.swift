@@ -23,6 +23,12 @@ extension AnalyzeCommand {
     guard usage == nil || app != nil else { throw ValidationError("--usage needs --app: the app that fetches") }
     guard feed == nil || usage != nil else { throw ValidationError("--feed needs --usage") }
     guard connectivity == nil || pushes != nil || usage != nil else { throw ValidationError("--connectivity needs --pushes or --usage") }
+    guard (1...1_000).contains(seeds) else { throw ValidationError("--seeds must be in 1...1000, got \(seeds)") }
+    guard seed <= UInt64.max - UInt64(seeds) else { throw ValidationError("--seed is too large for \(seeds) seeds") }
+    if seeds > 1 {
+      guard regions != nil else { throw ValidationError("--seeds needs --regions: it shows the spread of the region events") }
+      guard tracks.count == 1, tracks[0] != "-" else { throw ValidationError("--seeds needs one track file (it is read once per seed), not standard input or several tracks") }
+    }
     if let syntheticCells, Self.spacing(syntheticCells) == nil {
       throw ValidationError("--synthetic-cells must be urban, rural or metres in 100...100000, got \(syntheticCells)")
     }
@@ -95,5 +101,29 @@ extension AnalyzeCommand {
       throw Diagnostics.fail(error)
     }
     return inputs
+  }
+}
+
+extension AnalyzeCommand {
+  /// The region events of the track under each of `--seeds` seeds from `--seed`: the track read
+  /// once per seed, through a monitor of the same regions and profile.
+  func seedSpread(_ regions: RegionSet, _ notifications: [RegionIdentifier: RegionNotifications]) throws -> SeedSpread {
+    let list = (0..<UInt64(seeds)).map { seed + $0 }
+    var all: [[RegionEvent]] = []
+    for s in list {
+      var monitor = try RegionMonitor(regions: regions, profile: Self.profiles[profile]!, notifications: notifications, seed: s)
+      var events: [RegionEvent] = []
+      do {
+        guard case .one(var reader, let first) = try DeviceTrackSource.open(tracks, options: .init(lenient: lenient, assumeUTC: assumeUTC)) else {
+          throw ValidationError("--seeds needs one track")
+        }
+        if let fix = try first.get() { monitor.process(fix, into: &events) }
+        while let fix = try reader.next() { monitor.process(fix, into: &events) }
+        _ = reader.takeWarnings()
+      } catch let error as TrackIOError { throw Diagnostics.fail(error) }
+      monitor.finish(into: &events)
+      all.append(events)
+    }
+    return SeedSpread(seeds: list, events: all)
   }
 }

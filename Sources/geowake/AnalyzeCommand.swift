@@ -70,6 +70,9 @@ struct AnalyzeCommand: AsyncParsableCommand {
   @Option(parsing: .unconditional, help: "Seed for the delivery latencies (with many devices, each device's seed is drawn from it and the device's name).")
   var seed: UInt64 = 0
 
+  @Option(parsing: .unconditional, help: "Also monitor the regions with this many seeds (--seed and the next ones) and add their spread to the summary: per region, entries and exits reported, crossings never reported, the time from a crossing to the app. One track file.")
+  var seeds: Int = 1
+
   @Option(parsing: .unconditional, help: "With many devices: how many to analyse at once (default: the number of cores).")
   var jobs: Int?
 
@@ -91,6 +94,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
     let cells = try cellConfiguration(trackNamesCells: reader.namesCells)
     let app = try appInputs()
     var timeline = try deviceTimeline(regionFile, cells: cells, app: app)
+    let notifications = regionFile.notifications
     regionFile = RegionFile(regions: [])
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
@@ -134,8 +138,12 @@ struct AnalyzeCommand: AsyncParsableCommand {
         summary, regionsGiven: regions != nil, damageRecovered: reader.warningCount,
         pointsWithoutTime: reader.pointsWithoutTime, usageSource: Self.fileName(usage ?? ""),
         pushSource: Self.fileName(pushes ?? ""), appSource: Self.fileName(self.app ?? ""))
+      var spread = ""
+      if seeds > 1 {
+        spread = SeedSpreadReport(try seedSpread(timeline.monitor.regions, notifications), profile: profile).text
+      }
       progress.clear()
-      try writer.finish(summary: report.text)
+      try writer.finish(summary: report.text + spread)
       try out.commit()
       try warnAboutInput(summary, checks, pointsWithoutTime: reader.pointsWithoutTime, track: track, hasApp: app != nil)
     } catch let error as TrackIOError {

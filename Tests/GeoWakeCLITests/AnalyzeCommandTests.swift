@@ -115,6 +115,32 @@ struct AnalyzeCommandTests {
     #expect(try CommandRunner.run(Self.demo + ["--format", "xml"]).status == 64)
   }
 
+  /// `--seeds`: the region monitoring replayed with each seed, and per region the spread of what
+  /// the app was told; the same seeds give the same spread; the server profile has none (every
+  /// seed gives the geometric truth); it needs one track file and regions.
+  @Test func seedsShowTheSpread() throws {
+    let args = ["analyze", "--regions", "Fixtures/demo/tokyo-regions.csv", "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx"]
+    let run = try CommandRunner.run(args + ["--seeds", "8", "--seed", "3"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains("\nspread over 8 seeds (3 to 10, profile ios): per seed, median (range)\n"))
+    let rows = run.stdout.components(separatedBy: "spread over")[1].split(separator: "\n").dropFirst(2)
+    #expect(rows.count >= 5)
+    #expect(rows.contains { $0.hasPrefix("shibuya-crossing ") && $0.contains("–") })
+    #expect(try CommandRunner.run(args + ["--seeds", "8", "--seed", "3"]).stdout == run.stdout)
+    let server = try CommandRunner.run(args + ["--seeds", "4", "--profile", "server"])
+    let serverRows = server.stdout.components(separatedBy: "spread over")[1].split(separator: "\n").dropFirst(2)
+    for row in serverRows {
+      let cells = row.split(separator: " ", omittingEmptySubsequences: true)
+      #expect(!cells[1].contains("(") && !cells[2].contains("("), "\(row)")
+      #expect(row.contains(" 0 of "), "\(row)")
+    }
+    let stdin = try CommandRunner.run(["analyze", "--regions", "Fixtures/demo/tokyo-regions.csv", "-", "--seeds", "3"])
+    #expect(stdin.status == 64 && stdin.stderr.contains("--seeds needs one track file"))
+    #expect(try CommandRunner.run(args + ["--seeds", "0"]).status == 64)
+    let cellsOnly = try CommandRunner.run(["analyze", "--synthetic-cells", "urban", "Fixtures/demo/tokyo-track.csv", "--seeds", "3"])
+    #expect(cellsOnly.status == 64 && cellsOnly.stderr.contains("--seeds needs --regions"))
+  }
+
   /// GeoJSON regions with notify flags: the exits of a region that only wants entries are kept,
   /// undelivered, with the reason.
   @Test func geoJSONRegionsWithNotifyFlags() throws {
