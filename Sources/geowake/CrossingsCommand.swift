@@ -104,7 +104,7 @@ struct CrossingsCommand: AsyncParsableCommand {
         crossings.removeAll(keepingCapacity: true)
       }
       if table {
-        let inside = set.regions.filter { detector.isInside($0.identifier) == true }.map(\.identifier.rawValue)
+        let inside = detector.insideRegions.map(\.rawValue)
         try out.write("\n\(detector.fixCount) fixes over \(Self.duration(lastTime - (firstTime ?? lastTime))), ")
         try out.write("\(set.count) regions: \(enters) enters, \(exits) exits (\(passThroughs) in pass-throughs)\n")
         try out.write("inside at the end: \(inside.isEmpty ? "none" : inside.joined(separator: ", "))\n")

@@ -85,6 +85,8 @@ struct CrossingDetectorTests {
     for region in regions {
       #expect(detector.isInside(region.identifier) == inside[region.identifier])
     }
+    // The regions inside, listed from the detector's own state, in registration order.
+    #expect(detector.insideRegions == regions.map(\.identifier).filter { inside[$0] == true })
     let final = Set(index.regions(containing: fixes[fixes.count - 1].coordinate))
     for region in regions { #expect(final.contains(region.identifier) == inside[region.identifier]) }
   }

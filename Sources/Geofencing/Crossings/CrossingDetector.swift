@@ -102,6 +102,12 @@ public struct CrossingDetector: Sendable {
     return insideBySlot[slot]
   }
 
+  /// The regions the device is inside after the last fix, in the set's slot order (registration
+  /// order): found from the few the device is in, not by asking every region.
+  public var insideRegions: [RegionIdentifier] {
+    insideSlots().map { regions.region(slot: $0).identifier }
+  }
+
   /// The slots of every region the device is inside after the last fix, ascending.
   func insideSlots() -> [Int32] {
     var inside = insideBySlot
