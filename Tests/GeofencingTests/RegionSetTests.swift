@@ -110,5 +110,9 @@ struct RegionSetTests {
     #expect(set.regions.map(\.identifier.rawValue) == ["a", "c"])
     // The copy taken before the changes still has them all, with the first definition of `a`.
     #expect(shared.regions == [.circle(a), .circle(b), .circle(c)])
+    // Built with a repeated identifier: its last definition, in the place of the first.
+    let repeated = RegionSet([.circle(a), .circle(b), .circle(bigger), .circle(c)])
+    #expect(repeated.regions == [.circle(bigger), .circle(b), .circle(c)])
+    #expect(repeated.fingerprint == RegionSet([.circle(bigger), .circle(b), .circle(c)]).fingerprint)
   }
 }

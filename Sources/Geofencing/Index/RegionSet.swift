@@ -35,6 +35,14 @@ public struct RegionSet: Sendable {
   /// - Complexity: O(n) expected; 100,000 circles take about 40 ms.
   public init(_ regions: some Sequence<Region>, configuration: RegionIndex.Configuration = .init()) {
     let list = Array(regions)
+    // Without repeated identifiers (the usual case) the index of the list is the set's; with
+    // them, the index would give a repeated identifier a new place: built again from the regions
+    // with each identifier's last definition in the place of its first.
+    let direct = RegionIndex(list, configuration: configuration)
+    guard direct.count != list.count else {
+      self.init(direct)
+      return
+    }
     var position: [RegionIdentifier: Int] = [:]
     position.reserveCapacity(list.count)
     var unique: [Region] = []
