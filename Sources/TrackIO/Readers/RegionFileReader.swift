@@ -153,13 +153,18 @@ public enum RegionFileReader {
       try add(try circle(identifier, center, radius, node["radius"] ?? node), notify: node, at: node["id"] ?? node)
     }
 
+    /// The properties that switch a region's notifications off.
+    static let notificationKeys: [(key: String, flag: RegionNotifications)] = [
+      ("notifyOnEntry", .entry), ("notifyOnExit", .exit), ("notifyOnDwell", .dwell),
+    ]
+
     mutating func add(_ region: Region, notify: JSONNode?, at node: JSONNode) throws(TrackIOError) {
-      if let first = seen[region.identifier] {
+      // One hash of the identifier: its first place, if it had one already.
+      if let first = seen.updateValue(node.offset, forKey: region.identifier) {
         throw fail("duplicate region identifier \"\(region.identifier.rawValue)\" (first on line \(parser.location(of: first).line)): expected unique identifiers", node)
       }
-      seen[region.identifier] = node.offset
       var wanted = RegionNotifications.all
-      for (key, flag) in [("notifyOnEntry", RegionNotifications.entry), ("notifyOnExit", .exit), ("notifyOnDwell", .dwell)] {
+      for (key, flag) in Self.notificationKeys {
         guard let n = notify?[key] else { continue }
         guard case .bool(let on) = n.value else { throw fail("\"\(key)\" is \(n.kind): expected true or false", n) }
         if !on { wanted.remove(flag) }
