@@ -36,7 +36,7 @@ extension AnalyzeCommand {
       throw ValidationError("--format must be table, jsonl, csv, geojson or html, got \(format)")
     }
     guard Self.profiles[profile] != nil else {
-      throw ValidationError("--profile must be ios, android, android6, ios-documented, android-documented or server, got \(profile)")
+      throw ValidationError("--profile must be ios, android, android8, ios-documented, android-documented or server, got \(profile)")
     }
   }
 

@@ -46,7 +46,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
   @Flag(name: .customLong("periodic-wake"), help: "With --significant-changes: also wake every 15 minutes without movement (disputed; off by default).")
   var periodicWake = false
 
-  @Option(help: "Platform profile: ios, android (Android 8 and later) or android6 (Android 6 and 7), calibrated to measured phones; ios-documented or android-documented (the vendors' stated rules); or server.", transform: { $0.lowercased() })
+  @Option(help: "Platform profile: ios, android or android8 (Android 8 and later), calibrated to measured phones; ios-documented or android-documented (the vendors' stated rules); or server.", transform: { $0.lowercased() })
   var profile: String = "ios"
 
   @Option(name: .customLong("format"), help: "Output format: table, jsonl, csv, geojson or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })

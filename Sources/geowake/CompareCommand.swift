@@ -32,7 +32,7 @@ struct CompareCommand: ParsableCommand {
   @Option(help: "Regions file (CSV, GeoJSON or JSON).")
   var regions: String
 
-  @Option(help: "Region-monitoring profile: ios, android (Android 8 and later) or android6 (Android 6 and 7), calibrated to measured phones; ios-documented or android-documented (the vendors' stated rules).", transform: { $0.lowercased() })
+  @Option(help: "Region-monitoring profile: ios, android or android8 (Android 8 and later), calibrated to measured phones; ios-documented or android-documented (the vendors' stated rules).", transform: { $0.lowercased() })
   var profile: String = "ios"
 
   @Option(help: "Cell towers (OpenCellID CSV).")
@@ -64,7 +64,7 @@ struct CompareCommand: ParsableCommand {
   func checkOptions() throws {
     OutputFormat.warnIfDisagreeing(formatOption, output: outputOptions.output)
     guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, got \(format)") }
-    let names = ["ios", "android", "android6", "ios-documented", "android-documented"]
+    let names = ["ios", "android", "android8", "ios-documented", "android-documented"]
     guard names.contains(profile) else { throw ValidationError("--profile must be \(names.joined(separator: ", ")), got \(profile)") }
     guard towers == nil || syntheticCells == nil else { throw ValidationError("--towers and --synthetic-cells exclude each other") }
     if let syntheticCells, AnalyzeCommand.spacing(syntheticCells) == nil {

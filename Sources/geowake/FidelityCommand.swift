@@ -50,7 +50,7 @@ struct FidelityCommand: ParsableCommand {
   @Option(help: "Profile for iOS departures.", transform: { $0.lowercased() })
   var iosProfile: String = "ios"
 
-  @Option(help: "Profile for Android departures (default: android6 for phones before Android 8 by the os column, else android).", transform: { $0.lowercased() })
+  @Option(help: "Profile for Android departures (default: by the os column, android8 from Android 8 on, else android).", transform: { $0.lowercased() })
   var androidProfile: String?
 
   @Option(name: .customLong("seeds"), parsing: .unconditional, help: "Seeds per departure (default 20; with --published, replays of the synthetic data, default 10).")
@@ -131,7 +131,7 @@ struct FidelityCommand: ParsableCommand {
     do {
       comparison = try PublishedComparison(
         seed: seed, seeds: (0..<UInt64(seeds)).map { seed + $0 }, ios: RegionMonitoringProfile.named[iosProfile]!,
-        android: RegionMonitoringProfile.named[androidProfile ?? "android"]!)
+        android: RegionMonitoringProfile.named[androidProfile ?? "android8"]!)
     } catch {
       Diagnostics.error("\(error)")
       throw SysExit.usage
@@ -154,7 +154,7 @@ struct FidelityCommand: ParsableCommand {
       if profilesByVersion, record.platform == "android", let os = record.os, RegionMonitoringProfile.androidMajorVersion(os) == nil {
         Diagnostics.warning(TrackIOError(
           path: list, line: record.line, column: 1,
-          message: "os \"\(os)\" names no version: replayed with android (Android 8 and later); expected a version such as Android 6.0.1"))
+          message: "os \"\(os)\" names no version: replayed with android (as before Android 8); expected a version such as Android 6.0.1"))
       }
       let trackPath = "\(folder)/\(record.id)/track.csv"
       let fencePath = "\(folder)/\(record.id)/fence.csv"

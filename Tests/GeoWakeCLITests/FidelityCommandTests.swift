@@ -48,7 +48,7 @@ struct FidelityCommandTests {
     let table = try CommandRunner.run(["fidelity", Self.dataset, "--seeds", "2"])
     #expect(table.status == 0, "\(table.stderr)")
     #expect(table.stdout.contains("ios: 57 departures compared, profile ios, 2 seeds (1 to 2)\n"))
-    #expect(table.stdout.contains("android: 45 departures compared (6 with a premature measured exit left out), profile android6, 2 seeds (1 to 2)\n"))
+    #expect(table.stdout.contains("android: 45 departures compared (6 with a premature measured exit left out), profile android, 2 seeds (1 to 2)\n"))
     let premature = try #require(table.stdout.split(separator: "\n").first { $0.hasPrefix("android2_20190724T0751_mtv_to_berkeley_sf_bart ") })
     #expect(premature.contains(" android   -215 s ") && premature.hasSuffix("premature measured exit: not compared"))
     let html = try CommandRunner.run(["fidelity", Self.dataset, "--seeds", "2", "--format", "html"])
@@ -66,7 +66,7 @@ struct FidelityCommandTests {
     #expect(table.stdout.hasPrefix("published measurements of phones against the profiles on synthetic data (data seed 1, 1 replay seeds;"))
     #expect(table.stdout.contains("\nentries reported, 10 m fences "))
     #expect(table.stdout.contains(" of 17 within ±20 % of the published value\n"))
-    #expect(table.stdout.contains("reproduced by: 360 synthetic walks × 1 seeds, ios and android\n"))
+    #expect(table.stdout.contains("reproduced by: 360 synthetic walks × 1 seeds, ios and android8\n"))
     let jsonl = try CommandRunner.run(["fidelity", "--published", "--seeds", "1", "--format", "jsonl"])
     let rows = jsonl.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     #expect(rows.count == 17 && rows.allSatisfy { $0 != nil })
@@ -84,7 +84,7 @@ struct FidelityCommandTests {
     #expect(both.status == 64 && both.stderr.contains("give it without a DATASET"))
   }
 
-  /// The Android profile follows each phone's `os`: before 8, `android6`; from 8, `android`; an
+  /// The Android profile follows each phone's `os`: before 8, `android`; from 8, `android8`; an
   /// `os` naming no version is replayed with `android`, with a warning at its line.
   @Test func androidProfileByTheOSColumn() throws {
     let folder = try TemporaryFolder()
@@ -99,10 +99,10 @@ struct FidelityCommandTests {
       containing: "id,platform,os,departure_time,exit_time\nold,android,Android 6.0.1,1000,1200\nnew,android,Android 14,1000,1200\nodd,android,Android,1000,1200\n")
     let run = try CommandRunner.run(["fidelity", base, "--seeds", "2"])
     #expect(run.status == 0, "\(run.stderr)")
-    #expect(run.stdout.contains("profile android6+android, 2 seeds"))
-    #expect(run.stderr.contains("departures.csv:4:1: warning: os \"Android\" names no version: replayed with android (Android 8 and later)"))
-    let chosen = try CommandRunner.run(["fidelity", base, "--seeds", "2", "--android-profile", "android6"])
-    #expect(chosen.stdout.contains("profile android6, 2 seeds") && chosen.stderr.isEmpty)
+    #expect(run.stdout.contains("profile android+android8, 2 seeds"))
+    #expect(run.stderr.contains("departures.csv:4:1: warning: os \"Android\" names no version: replayed with android (as before Android 8)"))
+    let chosen = try CommandRunner.run(["fidelity", base, "--seeds", "2", "--android-profile", "android8"])
+    #expect(chosen.stdout.contains("profile android8, 2 seeds") && chosen.stderr.isEmpty)
   }
 
   @Test func badDataSetsAreLocated() throws {

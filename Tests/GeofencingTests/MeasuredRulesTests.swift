@@ -170,15 +170,15 @@ struct MeasuredRulesTests {
     #expect(checked > 100)
   }
 
-  /// The calibrated Android profile by the phone's version: before 8, `android6`; from 8 on (and
-  /// for a version not read), `android`, which evaluates every 120 s.
+  /// The calibrated Android profile by the phone's version: before 8 (and for a version not
+  /// read), `android`; from 8 on, `android8`, which evaluates every 120 s.
   @Test func androidProfileByVersion() {
-    #expect(RegionMonitoringProfile.android(version: "Android 6.0.1").name == "android6")
-    #expect(RegionMonitoringProfile.android(version: "7.1.2").name == "android6")
-    #expect(RegionMonitoringProfile.android(version: "Android 8.0").name == "android")
-    #expect(RegionMonitoringProfile.android(version: "14").name == "android")
+    #expect(RegionMonitoringProfile.android(version: "Android 6.0.1").name == "android")
+    #expect(RegionMonitoringProfile.android(version: "7.1.2").name == "android")
+    #expect(RegionMonitoringProfile.android(version: "Android 8.0").name == "android8")
+    #expect(RegionMonitoringProfile.android(version: "14").name == "android8")
     #expect(RegionMonitoringProfile.android(version: "unknown").name == "android")
-    #expect(RegionMonitoringProfile.android.evaluationInterval == 120 && RegionMonitoringProfile.android6.evaluationInterval == nil)
+    #expect(RegionMonitoringProfile.android8.evaluationInterval == 120 && RegionMonitoringProfile.android.evaluationInterval == nil)
     #expect(RegionMonitoringProfile.androidDocumented.evaluationInterval == nil && RegionMonitoringProfile.androidDocumented.reportingRate == nil)
     #expect(RegionMonitoringProfile.iosDocumented.entryLead == nil && RegionMonitoringProfile.iosDocumented.reportingRate == nil)
   }
@@ -192,7 +192,7 @@ struct MeasuredRulesTests {
     #expect(throws: RegionMonitoringProfile.InvalidValue.self) { try profile.validate() }
     profile.reportingRate = ReportingRate(radii: [10, 20], enter: [1], exit: [1, 1])
     #expect(throws: RegionMonitoringProfile.InvalidValue.self) { try profile.validate() }
-    profile = .android
+    profile = .android8
     profile.evaluationInterval = 0
     do {
       try profile.validate()

@@ -23,7 +23,7 @@ func lifecycleTrack(seed: UInt64, count: Int, center: Coordinate) -> [LocationFi
 
 @Suite("Monitor lifecycle: snapshots, the clock, live changes")
 struct MonitorLifecycleTests {
-  static let profiles: [RegionMonitoringProfile] = [.ios, .android, .iosDocumented, .androidDocumented, .server, .android6]
+  static let profiles: [RegionMonitoringProfile] = [.ios, .android, .iosDocumented, .androidDocumented, .server, .android8]
 
   /// A monitor saved as JSON at a random fix and restored from it gives, from then on, exactly
   /// the events of the monitor that ran on (every profile, random seeds and cut points).

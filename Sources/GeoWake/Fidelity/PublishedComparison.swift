@@ -53,7 +53,7 @@ public struct PublishedComparison: Sendable {
   ///   layouts that cannot run (none of the built-in ones).
   public init(
     seed: UInt64 = 1, seeds: [UInt64] = Array(1...10), ios: RegionMonitoringProfile = .ios,
-    android: RegionMonitoringProfile = .android, significantChanges: SignificantChangeProfile = .ios,
+    android: RegionMonitoringProfile = .android8, significantChanges: SignificantChangeProfile = .ios,
     push: PushProfile = .ios
   ) throws {
     self.seed = seed

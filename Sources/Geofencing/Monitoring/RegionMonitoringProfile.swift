@@ -212,9 +212,10 @@ public struct RegionMonitoringProfile: Hashable, Sendable {
     return profile
   }()
 
-  /// Android 6 and 7 as measured on phones (`android6`): ``androidDocumented`` with the delivery
-  /// latency calibrated to geofence departures measured on Nexus 6 phones (Android 6.0.1) and
-  /// missed crossings as measured (`docs/platform-rules.md`, `docs/fidelity.md`).
+  /// Android as measured on phones (`android`): ``androidDocumented`` with the delivery latency
+  /// calibrated to geofence departures measured on Nexus 6 phones (Android 6.0.1) and missed
+  /// crossings as measured (`docs/platform-rules.md`, `docs/fidelity.md`). Android 8 and later
+  /// also look at geofences only about every two minutes in the background: ``android8``.
   ///
   /// - `deliveryLatency` log-normal, median 25 s, σ 0.6, at most 600 s, when moving: the measured
   ///   exits come a median 28 s after the ground truth left a 100 m fence, for walks, bicycles
@@ -224,15 +225,15 @@ public struct RegionMonitoringProfile: Hashable, Sendable {
   ///   the departures (all moving) cannot measure. Vendor documentation.
   /// - `reportingRate`: ``measuredReportingRate``. Measured (S&R 2024).
   /// - Everything else as ``androidDocumented``.
-  public static let android6: RegionMonitoringProfile = {
+  public static let android: RegionMonitoringProfile = {
     var profile = androidDocumented
-    profile.name = "android6"
+    profile.name = "android"
     profile.deliveryLatency = .logNormal(median: 25, sigma: 0.6, maximum: 600)
     profile.reportingRate = measuredReportingRate
     return profile
   }()
 
-  /// Android 8.0 and later as measured on phones (`android`): ``android6`` with geofences
+  /// Android 8.0 and later as measured on phones (`android8`): ``android`` with geofences
   /// evaluated about every two minutes in the background.
   ///
   /// - `evaluationInterval` 120 s: Google, *Background location limits* (Android 8.0): "geofencing
@@ -240,19 +241,19 @@ public struct RegionMonitoringProfile: Hashable, Sendable {
   ///   phones of S&R 2024 (study 2) reported entries 53 m and 146 s after the crossing, where the
   ///   Android 6 phones of MobilityNet reported exits 28 s after it. Vendor documentation, agreeing
   ///   with the measurements.
-  /// - Everything else as ``android6``.
-  public static let android: RegionMonitoringProfile = {
-    var profile = android6
-    profile.name = "android"
+  /// - Everything else as ``android``.
+  public static let android8: RegionMonitoringProfile = {
+    var profile = android
+    profile.name = "android8"
     profile.evaluationInterval = 120
     return profile
   }()
 
   /// The calibrated Android profile for a phone running `version` (`"6.0.1"`, `"Android 6.0.1"`,
-  /// `"13"`): ``android6`` before Android 8, ``android`` from it on, and for a version not read.
+  /// `"13"`): ``android`` before Android 8 and for a version not read, ``android8`` from it on.
   public static func android(version: String) -> RegionMonitoringProfile {
     guard let major = androidMajorVersion(version) else { return android }
-    return major < 8 ? android6 : android
+    return major < 8 ? android : android8
   }
 
   /// The major version a text such as `Android 6.0.1` or `13` names: its first run of digits;
@@ -261,11 +262,11 @@ public struct RegionMonitoringProfile: Hashable, Sendable {
     Int(version.drop { !$0.isNumber }.prefix { $0.isNumber })
   }
 
-  /// The profiles by name, for command lines: `ios`, `android` (Android 8 and later), `android6`
-  /// (Android 6 and 7) — calibrated to measured phones —, `ios-documented`, `android-documented`
-  /// (the vendors' stated rules) and `server`.
+  /// The profiles by name, for command lines: `ios`, `android`, `android8` (Android 8 and later) —
+  /// calibrated to measured phones —, `ios-documented`, `android-documented` (the vendors' stated
+  /// rules) and `server`.
   public static let named: [String: RegionMonitoringProfile] = [
-    "ios": .ios, "android": .android, "android6": .android6, "ios-documented": .iosDocumented,
+    "ios": .ios, "android": .android, "android8": .android8, "ios-documented": .iosDocumented,
     "android-documented": .androidDocumented,
     "server": .server,
   ]
