@@ -34,10 +34,7 @@ public struct SeedSpreadReport {
     guard !spread.regions.isEmpty else { return text + "no entries or exits under any seed\n" }
     let width = max(18, (spread.regions.map { $0.region.rawValue.count }.max() ?? 0) + 2)
     func row(_ cells: [(String, Int)]) -> String {
-      var line = ""
-      for (cell, w) in cells { line += cell.count >= w ? cell + " " : cell + String(repeating: " ", count: w - cell.count) }
-      while line.last == " " { line.removeLast() }
-      return line + "\n"
+      cells.map { $0.0.padding($0.1) }.joined().trailingSpacesRemoved + "\n"
     }
     let enterWidth = max(27, spread.regions.map { Self.delays($0.enterDelays).count }.max() ?? 0) + 2
     text += row([
