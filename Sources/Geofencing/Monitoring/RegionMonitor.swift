@@ -20,6 +20,14 @@ import SeededRandom
 /// share of the fix's accuracy disc inside the region instead; while it is between the
 /// thresholds the crossing stays pending (low confidence) and nothing is alerted.
 ///
+/// **Measured rules.** With an ``RegionMonitoringProfile/entryLead`` a circle counts as entered
+/// once the device is within the lead drawn for its approach (iOS enters early), and an entry made
+/// only within the lead ends with an exit once the device is beyond it again; with an
+/// ``RegionMonitoringProfile/evaluationInterval`` crossings are confirmed only at evaluation
+/// instants (Android 8 and later); with a ``RegionMonitoringProfile/reportingRate`` some
+/// confirmed crossings are never reported (kept undelivered, the state still changes). A
+/// region's events reach the app in the order they happened.
+///
 /// **Dwell.** With a ``RegionMonitoringProfile/loiteringDelay``, a region the device has been
 /// inside (confirmed entry, or `state` inside) for that long gets a `dwell` event at the first fix
 /// after the delay, if no exit was confirmed meanwhile.
@@ -37,7 +45,8 @@ import SeededRandom
 /// profile's reorder window). Fixes out of order within the window are put back in place.
 ///
 /// Deterministic: delivery latencies (and, with a ``RegionMonitoringProfile/triggerDepth``, each
-/// crossing's depth) are drawn from the seed, the region and the crossing time.
+/// crossing's depth; entry leads; whether a crossing is reported; the phase of the evaluation
+/// instants) are drawn from the seed, the region and the crossing time.
 public struct RegionMonitor: Sendable {
   public let profile: RegionMonitoringProfile
   /// Regions refused because of the profile's cap, in registration order.
