@@ -116,13 +116,13 @@ final class CellCandidates: Sendable {
     // once, so that their cache misses overlap instead of following one another.
     regions.boxes.withUnsafeBufferPointer { boxes in
       regions.circles.withUnsafeBufferPointer { circles in
-        regions.regions.withUnsafeBufferPointer { records in
+        regions.identifiers.withUnsafeBufferPointer { records in
           for slot32 in scratch {
             let slot = Int(slot32)
             geowake_prefetch(boxes.baseAddress.map { UnsafeRawPointer($0 + slot) })
             let circle = circles.baseAddress.map { UnsafeRawPointer($0 + slot) }
             geowake_prefetch(circle)
-            geowake_prefetch(circle.map { $0 + MemoryLayout<CircleGeometry?>.stride - 1 })
+            geowake_prefetch(circle.map { $0 + MemoryLayout<CircleGeometry>.stride - 1 })
             geowake_prefetch(records.baseAddress.map { UnsafeRawPointer($0 + slot) })
           }
         }
@@ -138,7 +138,7 @@ final class CellCandidates: Sendable {
     for slot32 in scratch {
       let slot = Int(slot32)
       guard regions.boxes[slot].intersects(box) else { continue }
-      if regions.circles[slot] != nil {
+      if regions.circles[slot].isCircle {
         slots.append(slot32)
       } else if let polygon = regions.polygons[slot] {
         touchingPolygonSlots.append(slot32)
@@ -167,7 +167,7 @@ final class CellCandidates: Sendable {
     var identifiers: [RegionIdentifier] = []
     identifiers.reserveCapacity(slots.count)
     for slot in slots {
-      if let circle = regions.circles[Int(slot)] {
+      if let circle = regions.circle(Int(slot)) {
         circles.append(Circle(circle))
         discs.append(Disc(center: circle.center, radius: circle.radius))
         identifiers.append(regions.identifier(slot: Int(slot)))

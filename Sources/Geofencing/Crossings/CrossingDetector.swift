@@ -89,7 +89,7 @@ public struct CrossingDetector: Sendable {
 
   /// Whether the device is inside the region after the last fix (`nil` for an unknown identifier).
   public func isInside(_ identifier: RegionIdentifier) -> Bool? {
-    guard let slot = regions.index.slotByIdentifier[identifier] else { return nil }
+    guard let slot = regions.index.slot(of: identifier) else { return nil }
     return isInside(slot: slot)
   }
 
@@ -641,7 +641,7 @@ public struct CrossingDetector: Sendable {
     for i in 0..<slotBuffer.count where i == 0 || slotBuffer[i] != slotBuffer[i - 1] {
       let slot = Int(slotBuffer[i])
       let wasInside = insideBySlot[slot]
-      if let circle = regions.index.circles[slot] {
+      if let circle = regions.index.circle(slot) {
         let margin0 = circle.margin(chord: chordLength(p0, circle))
         insideBySlot[slot] = settle(
           circle, slot: slot, identifier: regions.index.identifier(slot: slot), path: path, wasInside: wasInside,

@@ -13,7 +13,7 @@ import RealModule
 /// **Identity.** Identifiers are unique: inserting a region whose identifier is present replaces
 /// the old one.
 ///
-/// **Memory.** About 345 bytes per circular region including its identifier (measured by the
+/// **Memory.** About 180 bytes per circular region including its identifier (measured by the
 /// "RegionIndex memory per region" benchmark for 100,000 circles); a polygon adds its edges and
 /// their band index. ``memoryFootprint`` reports the index's own share.
 ///
@@ -37,14 +37,19 @@ public struct RegionIndex: Sendable {
 
   public let configuration: Configuration
 
-  // Per-slot storage (struct of arrays). A slot is free when `regions[slot]` is nil.
-  var regions: [Region?] = []
-  var circles: [CircleGeometry?] = []
+  // Per-slot storage (struct of arrays). A slot is free when `identifiers[slot]` is nil; a
+  // circle's slot holds its geometry in `circles` (the region is rebuilt from it), a polygon's
+  // holds ``CircleGeometry/none`` there, its prepared geometry in `polygons` and its region in
+  // `polygonRegions`.
+  var identifiers: [RegionIdentifier?] = []
+  var circles: [CircleGeometry] = []
   var polygons: [PolygonGeometry?] = []
+  var polygonRegions: [Int32: PolygonRegion] = [:]
   var boxes: [GeoBox] = []
   var levels: [UInt8] = []
   var freeSlots: [Int32] = []
-  var slotByIdentifier: [RegionIdentifier: Int32] = [:]
+  /// Identifier → slot.
+  var slotTable = IdentifierTable()
 
   /// The level of the cells a device is tracked in; no region is filed finer than this.
   public private(set) var gridLevel: Int
@@ -73,7 +78,7 @@ public struct RegionIndex: Sendable {
   public init(_ regions: some Collection<Region>, configuration: Configuration = Configuration()) {
     self.init(configuration: configuration)
     // The boxes first, for the level choice; each circle's geometry is prepared as it is inserted
-    // (held twice, 96 bytes a circle would be most of the peak).
+    // (held twice, 64 bytes a circle would be most of the peak).
     var boxes: [GeoBox] = []
     boxes.reserveCapacity(regions.count)
     for region in regions {
@@ -87,7 +92,7 @@ public struct RegionIndex: Sendable {
     for (k, region) in zip(boxes.indices, regions) {
       switch region {
       case .circle(let c): _ = insert(region, circle: CircleGeometry(c), box: boxes[k])
-      case .polygon: _ = insert(region, circle: nil, box: boxes[k])
+      case .polygon: _ = insert(region, circle: .none, box: boxes[k])
       }
     }
     compactPostings()
@@ -119,12 +124,12 @@ public struct RegionIndex: Sendable {
   }
 
   private mutating func regionsReserve(_ n: Int) {
-    regions.reserveCapacity(n)
+    identifiers.reserveCapacity(n)
     circles.reserveCapacity(n)
     polygons.reserveCapacity(n)
     boxes.reserveCapacity(n)
     levels.reserveCapacity(n)
-    slotByIdentifier.reserveCapacity(n)
+    slotTable = IdentifierTable(minimumCapacity: n)
     postingSlot.reserveCapacity(n * 2)
     postingNext.reserveCapacity(n * 2)
     heads = CellTable(minimumCapacity: n)
@@ -162,19 +167,50 @@ public struct RegionIndex: Sendable {
   }
 
   /// The number of regions.
-  public var count: Int { slotByIdentifier.count }
+  public var count: Int { slotTable.count }
 
   /// Whether the index is empty.
-  public var isEmpty: Bool { slotByIdentifier.isEmpty }
+  public var isEmpty: Bool { slotTable.count == 0 }
+
+  /// The slot of the region with this identifier, if any.
+  func slot(of identifier: RegionIdentifier) -> Int32? {
+    let identifiers = self.identifiers
+    return slotTable.index(of: identifier) { identifiers[Int($0)]! }
+  }
 
   /// The region with this identifier, if any.
   public subscript(identifier: RegionIdentifier) -> Region? {
-    slotByIdentifier[identifier].flatMap { regions[Int($0)] }
+    slot(of: identifier).flatMap { region(slot: Int($0)) }
+  }
+
+  /// The region in `slot`, or nil for a free slot.
+  func region(slot: Int) -> Region? {
+    guard let identifier = identifiers[slot] else { return nil }
+    let circle = circles[slot]
+    guard circle.isCircle else { return polygonRegions[Int32(truncatingIfNeeded: slot)].map(Region.polygon) }
+    return .circle(CircularRegion(validIdentifier: identifier, center: circle.center, radius: circle.radius))
+  }
+
+  /// Every region, in slot order.
+  var slotRegions: [Region] { identifiers.indices.compactMap { region(slot: $0) } }
+
+  /// ``Region/stableHash`` of the region in `slot`, computed from the slot's records.
+  func stableHash(slot: Int) -> UInt64? {
+    guard let identifier = identifiers[slot] else { return nil }
+    let circle = circles[slot]
+    guard circle.isCircle else { return polygonRegions[Int32(truncatingIfNeeded: slot)].map { Region.polygon($0).stableHash } }
+    return Region.circleStableHash(identifier: identifier, center: circle.center, radius: circle.radius)
+  }
+
+  /// The prepared geometry of the circle in `slot`; nil for a polygon or a free slot.
+  @inline(__always) func circle(_ slot: Int) -> CircleGeometry? {
+    let circle = circles[slot]
+    return circle.isCircle ? circle : nil
   }
 
   /// Every region, in identifier order.
   public var allRegions: [Region] {
-    slotByIdentifier.keys.sorted().compactMap { self[$0] }
+    slotRegions.sorted { $0.identifier < $1.identifier }
   }
 
   /// Inserts a region, replacing any region with the same identifier.
@@ -187,27 +223,28 @@ public struct RegionIndex: Sendable {
       let geometry = CircleGeometry(c)
       return insert(region, circle: geometry, box: geometry.boundingBox)
     case .polygon(let p):
-      return insert(region, circle: nil, box: p.planar.box)
+      return insert(region, circle: .none, box: p.planar.box)
     }
   }
 
-  private mutating func insert(_ region: Region, circle: CircleGeometry?, box: GeoBox) -> Region? {
-    var polygon: PolygonGeometry? = nil
-    if case .polygon(let p) = region { polygon = PolygonGeometry(p.planar) }
+  private mutating func insert(_ region: Region, circle: CircleGeometry, box: GeoBox) -> Region? {
     let slot: Int
     if let free = freeSlots.popLast() {
       slot = Int(free)
     } else {
-      slot = regions.count
-      regions.append(nil)
-      circles.append(nil)
+      slot = identifiers.count
+      identifiers.append(nil)
+      circles.append(.none)
       polygons.append(nil)
       boxes.append(box)
       levels.append(0)
     }
     circles[slot] = circle
-    polygons[slot] = polygon
-    regions[slot] = region
+    if case .polygon(let p) = region {
+      polygons[slot] = PolygonGeometry(p.planar)
+      polygonRegions[Int32(slot)] = p
+    }
+    identifiers[slot] = region.identifier
     boxes[slot] = box
     let level = min(GridCell.level(for: box), gridLevel)
     levels[slot] = UInt8(level)
@@ -216,7 +253,7 @@ public struct RegionIndex: Sendable {
     if regionsPerLevel[level] == 1 { updateOccupiedLevels() }
     generation &+= 1
     // One hash of the identifier: a region it already named is detached after the new one is in.
-    guard let old = slotByIdentifier.updateValue(Int32(slot), forKey: region.identifier) else { return nil }
+    guard let old = Self.file(Int32(slot), for: region.identifier, in: &slotTable, identifiers: identifiers) else { return nil }
     return detach(Int(old))
   }
 
@@ -224,28 +261,41 @@ public struct RegionIndex: Sendable {
   /// - Returns: The region removed, or `nil` if there was none.
   @discardableResult
   public mutating func remove(_ identifier: RegionIdentifier) -> Region? {
-    guard let slot = slotByIdentifier.removeValue(forKey: identifier) else { return nil }
+    guard let slot = Self.unfile(identifier, in: &slotTable, identifiers: identifiers) else { return nil }
     return detach(Int(slot))
+  }
+
+  /// Files `slot` for `identifier` in `table`; returns the slot it replaces.
+  private static func file(
+    _ slot: Int32, for identifier: RegionIdentifier, in table: inout IdentifierTable, identifiers: [RegionIdentifier?]
+  ) -> Int32? {
+    table.updateValue(slot, for: identifier) { identifiers[Int($0)]! }
+  }
+
+  /// Takes `identifier` out of `table`; returns its slot.
+  private static func unfile(_ identifier: RegionIdentifier, in table: inout IdentifierTable, identifiers: [RegionIdentifier?]) -> Int32? {
+    table.removeValue(for: identifier) { identifiers[Int($0)]! }
   }
 
   /// Takes the region in `slot` out of the grid and frees the slot (the identifier map is the
   /// caller's business).
   private mutating func detach(_ slot: Int) -> Region? {
-    let region = regions[slot]
+    let region = self.region(slot: slot)
     let level = Int(levels[slot])
     GridCell.forEachKey(in: boxes[slot], level: level) { key in removePosting(slot: Int32(slot), key: key) }
     regionsPerLevel[level] -= 1
     if regionsPerLevel[level] == 0 { updateOccupiedLevels() }
-    regions[slot] = nil
-    circles[slot] = nil
+    identifiers[slot] = nil
+    circles[slot] = .none
     polygons[slot] = nil
+    polygonRegions[Int32(slot)] = nil
     freeSlots.append(Int32(slot))
     generation &+= 1
     return region
   }
 
   /// Number of slots (live or free): the size of per-slot state arrays kept beside the index.
-  var slotCapacity: Int { regions.count }
+  var slotCapacity: Int { identifiers.count }
 
   private mutating func updateOccupiedLevels() {
     occupiedLevels = (0...GridCell.maximumLevel).reversed().filter { regionsPerLevel[$0] > 0 }
@@ -294,11 +344,8 @@ extension RegionIndex {
   /// The identifier of the region in `slot`, which must hold one.
   @inline(__always)
   func identifier(slot: Int) -> RegionIdentifier {
-    switch regions[slot] {
-    case .circle(let circle)?: circle.identifier
-    case .polygon(let polygon)?: polygon.identifier
-    case nil: preconditionFailure("slot \(slot) holds no region")
-    }
+    guard let identifier = identifiers[slot] else { preconditionFailure("slot \(slot) holds no region") }
+    return identifier
   }
 
   /// Appends every slot filed in a cell containing the point, one per occupied level; each slot
@@ -321,7 +368,7 @@ extension RegionIndex {
   func appendSlots(touching box: GeoBox, into out: inout [Int32]) {
     for level in occupiedLevels {
       if GridCell.cellCount(in: box, level: level) > max(64, regionsPerLevel[level]) {
-        for slot in 0..<regions.count where regions[slot] != nil && Int(levels[slot]) == level && boxes[slot].intersects(box) {
+        for slot in 0..<identifiers.count where identifiers[slot] != nil && Int(levels[slot]) == level && boxes[slot].intersects(box) {
           out.append(Int32(slot))
         }
         continue
@@ -339,7 +386,7 @@ extension RegionIndex {
 
   /// Whether the region in `slot` contains the point (exact).
   func slot(_ slot: Int, contains point: Coordinate, cartesian: SIMD3<Double>) -> Bool {
-    if let circle = circles[slot] { return circle.contains(point, cartesian: cartesian) }
+    if let circle = circle(slot) { return circle.contains(point, cartesian: cartesian) }
     if let polygon = polygons[slot] { return polygon.contains(point) }
     return false
   }
@@ -353,18 +400,18 @@ extension RegionIndex {
     var found: [RegionIdentifier] = []
     for slot in slots.map({ Int($0) }) {
       guard boxes[slot].contains(latitude: point.latitude, longitude: point.longitude),
-        self.slot(slot, contains: point, cartesian: cartesian), let region = regions[slot]
+        self.slot(slot, contains: point, cartesian: cartesian), let identifier = identifiers[slot]
       else { continue }
-      found.append(region.identifier)
+      found.append(identifier)
     }
     return found.sorted()
   }
 
   /// Approximate bytes of memory the index holds, excluding identifiers' and polygons' own storage.
   public var memoryFootprint: Int {
-    regions.capacity * MemoryLayout<Region?>.stride + circles.capacity * MemoryLayout<CircleGeometry?>.stride
+    identifiers.capacity * MemoryLayout<RegionIdentifier?>.stride + circles.capacity * MemoryLayout<CircleGeometry>.stride
       + polygons.capacity * MemoryLayout<PolygonGeometry?>.stride + boxes.capacity * MemoryLayout<GeoBox>.stride
       + levels.capacity + freeSlots.capacity * 4 + postingSlot.capacity * 4 + postingNext.capacity * 4
-      + heads.memoryFootprint + slotByIdentifier.capacity * (MemoryLayout<RegionIdentifier>.stride + 4 + 1)
+      + heads.memoryFootprint + slotTable.memoryFootprint
   }
 }

@@ -16,7 +16,7 @@ import SeededRandom
 ///
 /// **Value semantics.** A set is a value: ``insert(_:)`` and ``remove(_:)`` change this copy only.
 /// A copy shares the index until it is changed; the first change of a shared set copies the index
-/// (about 345 bytes a circle), so a monitor whose regions are changed while running holds its own.
+/// (about 180 bytes a circle), so a monitor whose regions are changed while running holds its own.
 ///
 /// **Order.** ``regions`` lists the regions in slot order: the order they were given in, the last
 /// definition of an identifier in the place of its first; a region inserted later takes the first
@@ -63,7 +63,7 @@ public struct RegionSet: Sendable {
     self.index = index
     cells = CellCandidatesCache()
     fingerprint = 0
-    for case let region? in index.regions { fingerprint &+= region.stableHash }
+    for slot in 0..<index.slotCapacity { fingerprint &+= index.stableHash(slot: slot) ?? 0 }
   }
 
   /// The number of regions.
@@ -76,10 +76,10 @@ public struct RegionSet: Sendable {
   public subscript(identifier: RegionIdentifier) -> Region? { index[identifier] }
 
   /// Whether the set holds a region with this identifier.
-  public func contains(_ identifier: RegionIdentifier) -> Bool { index.slotByIdentifier[identifier] != nil }
+  public func contains(_ identifier: RegionIdentifier) -> Bool { index.slot(of: identifier) != nil }
 
   /// Every region, in slot order (see the type's discussion).
-  public var regions: [Region] { index.regions.compactMap { $0 } }
+  public var regions: [Region] { index.slotRegions }
 
   /// The identifiers of every region containing `point` (boundary included), sorted.
   public func regions(containing point: Coordinate) -> [RegionIdentifier] { index.regions(containing: point) }
@@ -112,11 +112,11 @@ public struct RegionSet: Sendable {
   public var memoryFootprint: Int { index.memoryFootprint }
 
   /// The slot of a region, if the set holds it.
-  func slot(of identifier: RegionIdentifier) -> Int32? { index.slotByIdentifier[identifier] }
+  func slot(of identifier: RegionIdentifier) -> Int32? { index.slot(of: identifier) }
 
   /// The region in `slot`, which must hold one.
   func region(slot: Int32) -> Region {
-    guard let region = index.regions[Int(slot)] else { preconditionFailure("slot \(slot) holds no region") }
+    guard let region = index.region(slot: Int(slot)) else { preconditionFailure("slot \(slot) holds no region") }
     return region
   }
 }
@@ -129,10 +129,7 @@ extension Region {
     h.combine(identifier.rawValue)
     switch self {
     case .circle(let c):
-      h.combine(1 as UInt64)
-      h.combine(c.center.latitude.bitPattern)
-      h.combine(c.center.longitude.bitPattern)
-      h.combine(c.radius.bitPattern)
+      return Self.circleStableHash(identifier: c.identifier, center: c.center, radius: c.radius)
     case .polygon(let p):
       h.combine(2 as UInt64)
       for polygon in p.polygons {
@@ -145,6 +142,17 @@ extension Region {
         }
       }
     }
+    return h.finalized
+  }
+
+  /// ``stableHash`` of a circle, from its parts.
+  static func circleStableHash(identifier: RegionIdentifier, center: Coordinate, radius: Double) -> UInt64 {
+    var h = StableHash()
+    h.combine(identifier.rawValue)
+    h.combine(1 as UInt64)
+    h.combine(center.latitude.bitPattern)
+    h.combine(center.longitude.bitPattern)
+    h.combine(radius.bitPattern)
     return h.finalized
   }
 }

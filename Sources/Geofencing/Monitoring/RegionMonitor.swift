@@ -678,7 +678,7 @@ public struct RegionMonitor: Sendable {
         let point = Ellipsoid.wgs84.cartesianFast(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
         for k in approachNear.indices {
           let slot = approachNear[k]
-          guard let g = detector.regions.index.circles[Int(slot)] else { continue }
+          guard let g = detector.regions.index.circle(Int(slot)) else { continue }
           if approachCircle(slot, g, point, fix, lead) > 0 { approachQuiet = nil }
         }
         return
@@ -691,7 +691,8 @@ public struct RegionMonitor: Sendable {
     var quietMetres = Double.infinity
     approachNear.removeAll(keepingCapacity: true)
     for k in circles.indices {
-      guard let g = circles[k] else { continue }
+      let g = circles[k]
+      guard g.isCircle else { continue }
       let slot = Int32(truncatingIfNeeded: k)
       let margin = approachCircle(slot, g, point, fix, lead)
       if margin > 0 { quietMetres = min(quietMetres, margin) } else { approachNear.append(slot) }

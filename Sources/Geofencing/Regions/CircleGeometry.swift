@@ -13,24 +13,44 @@ struct CircleGeometry: Sendable {
   static let slack = 1e-6
 
   let center: Coordinate
+  /// Metres; 0 in ``none``.
   let radius: Double
-  let centerCartesian: SIMD3<Double>
+  // The Earth-centred centre as three numbers rather than a `SIMD3` (whose 32-byte alignment
+  // would make the record 96 bytes instead of 64: the index holds one per region).
+  private let x: Double
+  private let y: Double
+  private let z: Double
   let innerChord: Double
   let outerChord: Double
 
+  /// The Earth-centred coordinates of the centre.
+  @inline(__always) var centerCartesian: SIMD3<Double> { SIMD3(x, y, z) }
+
+  /// Whether this is a circle's geometry rather than ``none``.
+  @inline(__always) var isCircle: Bool { radius > 0 }
+
+  /// The record of an index slot that holds no circle.
+  static let none = CircleGeometry(
+    center: Coordinate(uncheckedLatitude: 0, longitude: 0), radius: 0, centerCartesian: .zero, innerChord: 0, outerChord: 0)
+
   init(_ region: CircularRegion) {
-    center = region.center
-    radius = region.radius
-    centerCartesian = Ellipsoid.wgs84.cartesianFast(latitude: region.center.latitude, longitude: region.center.longitude)
-    innerChord = max(0, ChordBound.wgs84.minimumChord(forGeodesic: region.radius) - Self.slack)
-    outerChord = region.radius + Self.slack
+    self.init(center: region.center, radius: region.radius)
+  }
+
+  init(center: Coordinate, radius: Double) {
+    self.center = center
+    self.radius = radius
+    let c = Ellipsoid.wgs84.cartesianFast(latitude: center.latitude, longitude: center.longitude)
+    (x, y, z) = (c.x, c.y, c.z)
+    innerChord = max(0, ChordBound.wgs84.minimumChord(forGeodesic: radius) - Self.slack)
+    outerChord = radius + Self.slack
   }
 
   /// The geometry with its parts given, as computed before by ``init(_:)``.
   init(center: Coordinate, radius: Double, centerCartesian: SIMD3<Double>, innerChord: Double, outerChord: Double) {
     self.center = center
     self.radius = radius
-    self.centerCartesian = centerCartesian
+    (x, y, z) = (centerCartesian.x, centerCartesian.y, centerCartesian.z)
     self.innerChord = innerChord
     self.outerChord = outerChord
   }

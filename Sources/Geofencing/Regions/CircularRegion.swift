@@ -33,6 +33,13 @@ public struct CircularRegion: Hashable, Sendable {
     self.radius = radius
   }
 
+  /// A circle whose radius is known to be valid (it was checked when the region was made).
+  init(validIdentifier identifier: RegionIdentifier, center: Coordinate, radius: Double) {
+    self.identifier = identifier
+    self.center = center
+    self.radius = radius
+  }
+
   /// Creates a circular region from a raw identifier string.
   public init(identifier: String, center: Coordinate, radius: Double) throws(RegionError) {
     try self.init(identifier: RegionIdentifier(identifier), center: center, radius: radius)

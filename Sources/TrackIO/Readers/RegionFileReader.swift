@@ -90,13 +90,16 @@ public enum RegionFileReader {
     let checkPolygon: PolygonCheck?
     var regions: [Region] = []
     var notifications: [RegionIdentifier: RegionNotifications] = [:]
-    var seen: [RegionIdentifier: Int] = [:]
+    /// Identifier → its index in `regions`, and where each region's identifier was read.
+    var seen = IdentifierTable()
+    var offsets: [Int32] = []
 
     func fail(_ message: String, _ node: JSONNode) -> TrackIOError { parser.error(message, at: node.offset) }
 
     mutating func reserve(_ count: Int) {
       regions.reserveCapacity(count)
-      seen.reserveCapacity(count)
+      offsets.reserveCapacity(count)
+      seen = IdentifierTable(minimumCapacity: count)
     }
 
     mutating func feature(_ node: JSONNode) throws(TrackIOError) {
@@ -159,10 +162,7 @@ public enum RegionFileReader {
     ]
 
     mutating func add(_ region: Region, notify: JSONNode?, at node: JSONNode) throws(TrackIOError) {
-      // One hash of the identifier: its first place, if it had one already.
-      if let first = seen.updateValue(node.offset, forKey: region.identifier) {
-        throw fail("duplicate region identifier \"\(region.identifier.rawValue)\" (first on line \(parser.location(of: first).line)): expected unique identifiers", node)
-      }
+      try file(region.identifier, at: node.offset)
       var wanted = RegionNotifications.all
       for (key, flag) in Self.notificationKeys {
         guard let n = notify?[key] else { continue }
@@ -171,6 +171,21 @@ public enum RegionFileReader {
       }
       if wanted != .all { notifications[region.identifier] = wanted }
       regions.append(region)
+    }
+
+    /// Files the identifier of the region about to be appended, read at `offset`; a repeat is an
+    /// error naming the first one's line.
+    mutating func file(_ identifier: RegionIdentifier, at offset: Int) throws(TrackIOError) {
+      // One hash of the identifier: its first place, if it had one already.
+      if let first = Self.file(Int32(regions.count), for: identifier, in: &seen, regions: regions) {
+        let line = parser.location(of: Int(offsets[Int(first)])).line
+        throw parser.error("duplicate region identifier \"\(identifier.rawValue)\" (first on line \(line)): expected unique identifiers", at: offset)
+      }
+      offsets.append(Int32(truncatingIfNeeded: offset))
+    }
+
+    private static func file(_ index: Int32, for identifier: RegionIdentifier, in table: inout IdentifierTable, regions: [Region]) -> Int32? {
+      table.updateValue(index, for: identifier) { regions[Int($0)].identifier }
     }
 
     func identifier(_ node: JSONNode?, near feature: JSONNode) throws(TrackIOError) -> RegionIdentifier {
