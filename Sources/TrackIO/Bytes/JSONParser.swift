@@ -228,12 +228,13 @@ package struct JSONStream {
     try located { (s: inout JSONScanner) throws(JSONError) in try JSONParser.value(&s, depth: 1) }
   }
 
-  /// Reads a GeoJSON object at the cursor (after its `{` is seen), handing each element of its
-  /// `features` array to `feature` as it is read, whatever the order of the members, as long as
-  /// `collection` says the members before it may make a FeatureCollection; every other member is
-  /// kept whole. Returns the object with those members, and whether `features` was handed out.
+  /// Reads a GeoJSON object at the cursor (after its `{` is seen), handing the stream to
+  /// `feature` at each element of its `features` array (`feature` reads that one element),
+  /// whatever the order of the members, as long as `collection` says the members before it may
+  /// make a FeatureCollection; every other member is kept whole. Returns the object with those
+  /// members, and whether `features` was handed out.
   package mutating func geoJSONObject(
-    collection: ([(key: String, value: JSONNode)]) -> Bool, feature: (JSONNode) throws(TrackIOError) -> Void
+    collection: ([(key: String, value: JSONNode)]) -> Bool, feature: (inout JSONStream) throws(TrackIOError) -> Void
   ) throws(TrackIOError) -> (object: JSONNode, streamedFeatures: Bool) {
     let objectOffset = offset
     consume()
@@ -252,7 +253,7 @@ package struct JSONStream {
           if peek() == UInt8(ascii: "]") {
             consume()
           } else {
-            repeat { try feature(try value()) } while try next(UInt8(ascii: "]"), in: "an array")
+            repeat { try feature(&self) } while try next(UInt8(ascii: "]"), in: "an array")
           }
         } else {
           members.append((key, try value()))

@@ -30,8 +30,8 @@ public struct GeoJSONTrackReader {
       guard s.peek() == UInt8(ascii: "{") else {
         throw s.error("found \(s.found()): expected a GeoJSON object (a FeatureCollection, a Feature or a geometry)", at: s.offset)
       }
-      let (root, streamed) = try s.geoJSONObject(collection: { _ in true }) { (node) throws(TrackIOError) in
-        try builder.feature(node)
+      let (root, streamed) = try s.geoJSONObject(collection: { _ in true }) { (s) throws(TrackIOError) in
+        try builder.feature(try s.value())
       }
       try s.expectEnd()
       switch root["type"]?.value {

@@ -36,6 +36,12 @@ public enum RegionFileReader {
   ///   ``TrackIOError`` at the polygon's geometry.
   /// - Throws: ``TrackIOError`` with the line and column of the first problem.
   public static func read(path: String, checkPolygon: PolygonCheck? = nil) throws(TrackIOError) -> RegionFile {
+    try read(path: path, checkPolygon: checkPolygon, shortcut: true)
+  }
+
+  /// `shortcut: false` reads every region the general way, through a tree of JSON values (tests
+  /// compare the two; see ``RegionShortcut``).
+  static func read(path: String, checkPolygon: PolygonCheck?, shortcut: Bool) throws(TrackIOError) -> RegionFile {
     let first = path == "-" ? nil : TrackFileReader.firstCharacter(path)
     guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
       return RegionFile(regions: try RegionCSVReader.read(path: path))
@@ -52,15 +58,25 @@ public enum RegionFileReader {
         if s.peek() == UInt8(ascii: "]") {
           s.consume()
         } else {
-          repeat { try reader.plainRegion(try s.value()) } while try s.next(UInt8(ascii: "]"), in: "an array")
+          repeat {
+            if shortcut, let fast = RegionShortcut.plainRegion(&s.scanner) {
+              try reader.add(fast)
+            } else {
+              try reader.plainRegion(try s.value())
+            }
+          } while try s.next(UInt8(ascii: "]"), in: "an array")
         }
         try s.expectEnd()
         return
       }
       // An object: a FeatureCollection's features are read one at a time, whatever the order of
       // its members; any other member is kept whole (a single Feature is small).
-      let (root, streamedFeatures) = try s.geoJSONObject(collection: Self.mayBeCollection) { (node) throws(TrackIOError) in
-        try reader.feature(node)
+      let (root, streamedFeatures) = try s.geoJSONObject(collection: Self.mayBeCollection) { (s) throws(TrackIOError) in
+        if shortcut, let fast = RegionShortcut.feature(&s.scanner, checkPolygon: checkPolygon) {
+          try reader.add(fast)
+        } else {
+          try reader.feature(try s.value())
+        }
       }
       try s.expectEnd()
       switch root["type"]?.value {
@@ -139,6 +155,15 @@ public enum RegionFileReader {
       try add(region, notify: properties, at: idNode ?? node)
     }
 
+    private static func file(_ index: Int32, for identifier: RegionIdentifier, in table: inout IdentifierTable, regions: [Region]) -> Int32? {
+      table.updateValue(index, for: identifier) { regions[Int($0)].identifier }
+    }
+
+    /// A region the shortcut read.
+    mutating func add(_ fast: RegionShortcut) throws(TrackIOError) {
+      try add(fast.region, wanted: fast.notifications, at: fast.identifierOffset)
+    }
+
     mutating func plainRegion(_ node: JSONNode) throws(TrackIOError) {
       guard case .object = node.value else { throw fail("\(node.kind): expected a region object {\"id\", \"lat\", \"lon\", \"radius\"}", node) }
       let identifier = try self.identifier(node["id"], near: node)
@@ -173,6 +198,13 @@ public enum RegionFileReader {
       regions.append(region)
     }
 
+    /// Adds a region whose identifier's value starts at `offset` (where a repeat is reported).
+    mutating func add(_ region: Region, wanted: RegionNotifications, at offset: Int) throws(TrackIOError) {
+      try file(region.identifier, at: offset)
+      if wanted != .all { notifications[region.identifier] = wanted }
+      regions.append(region)
+    }
+
     /// Files the identifier of the region about to be appended, read at `offset`; a repeat is an
     /// error naming the first one's line.
     mutating func file(_ identifier: RegionIdentifier, at offset: Int) throws(TrackIOError) {
@@ -182,10 +214,6 @@ public enum RegionFileReader {
         throw parser.error("duplicate region identifier \"\(identifier.rawValue)\" (first on line \(line)): expected unique identifiers", at: offset)
       }
       offsets.append(Int32(truncatingIfNeeded: offset))
-    }
-
-    private static func file(_ index: Int32, for identifier: RegionIdentifier, in table: inout IdentifierTable, regions: [Region]) -> Int32? {
-      table.updateValue(index, for: identifier) { regions[Int($0)].identifier }
     }
 
     func identifier(_ node: JSONNode?, near feature: JSONNode) throws(TrackIOError) -> RegionIdentifier {
