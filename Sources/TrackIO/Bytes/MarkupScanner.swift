@@ -110,7 +110,11 @@ package final class MarkupScanner {
     input = try InputFile(path: path)
     self.path = input.path
     readSize = input.readSize(Self.chunkSize)
-    capacity = 2 * readSize
+    // A file of a chunk or more gets at once the room it grows to (the bytes before the current
+    // position are dropped past two chunks, and a read appends at most one): no bytes are copied
+    // to a bigger buffer, and the buffer is not made again by whichever thread reads the file (a
+    // reader on a thread of its own would take it from that thread's own memory arena).
+    capacity = readSize < Self.chunkSize ? 2 * readSize : 4 * Self.chunkSize
     storage = .allocate(capacity: capacity)
   }
 
@@ -209,7 +213,7 @@ package final class MarkupScanner {
 
   /// Whether the next call to ``next(trailingText:)`` drops the bytes before the current
   /// position (offsets into ``bytes`` from before it stop being valid).
-  var willCompact: Bool { position >= 8 * Self.chunkSize }
+  var willCompact: Bool { position >= 2 * Self.chunkSize }
 
   /// Offset in ``bytes`` of the first byte not yet consumed.
   var unreadOffset: Int { position }
@@ -229,9 +233,9 @@ package final class MarkupScanner {
     position = offset
   }
 
-  /// Moves the unread bytes to the front once eight chunks have been consumed (between tokens only,
-  /// so that token offsets never move): the tail moved is at most about a chunk, an eighth of the
-  /// input at worst. ``next(trailingText:)`` calls it; a caller consuming bytes itself calls it too.
+  /// Moves the unread bytes to the front once two chunks have been consumed (between tokens only,
+  /// so that token offsets never move): the tail moved is what is left of the last chunk read, at
+  /// most a chunk; so the buffer usually stays within four chunks. ``next(trailingText:)`` calls it; a caller consuming bytes itself calls it too.
   func compact() {
     guard willCompact else { return }
     if case .offset(let offset) = pin { pin = .location(location(of: offset)) }
