@@ -82,12 +82,13 @@ struct AnalyzeCommand: AsyncParsableCommand {
     if let regions {
       do { regionFile = try RegionFileReader.readValidated(path: regions) } catch { throw Diagnostics.fail(error) }
     }
-    var reader: TrackFileReader
+    // The track is read on a thread of its own, ahead of the monitoring.
+    let reader: ReadAheadTrackReader
     var pending: Result<LocationFix?, TrackIOError>?
     do {
       switch try DeviceTrackSource.open(tracks, options: .init(lenient: lenient, assumeUTC: assumeUTC)) {
       case .many(let source): return try await runDevices(source, regionFile: regionFile)
-      case .one(let opened, let first): (reader, pending) = (opened, first)
+      case .one(let opened, let first): (reader, pending) = (ReadAheadTrackReader(opened, lenient: lenient), first)
       }
     } catch let error as TrackIOError { throw Diagnostics.fail(error) }
     let track = tracks[0]

@@ -53,12 +53,12 @@ struct CrossingsCommand: AsyncParsableCommand {
     let regionList: [Region]
     do { regionList = try RegionFileReader.readValidated(path: regions).regions } catch { throw Diagnostics.fail(error) }
     let set = RegionSet(regionList)
-    var reader: TrackFileReader
+    let reader: ReadAheadTrackReader
     var pending: Result<LocationFix?, TrackIOError>?
     do {
       switch try DeviceTrackSource.open(tracks, options: .init(assumeUTC: assumeUTC)) {
       case .many(let source): return try await runDevices(source, regions: set)
-      case .one(let opened, let first): (reader, pending) = (opened, first)
+      case .one(let opened, let first): (reader, pending) = (ReadAheadTrackReader(opened), first)
       }
     } catch let error as TrackIOError { throw Diagnostics.fail(error) }
     var detector = CrossingDetector(regions: set)
