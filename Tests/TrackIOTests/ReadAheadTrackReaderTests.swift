@@ -21,22 +21,29 @@ struct ReadAheadTrackReaderTests {
     var error: String?
     var pointsWithoutTime = 0
     var warningCount = 0
+
+    /// Takes fixes from `next` (each with its line, cell and warnings) until the end or an error.
+    mutating func collect(_ next: () throws(TrackIOError) -> (LocationFix, Int, CellIdentity?, [TrackIOError])?) {
+      do throws(TrackIOError) {
+        while let (fix, line, cell, w) = try next() {
+          fixes.append(fix)
+          lines.append(line)
+          cells.append(cell)
+          if !w.isEmpty { warnings[fixes.count - 1] = w.map(\.description) }
+        }
+      } catch {
+        self.error = error.description
+      }
+    }
   }
 
   static func direct(_ path: String, lenient: Bool) -> Outcome {
     var outcome = Outcome()
     do throws(TrackIOError) {
       var reader = try TrackFileReader(path: path, options: .init(lenient: lenient))
-      do throws(TrackIOError) {
-        while let fix = try reader.next() {
-          outcome.fixes.append(fix)
-          outcome.lines.append(reader.lineNumber)
-          outcome.cells.append(reader.reportedCell)
-          let w = reader.takeWarnings()
-          if !w.isEmpty { outcome.warnings[outcome.fixes.count - 1] = w.map(\.description) }
-        }
-      } catch {
-        outcome.error = error.description
+      outcome.collect { () throws(TrackIOError) in
+        guard let fix = try reader.next() else { return nil }
+        return (fix, reader.lineNumber, reader.reportedCell, reader.takeWarnings())
       }
       let w = reader.takeWarnings()
       if !w.isEmpty { outcome.warnings[-1] = w.map(\.description) }
@@ -69,15 +76,14 @@ struct ReadAheadTrackReaderTests {
           let w = reader.takeWarnings()
           if !w.isEmpty { outcome.warnings[0] = w.map(\.description) }
         }
-        while let fix = try reader.next() {
-          outcome.fixes.append(fix)
-          outcome.lines.append(reader.lineNumber)
-          outcome.cells.append(reader.reportedCell)
-          let w = reader.takeWarnings()
-          if !w.isEmpty { outcome.warnings[outcome.fixes.count - 1] = w.map(\.description) }
-        }
       } catch {
         outcome.error = error.description
+      }
+      if outcome.error == nil {
+        outcome.collect { () throws(TrackIOError) in
+          guard let fix = try reader.next() else { return nil }
+          return (fix, reader.lineNumber, reader.reportedCell, reader.takeWarnings())
+        }
       }
       let w = reader.takeWarnings()
       if !w.isEmpty { outcome.warnings[-1] = w.map(\.description) }
