@@ -22,6 +22,13 @@ struct ReadAheadTrackReaderTests {
     var pointsWithoutTime = 0
     var warningCount = 0
 
+    /// What the reader says once it has returned its last fix.
+    mutating func end(_ last: [TrackIOError], pointsWithoutTime: Int, warningCount: Int) {
+      if !last.isEmpty { warnings[-1] = last.map(\.description) }
+      self.pointsWithoutTime = pointsWithoutTime
+      self.warningCount = warningCount
+    }
+
     /// Takes fixes from `next` (each with its line, cell and warnings) until the end or an error.
     mutating func collect(_ next: () throws(TrackIOError) -> (LocationFix, Int, CellIdentity?, [TrackIOError])?) {
       do throws(TrackIOError) {
@@ -45,10 +52,7 @@ struct ReadAheadTrackReaderTests {
         guard let fix = try reader.next() else { return nil }
         return (fix, reader.lineNumber, reader.reportedCell, reader.takeWarnings())
       }
-      let w = reader.takeWarnings()
-      if !w.isEmpty { outcome.warnings[-1] = w.map(\.description) }
-      outcome.pointsWithoutTime = reader.pointsWithoutTime
-      outcome.warningCount = reader.warningCount
+      outcome.end(reader.takeWarnings(), pointsWithoutTime: reader.pointsWithoutTime, warningCount: reader.warningCount)
     } catch {
       outcome.error = "open: " + error.description
     }
@@ -85,10 +89,7 @@ struct ReadAheadTrackReaderTests {
           return (fix, reader.lineNumber, reader.reportedCell, reader.takeWarnings())
         }
       }
-      let w = reader.takeWarnings()
-      if !w.isEmpty { outcome.warnings[-1] = w.map(\.description) }
-      outcome.pointsWithoutTime = reader.pointsWithoutTime
-      outcome.warningCount = reader.warningCount
+      outcome.end(reader.takeWarnings(), pointsWithoutTime: reader.pointsWithoutTime, warningCount: reader.warningCount)
     } catch {
       outcome.error = "open: " + error.description
     }
