@@ -16,13 +16,16 @@
 /// listed edges, so a fix farther than the step from every listed edge cannot have crossed one,
 /// and a quiet ellipse no larger than the least distance holds no boundary point.
 ///
-/// **Sub-cells.** Each sub-cell lists the edges that may meet it (the closed rectangle grown by a
-/// billionth of its size, so that the rounding of a fix's sub-cell index never leaves an edge
-/// out; at least 10⁻¹² degrees, ten times the rounding of a longitude shifted by whole turns),
-/// and records a clearance: a lower bound of the distance from the sub-cell to every edge it
-/// does not list, from the nearest other sub-cell that lists any. A fix's distance to the boundary
-/// is then at least the least of its distances to its sub-cell's edges and its distance to the
-/// sub-cell's border plus the clearance (a path to an edge elsewhere leaves the sub-cell first).
+/// **Sub-cells.** Each sub-cell lists the edges that come within a halo of it (``halo``, half a
+/// sub-cell side: the closed rectangle grown by the halo and by a billionth of its size, so that
+/// the rounding of a fix's sub-cell index never leaves an edge out; at least 10⁻¹² degrees, ten
+/// times the rounding of a longitude shifted by whole turns), and records a clearance from the
+/// nearest other sub-cell that lists any. A fix's distance to the boundary is then at least the
+/// least of its distances to its sub-cell's edges and its distance to the sub-cell's border plus
+/// the halo and the clearance (a path to an edge elsewhere leaves the sub-cell first, and an
+/// unlisted edge is farther than the halo from it, by the clearance more when the sub-cells
+/// around list nothing). A step no longer than the halo that ends in the sub-cell can only cross
+/// listed edges, so one pass over them gives both the fix's margin and the segment's crossings.
 final class CellPolygonEdges: Sendable {
   /// One edge: its ends in its polygon's projected coordinates (degrees), its vector in metres of
   /// the step norm, 1 / its squared length (0 for a point), its polygon's shift and its polygon
@@ -39,12 +42,29 @@ final class CellPolygonEdges: Sendable {
     var polygon: Int32
   }
 
+  /// What a distance needs of one edge, in the cell's own longitudes: its first end's longitude
+  /// less its polygon's shift, its first end's latitude, its vector in metres of the step norm and
+  /// 1 / its squared length (0 for a point). 40 bytes, read in the order the sub-cells list them.
+  struct Near: Sendable {
+    var longitude: Double
+    var latitude: Double
+    var east: Double
+    var north: Double
+    var inverseLengthSquared: Double
+  }
+
   /// Whole turns (degrees, a multiple of 360) that take a longitude of the cell to polygon k's
   /// projected x; NaN for a polygon wider than ``widestShifted``.
   let shift: [Double]
   /// Whether some polygon has a NaN shift.
   let hasWidePolygons: Bool
   let edges: [Edge]
+  /// ``edges``' distance records, in the same order.
+  private let near: [Near]
+  /// How far (metres, step norm) around its rectangle a sub-cell lists edges: every edge with a
+  /// point within `halo` of the sub-cell is in its list, so a segment no longer than `halo` that
+  /// ends in the sub-cell can only cross edges of its list.
+  let halo: Double
   private let metresPerDegreeLatitude: Double
   private let metresPerDegreeLongitude: Double
 
@@ -69,6 +89,8 @@ final class CellPolygonEdges: Sendable {
   static let largestGrid = 32
   /// How far clearances look for the nearest sub-cell with edges, in rings of sub-cells.
   static let clearanceRings = 4
+  /// The halo in sub-cell sides (the smaller side, in metres).
+  static let haloSides = 0.5
 
   /// The edges of `polygons` (each with the cell's west edge in its projected coordinates) that
   /// meet the cell `box`, filed in sub-cells, in the step norm of M and p per degree.
@@ -104,6 +126,11 @@ final class CellPolygonEdges: Sendable {
     self.shift = shift
     hasWidePolygons = shift.contains { $0.isNaN }
     self.edges = edges
+    near = edges.map { e in
+      Near(
+        longitude: e.x0 - e.shift, latitude: e.y0, east: e.east, north: e.north,
+        inverseLengthSquared: e.inverseLengthSquared)
+    }
     // About one sub-cell per edge, near-square in metres.
     let height = box.north - box.south
     let width = box.east - box.west
@@ -117,12 +144,13 @@ final class CellPolygonEdges: Sendable {
     columnWidth = width / Double(columns)
     rowScale = Double(rows) / height
     columnScale = Double(columns) / width
+    let side = min(rowHeight * metresPerDegreeLatitude, columnWidth * metresPerDegreeLongitude)
+    halo = side * Self.haloSides
     (subStart, subEdges) = Self.file(
       edges, rows: rows, columns: columns, south: south, west: west, rowHeight: rowHeight, columnWidth: columnWidth,
-      rowScale: rowScale, columnScale: columnScale)
-    clearance = Self.clearances(
-      subStart, rows: rows, columns: columns,
-      side: min(rowHeight * metresPerDegreeLatitude, columnWidth * metresPerDegreeLongitude))
+      rowScale: rowScale, columnScale: columnScale, haloY: halo / metresPerDegreeLatitude,
+      haloX: halo / metresPerDegreeLongitude)
+    clearance = Self.clearances(subStart, rows: rows, columns: columns, side: side)
   }
 
   /// The number of edges.
@@ -148,25 +176,29 @@ final class CellPolygonEdges: Sendable {
     return (row, column)
   }
 
-  /// Every edge filed in each sub-cell its segment may meet: the sub-cells of its box grown by
-  /// twice the sub-cells' own growth (far beyond the rounding of an index), each confirmed by the
-  /// conservative test against the grown sub-cell; then ordered by sub-cell, edges ascending.
+  /// Every edge filed in each sub-cell its segment may come within the halo of: the sub-cells of
+  /// its box grown by the halo (`haloY`, `haloX` degrees: a point within the halo in the step norm
+  /// is within those in latitude and longitude) and twice the sub-cells' own growth for rounding
+  /// (far beyond the rounding of an index), each confirmed by the conservative test against the
+  /// sub-cell grown by the halo and that growth; then ordered by sub-cell, edges ascending.
   private static func file(
     _ edges: [Edge], rows: Int, columns: Int, south: Double, west: Double, rowHeight: Double, columnWidth: Double,
-    rowScale: Double, columnScale: Double
+    rowScale: Double, columnScale: Double, haloY: Double, haloX: Double
   ) -> (start: [Int32], list: [Int32]) {
-    let growY = max(rowHeight * 1e-9, 1e-12)
-    let growX = max(columnWidth * 1e-9, 1e-12)
+    let roundingY = max(rowHeight * 1e-9, 1e-12)
+    let roundingX = max(columnWidth * 1e-9, 1e-12)
+    let growY = roundingY + haloY
+    let growX = roundingX + haloX
     var pairs: [(cell: Int32, edge: Int32)] = []
     pairs.reserveCapacity(edges.count * 3)
     var start = [Int32](repeating: 0, count: rows * columns + 1)
     for (e, edge) in edges.enumerated() {
       let segment = SIMD4(edge.x0 - edge.shift, edge.y0, edge.x1 - edge.shift, edge.y1)
       let first = subCell(
-        latitude: min(segment.y, segment.w) - 2 * growY, longitude: min(segment.x, segment.z) - 2 * growX,
+        latitude: min(segment.y, segment.w) - growY - roundingY, longitude: min(segment.x, segment.z) - growX - roundingX,
         south: south, west: west, rowScale: rowScale, columnScale: columnScale, rows: rows, columns: columns)
       let last = subCell(
-        latitude: max(segment.y, segment.w) + 2 * growY, longitude: max(segment.x, segment.z) + 2 * growX,
+        latitude: max(segment.y, segment.w) + growY + roundingY, longitude: max(segment.x, segment.z) + growX + roundingX,
         south: south, west: west, rowScale: rowScale, columnScale: columnScale, rows: rows, columns: columns)
       // One row or one column of sub-cells: an edge within it runs through every one of them
       // (one that leaves the cell may be listed in a sub-cell it misses, which costs only time).
@@ -219,37 +251,57 @@ final class CellPolygonEdges: Sendable {
   }
 
   /// A lower bound (metres, step norm) of the distance from the point (latitude, longitude) of
-  /// sub-cell (row, column) to every listed edge, safe against rounding (``safeDistance(_:)``).
+  /// sub-cell (row, column) to every edge, safe against rounding (``safeDistance(_:)``): the least
+  /// of its distances to the sub-cell's edges and of the distance to the sub-cell's border plus the
+  /// halo and the clearance (an edge it does not list is farther than the halo from the sub-cell,
+  /// and farther still by the clearance).
+  ///
+  /// Calls `candidate` with every listed edge whose distance may be `step` or less: when `step` is
+  /// at most ``halo``, every edge a segment of that length ending at the point can cross.
   @inline(__always)
-  func margin(row: Int, column: Int, latitude: Double, longitude: Double) -> Double {
+  func margin(
+    row: Int, column: Int, latitude: Double, longitude: Double, step: Double, _ candidate: (Int) -> Void
+  ) -> Double {
     let s = row * columns + column
     let rectangleSouth = south + Double(row) * rowHeight
     let rectangleWest = west + Double(column) * columnWidth
     let border = min(
       min(latitude - rectangleSouth, rectangleSouth + rowHeight - latitude) * metresPerDegreeLatitude,
       min(longitude - rectangleWest, rectangleWest + columnWidth - longitude) * metresPerDegreeLongitude)
-    let reach = max(0, border) + clearance[s]
+    let reach = max(0, border) + halo + clearance[s]
     var squared = reach * reach
+    // safeDistance(√d²) ≤ step exactly when d² ≤ this (with room for the rounding of the square).
+    let within = (step + 1e-6) / (1 - 1e-9) * (1 + 1e-12)
+    let withinSquared = within * within
     let (mLat, mLon) = (metresPerDegreeLatitude, metresPerDegreeLongitude)
-    edges.withUnsafeBufferPointer { edges in
+    near.withUnsafeBufferPointer { near in
       subEdges.withUnsafeBufferPointer { list in
         for k in Int(subStart[s])..<Int(subStart[s + 1]) {
-          let e = edges[Int(list[k])]
-          let ax = (longitude + e.shift - e.x0) * mLon
-          let ay = (latitude - e.y0) * mLat
+          let index = Int(list[k])
+          let e = near[index]
+          let ax = (longitude - e.longitude) * mLon
+          let ay = (latitude - e.latitude) * mLat
           let t = min(1, max(0, (ax * e.east + ay * e.north) * e.inverseLengthSquared))
           let px = ax - t * e.east
           let py = ay - t * e.north
-          squared = min(squared, px * px + py * py)
+          let d = px * px + py * py
+          squared = min(squared, d)
+          if d <= withinSquared { candidate(index) }
         }
       }
     }
     return Self.safeDistance(squared.squareRoot())
   }
 
+  /// ``margin(row:column:latitude:longitude:step:_:)`` without candidates.
+  @inline(__always)
+  func margin(row: Int, column: Int, latitude: Double, longitude: Double) -> Double {
+    margin(row: row, column: column, latitude: latitude, longitude: longitude, step: -.infinity) { _ in }
+  }
+
   /// A distance made safe against its rounding: never more than the exact distance. The terms are
   /// differences of coordinates below 540° and products by at most 112 km a degree, each wrong by
-  /// under 10⁻⁸ m; a fix's x differs from its longitude plus the turns by at most half a unit in
+  /// under 10⁻⁸ m; an edge's longitude less its polygon's shift is off by at most half a unit in
   /// the last place of 540° (6 nm); sub-cell borders are 10⁻¹² degrees (0.1 µm) off at most.
   @inline(__always)
   static func safeDistance(_ d: Double) -> Double {

@@ -312,18 +312,32 @@ public struct CrossingDetector: Sendable {
       }
     }
     let here = edges.subCell(latitude: latitude, longitude: longitude)
-    let margin = edges.margin(row: here.row, column: here.column, latitude: latitude, longitude: longitude)
-    if margin > step { return edges.hasWidePolygons ? 0 : margin }
-    // The proper crossings of the segment, by polygon; a polygon the segment may touch is marked.
     polygonHits.clearKeepingCapacity()
-    let before = edges.subCell(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude)
     let (lon0, lat0) = (last.coordinate.longitude, last.coordinate.latitude)
-    edges.forEachEdge(from: before, to: here, scratch: &slotBuffer) { e in
-      let k = edges.edges[e].polygon
-      switch edges.crossing(e, lon0: lon0, lat0: lat0, lon1: longitude, lat1: latitude) {
-      case nil: polygonHits.append(PolygonHit(polygon: k, u: .infinity))
-      case let u? where u >= 0: polygonHits.append(PolygonHit(polygon: k, u: u))
-      default: break
+    let margin: Double
+    if step <= edges.halo {
+      // One pass over the fix's sub-cell: its distances, and the crossing test for the edges
+      // within the step, which are every edge the segment can cross.
+      margin = edges.margin(row: here.row, column: here.column, latitude: latitude, longitude: longitude, step: step) {
+        e in
+        switch edges.crossing(e, lon0: lon0, lat0: lat0, lon1: longitude, lat1: latitude) {
+        case nil: polygonHits.append(PolygonHit(polygon: edges.edges[e].polygon, u: .infinity))
+        case let u? where u >= 0: polygonHits.append(PolygonHit(polygon: edges.edges[e].polygon, u: u))
+        default: break
+        }
+      }
+    } else {
+      margin = edges.margin(row: here.row, column: here.column, latitude: latitude, longitude: longitude)
+      if margin > step { return edges.hasWidePolygons ? 0 : margin }
+      // A long step: every edge of the sub-cells the segment spans.
+      let before = edges.subCell(latitude: lat0, longitude: lon0)
+      edges.forEachEdge(from: before, to: here, scratch: &slotBuffer) { e in
+        let k = edges.edges[e].polygon
+        switch edges.crossing(e, lon0: lon0, lat0: lat0, lon1: longitude, lat1: latitude) {
+        case nil: polygonHits.append(PolygonHit(polygon: k, u: .infinity))
+        case let u? where u >= 0: polygonHits.append(PolygonHit(polygon: k, u: u))
+        default: break
+        }
       }
     }
     guard !polygonHits.isEmpty else { return edges.hasWidePolygons ? 0 : margin }
