@@ -280,6 +280,12 @@ public struct CrossingDetector: Sendable {
   private mutating func look(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix) {
     let step = cell.stepBound(from: last.coordinate, to: fix.coordinate)
     let margin = cell.polygonSlots.isEmpty ? Double.infinity : settlePolygons(cell, from: last, to: fix, step: step)
+    if cell.circles.isEmpty {
+      // Polygons only: nothing for the circle filter to do.
+      cache.looked(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, margin: margin)
+      previousCartesianIsValid = false
+      return
+    }
     scan(cell, from: last, to: fix, step: step, margin: margin)
   }
 
