@@ -45,33 +45,22 @@ public final class ReadAheadTrackReader {
     }
   }
 
-  /// The queue between the two threads. Its state is touched only under `condition`; the
-  /// reader itself only by the reader thread once started.
-  final class Channel: @unchecked Sendable {
-    let condition = NSCondition()
-    var full: [Batch] = []
-    var empty: [Batch] = []
-    var stopped = false
+  /// The reader thread's side: the reader, used only by that thread once started.
+  final class Producer: @unchecked Sendable {
+    let channel: BatchChannel<Batch>
     var reader: TrackFileReader
     let lenient: Bool
 
-    init(reader: TrackFileReader, lenient: Bool) {
+    init(reader: TrackFileReader, lenient: Bool, channel: BatchChannel<Batch>) {
       self.reader = reader
       self.lenient = lenient
+      self.channel = channel
     }
 
     /// The reader thread's loop: fills batches until the end, an error, or a stop.
     func produce() {
       let namesCells = reader.namesCells
-      while true {
-        condition.lock()
-        while !stopped && full.count >= ReadAheadTrackReader.batchesAhead { condition.wait() }
-        if stopped {
-          condition.unlock()
-          return
-        }
-        var batch = empty.popLast() ?? Batch()
-        condition.unlock()
+      while var batch = channel.batchToFill() {
         batch.clear()
         while batch.fixes.count < ReadAheadTrackReader.batchSize {
           do throws(TrackIOError) {
@@ -95,23 +84,13 @@ public final class ReadAheadTrackReader {
         batch.pointsWithoutTime = reader.pointsWithoutTime
         batch.warningCount = reader.warningCount
         let last = batch.atEnd || batch.error != nil
-        condition.lock()
-        full.append(batch)
-        condition.signal()
-        condition.unlock()
+        channel.hand(batch)
         if last { return }
       }
     }
-
-    func stop() {
-      condition.lock()
-      stopped = true
-      condition.signal()
-      condition.unlock()
-    }
   }
 
-  private let channel: Channel
+  private let channel: BatchChannel<Batch>
   private var batch = Batch()
   /// The index in `batch` of the next fix to return.
   private var position = 0
@@ -151,21 +130,18 @@ public final class ReadAheadTrackReader {
     reportedCell = reader.reportedCell
     pointsWithoutTime = reader.pointsWithoutTime
     warningCount = reader.warningCount
-    channel = Channel(reader: reader, lenient: lenient)
-    // Every batch's arrays are made here, on the caller's thread: memory the reader thread
-    // allocated would come from an arena of its own (glibc makes one per thread), megabytes
-    // more at the peak.
+    // Every batch's arrays are made here, on the caller's thread (see ``BatchChannel``).
+    var batches: [Batch] = []
     for _ in 0...Self.batchesAhead {
       var batch = Batch()
       batch.fixes.reserveCapacity(Self.batchSize)
       batch.lines.reserveCapacity(Self.batchSize)
       if namesCells { batch.cells.reserveCapacity(Self.batchSize) }
-      channel.empty.append(batch)
+      batches.append(batch)
     }
-    let channel = self.channel
-    let thread = Thread { channel.produce() }
-    thread.name = "geowake track reader"
-    thread.start()
+    channel = BatchChannel(batches: batches, ahead: Self.batchesAhead) { Batch() }
+    let producer = Producer(reader: reader, lenient: lenient, channel: channel)
+    BatchChannel<Batch>.startThread(named: "geowake track reader") { producer.produce() }
   }
 
   deinit { channel.stop() }
@@ -206,13 +182,7 @@ public final class ReadAheadTrackReader {
 
   /// Waits for the next batch and gives the current one back to be filled again.
   private func take() {
-    channel.condition.lock()
-    while channel.full.isEmpty { channel.condition.wait() }
-    var next = channel.full.removeFirst()
-    swap(&next, &batch)
-    channel.empty.append(next)
-    channel.condition.signal()
-    channel.condition.unlock()
+    channel.exchange(&batch)
     position = 0
     nextWarning = 0
     bytesRead = batch.bytesRead
