@@ -159,7 +159,8 @@ public struct TrackStatistics: Hashable, Sendable {
     path: String, lenient: Bool, assumeUTC: Bool, warning: (TrackIOError) -> Void
   ) throws(TrackIOError) -> TrackStatistics {
     if try TrackFileReader.readsAsGPX(path: path) {
-      var reader = try GPXReader(path: path, lenient: lenient)
+      // Parsing on a thread of its own, measuring on this one.
+      let reader = ReadAheadGPXReader(try GPXReader(path: path, lenient: lenient))
       var statistics = TrackStatistics(format: .gpx)
       while let point = try reader.next() {
         statistics.add(point)
