@@ -113,7 +113,7 @@ final class CellPolygonEdges: Sendable {
       shift.append(turns)
       geometry.edgesMeeting(west: west, south: box.south, east: west + (box.east - box.west), north: box.north, into: &scratch)
       for index in scratch {
-        let e = geometry.edges[Int(index)]
+        let e = geometry.edge(Int(index))
         let east = (e.z - e.x) * metresPerDegreeLongitude
         let north = (e.w - e.y) * metresPerDegreeLatitude
         let squared = east * east + north * north

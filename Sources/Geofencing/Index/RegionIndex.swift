@@ -81,12 +81,19 @@ public struct RegionIndex: Sendable {
     // (held twice, 64 bytes a circle would be most of the peak).
     var boxes: [GeoBox] = []
     boxes.reserveCapacity(regions.count)
+    // Each polygon's prepared geometry, made once (its box comes from it).
+    var geometries: [PolygonGeometry?] = []
+    geometries.reserveCapacity(regions.count)
     var polygons = 0
     for region in regions {
       switch region {
-      case .circle(let c): boxes.append(CircleGeometry.boundingBox(center: c.center, radius: c.radius))
+      case .circle(let c):
+        boxes.append(CircleGeometry.boundingBox(center: c.center, radius: c.radius))
+        geometries.append(nil)
       case .polygon(let p):
-        boxes.append(p.planar.box)
+        let geometry = PolygonGeometry(p.planar)
+        boxes.append(geometry.planar.box)
+        geometries.append(geometry)
         polygons += 1
       }
     }
@@ -97,7 +104,7 @@ public struct RegionIndex: Sendable {
     for (k, region) in zip(boxes.indices, regions) {
       switch region {
       case .circle(let c): _ = insert(region, circle: CircleGeometry(c), box: boxes[k])
-      case .polygon: _ = insert(region, circle: .none, box: boxes[k])
+      case .polygon: _ = insert(region, circle: .none, polygon: geometries[k], box: boxes[k])
       }
     }
     compactPostings()
@@ -238,11 +245,14 @@ public struct RegionIndex: Sendable {
       let geometry = CircleGeometry(c)
       return insert(region, circle: geometry, box: geometry.boundingBox)
     case .polygon(let p):
-      return insert(region, circle: .none, box: p.planar.box)
+      let geometry = PolygonGeometry(p.planar)
+      return insert(region, circle: .none, polygon: geometry, box: geometry.planar.box)
     }
   }
 
-  private mutating func insert(_ region: Region, circle: CircleGeometry, box: GeoBox) -> Region? {
+  private mutating func insert(_ region: Region, circle: CircleGeometry, polygon: PolygonGeometry? = nil, box: GeoBox)
+    -> Region?
+  {
     let slot: Int
     if let free = freeSlots.popLast() {
       slot = Int(free)
@@ -256,7 +266,7 @@ public struct RegionIndex: Sendable {
     }
     circles[slot] = circle
     if case .polygon(let p) = region {
-      polygons[slot] = PolygonGeometry(p.planar)
+      polygons[slot] = polygon
       polygonRegions[Int32(slot)] = p
     }
     identifiers[slot] = region.identifier

@@ -58,7 +58,7 @@ struct InscribedCircleSearch {
   /// (negative outside).
   private func cell(_ x: Double, _ y: Double, _ half: Double, middle: Double) -> Cell {
     var least = Double.infinity
-    for e in geometry.edges {
+    geometry.forEachEdge { e in
       let ax = (e.x - middle) * xScale
       let bx = (e.z - middle) * xScale
       let dx = bx - ax

@@ -22,11 +22,10 @@ enum RectangleCoverage: Sendable {
 /// Immutable, so shared by every detector over an index.
 final class PolygonGeometry: Sendable {
   let planar: PlanarPolygons
-  /// Every ring edge as (x0, y0, x1, y1), projected.
-  let edges: [SIMD4<Double>]
   /// The band index: band b covers latitudes [bandSouth + b / bandScale, bandSouth + (b + 1) /
   /// bandScale] (the first and last bands extend past the box) and lists
-  /// `bandEdges[bandStart[b]..<bandStart[b + 1]]`, every edge whose latitude range meets it.
+  /// `bandEdges[bandStart[b]..<bandStart[b + 1]]`, every edge whose latitude range meets it. An
+  /// edge is named by the index of its first vertex in ``PlanarPolygons/xy`` (``edge(_:)``).
   private let bandSouth: Double
   private let bandScale: Double
   private let bandCount: Int
@@ -39,17 +38,19 @@ final class PolygonGeometry: Sendable {
 
   init(_ planar: PlanarPolygons) {
     self.planar = planar
-    var edges: [SIMD4<Double>] = []
-    for rings in planar.rings {
-      for ring in rings {
-        for i in stride(from: 0, to: ring.count - 2, by: 2) {
-          edges.append(SIMD4(ring[i], ring[i + 1], ring[i + 2], ring[i + 3]))
-        }
-      }
+    var edges: [Int32] = []
+    edges.reserveCapacity(planar.vertexCount)
+    planar.forEachRing { first, end in
+      for i in first..<end - 1 { edges.append(Int32(i)) }
     }
-    self.edges = edges
+    let xy = planar.xy
     let south = planar.box.south
     let height = max(planar.box.north - south, 0x1p-40)
+    /// The latitudes of edge i's ends, lower first.
+    func span(_ i: Int32) -> (Double, Double) {
+      let (y0, y1) = (xy[2 * Int(i) + 1], xy[2 * Int(i) + 3])
+      return (min(y0, y1), max(y0, y1))
+    }
     // About four edges a band, fewer bands if long edges would repeat too often.
     var count = max(1, min(edges.count / 4, 1 << 16))
     var total = 0
@@ -57,8 +58,9 @@ final class PolygonGeometry: Sendable {
       let scale = Double(count) / height
       total = 0
       for e in edges {
-        total += Self.band(max(e.y, e.w), south: south, scale: scale, count: count)
-          - Self.band(min(e.y, e.w), south: south, scale: scale, count: count) + 1
+        let (low, high) = span(e)
+        total += Self.band(high, south: south, scale: scale, count: count)
+          - Self.band(low, south: south, scale: scale, count: count) + 1
       }
       if count == 1 || total <= Self.entriesPerEdgeLimit * edges.count { break }
       count = max(1, count / 2)
@@ -66,18 +68,20 @@ final class PolygonGeometry: Sendable {
     let scale = Double(count) / height
     var start = [Int32](repeating: 0, count: count + 1)
     for e in edges {
-      let first = Self.band(min(e.y, e.w), south: south, scale: scale, count: count)
-      let last = Self.band(max(e.y, e.w), south: south, scale: scale, count: count)
+      let (low, high) = span(e)
+      let first = Self.band(low, south: south, scale: scale, count: count)
+      let last = Self.band(high, south: south, scale: scale, count: count)
       for b in first...last { start[b + 1] += 1 }
     }
     for b in 0..<count { start[b + 1] += start[b] }
     var fill = Array(start.dropLast())
     var list = [Int32](repeating: 0, count: total)
-    for (k, e) in edges.enumerated() {
-      let first = Self.band(min(e.y, e.w), south: south, scale: scale, count: count)
-      let last = Self.band(max(e.y, e.w), south: south, scale: scale, count: count)
+    for e in edges {
+      let (low, high) = span(e)
+      let first = Self.band(low, south: south, scale: scale, count: count)
+      let last = Self.band(high, south: south, scale: scale, count: count)
       for b in first...last {
-        list[Int(fill[b])] = Int32(k)
+        list[Int(fill[b])] = e
         fill[b] += 1
       }
     }
@@ -86,6 +90,27 @@ final class PolygonGeometry: Sendable {
     bandCount = count
     bandStart = start
     bandEdges = list
+  }
+
+  /// Edge `i` as (x0, y0, x1, y1): from vertex i of ``PlanarPolygons/xy`` to the next.
+  @inline(__always)
+  func edge(_ i: Int) -> SIMD4<Double> {
+    planar.xy.withUnsafeBufferPointer { xy in Self.edge(i, xy) }
+  }
+
+  @inline(__always)
+  static func edge(_ i: Int, _ xy: UnsafeBufferPointer<Double>) -> SIMD4<Double> {
+    SIMD4(xy[2 &* i], xy[2 &* i &+ 1], xy[2 &* i &+ 2], xy[2 &* i &+ 3])
+  }
+
+  /// Calls `body` with every edge, ring by ring.
+  @inline(__always)
+  func forEachEdge(_ body: (SIMD4<Double>) -> Void) {
+    planar.xy.withUnsafeBufferPointer { xy in
+      planar.forEachRing { first, end in
+        for i in first..<end - 1 { body(Self.edge(i, xy)) }
+      }
+    }
   }
 
   /// The band of latitude y (clamped; monotone in y, so an edge's bands are those of its ends and
@@ -114,10 +139,10 @@ final class PolygonGeometry: Sendable {
     guard y >= box.south, y <= box.north, x >= box.west, x <= box.east else { return false }
     let b = Self.band(y, south: bandSouth, scale: bandScale, count: bandCount)
     var inside = false
-    return edges.withUnsafeBufferPointer { edges in
+    return planar.xy.withUnsafeBufferPointer { xy in
       bandEdges.withUnsafeBufferPointer { list in
         for k in Int(bandStart[b])..<Int(bandStart[b + 1]) {
-          let e = edges[Int(list[k])]
+          let e = Self.edge(Int(list[k]), xy)
           let (x0, y0, x1, y1) = (e.x, e.y, e.z, e.w)
           if x0 < x && x1 < x { continue }
           if y0 == y && y1 == y {
@@ -152,7 +177,7 @@ final class PolygonGeometry: Sendable {
     if north < box.south || south > box.north || east < box.west || west > box.east { return .outside }
     for b in bands(south: south, north: north) {
       for k in Int(bandStart[b])..<Int(bandStart[b + 1]) {
-        let e = edges[Int(bandEdges[k])]
+        let e = edge(Int(bandEdges[k]))
         if Self.segment(e, meets: west, south, east, north) { return .boundary }
       }
     }
@@ -194,7 +219,7 @@ final class PolygonGeometry: Sendable {
     let metresPerDegreeX = ellipsoid.parallelRadius(sinLatitude: sinPhi, cosLatitude: Double.cos(phi)) * (Double.pi / 180)
     var best = Double.infinity
     var nearest = (x: x, y: y)
-    for e in edges {
+    forEachEdge { e in
       let ax = (e.x - x) * metresPerDegreeX
       let ay = (e.y - y) * metresPerDegreeY
       let dx = (e.z - e.x) * metresPerDegreeX
@@ -238,13 +263,13 @@ final class PolygonGeometry: Sendable {
   @inline(__always)
   func forEachEdge(south: Double, north: Double, _ body: (Int, SIMD4<Double>) -> Void) {
     let range = bands(south: south, north: north)
-    edges.withUnsafeBufferPointer { edges in
+    planar.xy.withUnsafeBufferPointer { xy in
       bandEdges.withUnsafeBufferPointer { list in
         bandStart.withUnsafeBufferPointer { start in
           for b in range {
             for k in Int(start[b])..<Int(start[b + 1]) {
               let index = Int(list[k])
-              let e = edges[index]
+              let e = Self.edge(index, xy)
               if b != range.lowerBound
                 && Self.band(min(e.y, e.w), south: bandSouth, scale: bandScale, count: bandCount) < b
               {
@@ -258,7 +283,7 @@ final class PolygonGeometry: Sendable {
     }
   }
 
-  /// The indices in ``edges`` of every edge that may meet the closed rectangle [west, east] ×
+  /// The edges (``edge(_:)``) that may meet the closed rectangle [west, east] ×
   /// [south, north] of projected coordinates (never leaving out one that does), each once, in the
   /// order of the band index.
   func edgesMeeting(west: Double, south: Double, east: Double, north: Double, into out: inout [Int32]) {

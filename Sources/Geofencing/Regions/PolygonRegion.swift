@@ -40,17 +40,23 @@ public struct PolygonRegion: Hashable, Sendable {
   public let identifier: RegionIdentifier
   /// The polygons (one for a Polygon, several for a MultiPolygon).
   public let polygons: [Polygon]
-  /// The projected rings.
-  package let planar: PlanarPolygons
 
   /// Creates a polygonal region.
   /// - Throws: ``RegionError`` naming the polygon and ring that is too short or encircles a pole
   ///   as a hole, or saying that the polygons span more than 360° of longitude.
   public init(identifier: RegionIdentifier, polygons: [Polygon]) throws(RegionError) {
-    let planar = try PlanarPolygons(identifier: identifier.rawValue, polygons: polygons)
+    _ = try PlanarPolygons(identifier: identifier.rawValue, polygons: polygons)
     self.identifier = identifier
     self.polygons = polygons
-    self.planar = planar
+  }
+
+  /// The projected rings, made from ``polygons`` when asked for (a region holds its positions
+  /// once; a ``RegionIndex`` keeps the projected rings of the polygons it holds).
+  package var planar: PlanarPolygons {
+    // The initialiser checked that these polygons project.
+    do { return try PlanarPolygons(identifier: identifier.rawValue, polygons: polygons) } catch {
+      preconditionFailure("a checked polygon failed to project: \(error)")
+    }
   }
 
   /// Creates a single-polygon region.
@@ -81,11 +87,15 @@ public struct PolygonRegion: Hashable, Sendable {
   }
 }
 
-/// Rings of a polygonal region in GeoWake's polygon projection (see ``PolygonRegion``): flat
-/// (x, y) pairs, x = unwrapped longitude, y = latitude, each ring closed.
+/// Rings of a polygonal region in GeoWake's polygon projection (see ``PolygonRegion``): x =
+/// unwrapped longitude, y = latitude, each ring closed, all of them in one flat array.
 package struct PlanarPolygons: Sendable {
-  /// `rings[p][0]` is the exterior of polygon p, the rest its holes; each is [x0, y0, x1, y1, …].
-  package let rings: [[[Double]]]
+  /// Every ring's vertices, ring after ring, polygon after polygon, each ring closed (its first
+  /// vertex repeated at its end): [x0, y0, x1, y1, …]. The only copy of the projected vertices.
+  package let xy: [Double]
+  /// Per ring, one past the index (in vertices, pairs of ``xy``) of its last vertex; negative
+  /// (the end's bitwise complement) for an exterior ring, which starts a polygon.
+  private let ringEnds: [Int32]
   /// The bounding box in (unwrapped longitude, latitude).
   let box: GeoBox
 
@@ -94,25 +104,27 @@ package struct PlanarPolygons: Sendable {
       throw RegionError(identifier: identifier, reason: .emptyPolygon)
     }
     let origin = polygons[0].exterior[0].longitude
-    var all: [[[Double]]] = []
-    for (p, polygon) in polygons.enumerated() {
-      var rings: [[Double]] = []
-      for (r, ring) in ([polygon.exterior] + polygon.holes).enumerated() {
-        rings.append(try Self.project(ring, origin: origin, identifier: identifier, polygon: p, ring: r))
-      }
-      all.append(rings)
-    }
+    var xy: [Double] = []
+    xy.reserveCapacity(polygons.reduce(0) { total, p in p.holes.reduce(total + 2 * p.exterior.count + 8) { $0 + 2 * $1.count + 2 } })
+    var ringEnds: [Int32] = []
     var south = Double.infinity
     var north = -Double.infinity
     var west = Double.infinity
     var east = -Double.infinity
-    for rings in all {
-      let shell = rings[0]
-      for i in stride(from: 0, to: shell.count, by: 2) {
-        west = min(west, shell[i])
-        east = max(east, shell[i])
-        south = min(south, shell[i + 1])
-        north = max(north, shell[i + 1])
+    for (p, polygon) in polygons.enumerated() {
+      for (r, ring) in ([polygon.exterior] + polygon.holes).enumerated() {
+        let first = xy.count
+        try Self.project(ring, origin: origin, identifier: identifier, polygon: p, ring: r, into: &xy)
+        if r == 0 {
+          for i in stride(from: first, to: xy.count, by: 2) {
+            west = min(west, xy[i])
+            east = max(east, xy[i])
+            south = min(south, xy[i + 1])
+            north = max(north, xy[i + 1])
+          }
+        }
+        let end = Int32(xy.count / 2)
+        ringEnds.append(r == 0 ? ~end : end)
       }
     }
     if east - west > 360 {
@@ -120,42 +132,70 @@ package struct PlanarPolygons: Sendable {
         identifier: identifier,
         reason: .invalidPolygon("the polygons span more than 360° of longitude once unwrapped; split them into regions"))
     }
-    rings = all
+    self.xy = xy
+    self.ringEnds = ringEnds
     box = GeoBox(south: south, north: north, west: west, east: east)
   }
 
-  /// Unwraps one ring and closes it (through a pole if it encircles one).
-  static func project(_ ring: [Coordinate], origin: Double, identifier: String, polygon: Int, ring index: Int)
-    throws(RegionError) -> [Double]
-  {
-    var points = ring
-    if let first = points.first, let last = points.last, points.count > 1, first == last { points.removeLast() }
+  /// The number of vertices (ring closings included).
+  var vertexCount: Int { xy.count / 2 }
+
+  /// Calls `body(first, end)` for each ring: its vertices are `first..<end` (the last repeating
+  /// the first), so its edges start at `first..<end - 1`.
+  @inline(__always)
+  func forEachRing(_ body: (Int, Int) -> Void) {
+    var first = 0
+    for encoded in ringEnds {
+      let end = Int(encoded < 0 ? ~encoded : encoded)
+      body(first, end)
+      first = end
+    }
+  }
+
+  /// The rings as `rings[p][0]` the exterior of polygon p, the rest its holes, each
+  /// [x0, y0, x1, y1, …] (for GEOS).
+  package var rings: [[[Double]]] {
+    var all: [[[Double]]] = []
+    var first = 0
+    for encoded in ringEnds {
+      let end = Int(encoded < 0 ? ~encoded : encoded)
+      if encoded < 0 { all.append([]) }
+      all[all.count - 1].append(Array(xy[2 * first..<2 * end]))
+      first = end
+    }
+    return all
+  }
+
+  /// Unwraps one ring, closes it (through a pole if it encircles one) and appends it to `xy`.
+  static func project(
+    _ ring: [Coordinate], origin: Double, identifier: String, polygon: Int, ring index: Int, into xy: inout [Double]
+  ) throws(RegionError) {
+    var count = ring.count
+    if count > 1, ring[0] == ring[count - 1] { count -= 1 }
     var distinct = 0
-    for (i, p) in points.enumerated() where i == 0 || p != points[i - 1] { distinct += 1 }
+    for i in 0..<count where i == 0 || ring[i] != ring[i - 1] { distinct += 1 }
     guard distinct >= 3 else {
       throw RegionError(identifier: identifier, reason: .ringTooShort(polygon: polygon, ring: index, positions: distinct))
     }
-    var xy: [Double] = []
-    xy.reserveCapacity(points.count * 2 + 6)
-    var x = origin + wrapped(points[0].longitude - origin)
+    let first = xy.count
+    var x = origin + wrapped(ring[0].longitude - origin)
     xy.append(x)
-    xy.append(points[0].latitude)
-    for i in 1..<points.count {
-      x += wrapped(points[i].longitude - points[i - 1].longitude)
+    xy.append(ring[0].latitude)
+    for i in 1..<count {
+      x += wrapped(ring[i].longitude - ring[i - 1].longitude)
       xy.append(x)
-      xy.append(points[i].latitude)
+      xy.append(ring[i].latitude)
     }
-    let closingX = x + wrapped(points[0].longitude - points[points.count - 1].longitude)
-    let turn = closingX - xy[0]
+    let closingX = x + wrapped(ring[0].longitude - ring[count - 1].longitude)
+    let turn = closingX - xy[first]
     if abs(turn) > 180 {
       // The ring winds once around the pole: close it along the pole's "parallel".
       guard index == 0 else { throw RegionError(identifier: identifier, reason: .holeEncirclesPole(polygon: polygon, ring: index)) }
       let pole = turn > 0 ? 90.0 : -90.0
-      xy += [closingX, points[0].latitude, closingX, pole, xy[0], pole]
+      xy += [closingX, ring[0].latitude, closingX, pole, xy[first], pole]
     }
-    xy.append(xy[0])
-    xy.append(xy[1])
-    return xy
+    xy.append(xy[first])
+    xy.append(xy[first + 1])
   }
 
   /// Reduces a longitude difference to `-180..<180`.
