@@ -43,22 +43,25 @@ final class PolygonGeometry: Sendable {
     planar.forEachRing { first, end in
       for i in first..<end - 1 { edges.append(Int32(i)) }
     }
-    let xy = planar.xy
     let south = planar.box.south
     let height = max(planar.box.north - south, 0x1p-40)
-    /// The latitudes of edge i's ends, lower first.
-    func span(_ i: Int32) -> (Double, Double) {
-      let (y0, y1) = (xy[2 * Int(i) + 1], xy[2 * Int(i) + 3])
-      return (min(y0, y1), max(y0, y1))
+    // The latitudes of each edge's ends, lower first.
+    let spans: [(low: Double, high: Double)] = planar.withVertices { vertices in
+      edges.map { i in
+        let e = vertices.edge(Int(i))
+        return (min(e.y, e.w), max(e.y, e.w))
+      }
     }
+    /// The latitudes of edge k (of `edges`) ends, lower first.
+    func span(_ k: Int) -> (Double, Double) { spans[k] }
     // About four edges a band, fewer bands if long edges would repeat too often.
     var count = max(1, min(edges.count / 4, 1 << 16))
     var total = 0
     while true {
       let scale = Double(count) / height
       total = 0
-      for e in edges {
-        let (low, high) = span(e)
+      for k in edges.indices {
+        let (low, high) = span(k)
         total += Self.band(high, south: south, scale: scale, count: count)
           - Self.band(low, south: south, scale: scale, count: count) + 1
       }
@@ -67,8 +70,8 @@ final class PolygonGeometry: Sendable {
     }
     let scale = Double(count) / height
     var start = [Int32](repeating: 0, count: count + 1)
-    for e in edges {
-      let (low, high) = span(e)
+    for k in edges.indices {
+      let (low, high) = span(k)
       let first = Self.band(low, south: south, scale: scale, count: count)
       let last = Self.band(high, south: south, scale: scale, count: count)
       for b in first...last { start[b + 1] += 1 }
@@ -76,8 +79,8 @@ final class PolygonGeometry: Sendable {
     for b in 0..<count { start[b + 1] += start[b] }
     var fill = Array(start.dropLast())
     var list = [Int32](repeating: 0, count: total)
-    for e in edges {
-      let (low, high) = span(e)
+    for (k, e) in edges.enumerated() {
+      let (low, high) = span(k)
       let first = Self.band(low, south: south, scale: scale, count: count)
       let last = Self.band(high, south: south, scale: scale, count: count)
       for b in first...last {
@@ -92,23 +95,18 @@ final class PolygonGeometry: Sendable {
     bandEdges = list
   }
 
-  /// Edge `i` as (x0, y0, x1, y1): from vertex i of ``PlanarPolygons/xy`` to the next.
+  /// Edge `i` as (x0, y0, x1, y1): from vertex i of the projected rings to the next.
   @inline(__always)
   func edge(_ i: Int) -> SIMD4<Double> {
-    planar.xy.withUnsafeBufferPointer { xy in Self.edge(i, xy) }
-  }
-
-  @inline(__always)
-  static func edge(_ i: Int, _ xy: UnsafeBufferPointer<Double>) -> SIMD4<Double> {
-    SIMD4(xy[2 &* i], xy[2 &* i &+ 1], xy[2 &* i &+ 2], xy[2 &* i &+ 3])
+    planar.withVertices { $0.edge(i) }
   }
 
   /// Calls `body` with every edge, ring by ring.
   @inline(__always)
   func forEachEdge(_ body: (SIMD4<Double>) -> Void) {
-    planar.xy.withUnsafeBufferPointer { xy in
+    planar.withVertices { vertices in
       planar.forEachRing { first, end in
-        for i in first..<end - 1 { body(Self.edge(i, xy)) }
+        for i in first..<end - 1 { body(vertices.edge(i)) }
       }
     }
   }
@@ -139,10 +137,10 @@ final class PolygonGeometry: Sendable {
     guard y >= box.south, y <= box.north, x >= box.west, x <= box.east else { return false }
     let b = Self.band(y, south: bandSouth, scale: bandScale, count: bandCount)
     var inside = false
-    return planar.xy.withUnsafeBufferPointer { xy in
+    return planar.withVertices { vertices in
       bandEdges.withUnsafeBufferPointer { list in
         for k in Int(bandStart[b])..<Int(bandStart[b + 1]) {
-          let e = Self.edge(Int(list[k]), xy)
+          let e = vertices.edge(Int(list[k]))
           let (x0, y0, x1, y1) = (e.x, e.y, e.z, e.w)
           if x0 < x && x1 < x { continue }
           if y0 == y && y1 == y {
@@ -175,12 +173,15 @@ final class PolygonGeometry: Sendable {
   func coverage(west: Double, south: Double, east: Double, north: Double) -> RectangleCoverage {
     let box = planar.box
     if north < box.south || south > box.north || east < box.west || west > box.east { return .outside }
-    for b in bands(south: south, north: north) {
-      for k in Int(bandStart[b])..<Int(bandStart[b + 1]) {
-        let e = edge(Int(bandEdges[k]))
-        if Self.segment(e, meets: west, south, east, north) { return .boundary }
+    let meets = planar.withVertices { vertices in
+      for b in bands(south: south, north: north) {
+        for k in Int(bandStart[b])..<Int(bandStart[b + 1]) {
+          if Self.segment(vertices.edge(Int(bandEdges[k])), meets: west, south, east, north) { return true }
+        }
       }
+      return false
     }
+    if meets { return .boundary }
     return contains(x: (west + east) / 2, y: (south + north) / 2) ? .inside : .outside
   }
 
@@ -263,13 +264,13 @@ final class PolygonGeometry: Sendable {
   @inline(__always)
   func forEachEdge(south: Double, north: Double, _ body: (Int, SIMD4<Double>) -> Void) {
     let range = bands(south: south, north: north)
-    planar.xy.withUnsafeBufferPointer { xy in
+    planar.withVertices { vertices in
       bandEdges.withUnsafeBufferPointer { list in
         bandStart.withUnsafeBufferPointer { start in
           for b in range {
             for k in Int(start[b])..<Int(start[b + 1]) {
               let index = Int(list[k])
-              let e = Self.edge(index, xy)
+              let e = vertices.edge(index)
               if b != range.lowerBound
                 && Self.band(min(e.y, e.w), south: bandSouth, scale: bandScale, count: bandCount) < b
               {

@@ -54,7 +54,7 @@ public struct PolygonRegion: Hashable, Sendable {
   /// once; a ``RegionIndex`` keeps the projected rings of the polygons it holds).
   package var planar: PlanarPolygons {
     // The initialiser checked that these polygons project.
-    do { return try PlanarPolygons(identifier: identifier.rawValue, polygons: polygons) } catch {
+    do { return try PlanarPolygons(identifier: identifier.rawValue, polygons: polygons).sharingPositions(polygons) } catch {
       preconditionFailure("a checked polygon failed to project: \(error)")
     }
   }
@@ -88,16 +88,42 @@ public struct PolygonRegion: Hashable, Sendable {
 }
 
 /// Rings of a polygonal region in GeoWake's polygon projection (see ``PolygonRegion``): x =
-/// unwrapped longitude, y = latitude, each ring closed, all of them in one flat array.
+/// unwrapped longitude, y = latitude, each ring closed, all of them in one flat array — or, for
+/// the common polygon whose projection is its own positions (one closed ring, no hole, no turn of
+/// longitude), the region's positions themselves, so that its vertices are stored once.
 package struct PlanarPolygons: Sendable {
-  /// Every ring's vertices, ring after ring, polygon after polygon, each ring closed (its first
-  /// vertex repeated at its end): [x0, y0, x1, y1, …]. The only copy of the projected vertices.
-  package let xy: [Double]
-  /// Per ring, one past the index (in vertices, pairs of ``xy``) of its last vertex; negative
-  /// (the end's bitwise complement) for an exterior ring, which starts a polygon.
+  /// Where the vertices are: every ring's vertices, ring after ring, polygon after polygon, each
+  /// ring closed (its first vertex repeated at its end).
+  enum Vertices: Sendable {
+    /// [x0, y0, x1, y1, …].
+    case projected([Double])
+    /// A region's closed exterior ring whose longitudes and latitudes are exactly its projection.
+    case positions([Coordinate])
+  }
+
+  private var vertices: Vertices
+  /// Per ring, one past the index of its last vertex; negative (the end's bitwise complement) for
+  /// an exterior ring, which starts a polygon.
   private let ringEnds: [Int32]
   /// The bounding box in (unwrapped longitude, latitude).
   let box: GeoBox
+
+  /// The same rings stored as `exterior` when that is exactly what they are: one polygon of one
+  /// ring, given closed, each projected vertex bit for bit the position's longitude and latitude.
+  func sharingPositions(_ polygons: [PolygonRegion.Polygon]) -> PlanarPolygons {
+    guard case .projected(let xy) = vertices, polygons.count == 1, polygons[0].holes.isEmpty else { return self }
+    let exterior = polygons[0].exterior
+    guard exterior.count >= 2, exterior[0] == exterior[exterior.count - 1], xy.count == 2 * exterior.count else {
+      return self
+    }
+    for (i, position) in exterior.enumerated()
+    where xy[2 * i].bitPattern != position.longitude.bitPattern || xy[2 * i + 1].bitPattern != position.latitude.bitPattern {
+      return self
+    }
+    var shared = self
+    shared.vertices = .positions(exterior)
+    return shared
+  }
 
   init(identifier: String, polygons: [PolygonRegion.Polygon]) throws(RegionError) {
     guard !polygons.isEmpty, polygons.allSatisfy({ !$0.exterior.isEmpty }) else {
@@ -132,13 +158,62 @@ package struct PlanarPolygons: Sendable {
         identifier: identifier,
         reason: .invalidPolygon("the polygons span more than 360° of longitude once unwrapped; split them into regions"))
     }
-    self.xy = xy
+    vertices = .projected(xy)
     self.ringEnds = ringEnds
     box = GeoBox(south: south, north: north, west: west, east: east)
   }
 
+  /// Whether the vertices are the region's own positions (``sharingPositions(_:)``).
+  package var sharesPositions: Bool {
+    if case .positions = vertices { return true }
+    return false
+  }
+
   /// The number of vertices (ring closings included).
-  var vertexCount: Int { xy.count / 2 }
+  var vertexCount: Int {
+    switch vertices {
+    case .projected(let xy): xy.count / 2
+    case .positions(let positions): positions.count
+    }
+  }
+
+  /// Reads vertex i's x and y wherever the vertices are stored: `stride` bytes a vertex, x and y
+  /// at their offsets in it.
+  struct VertexReader {
+    let base: UnsafeRawPointer
+    let stride: Int
+    let xOffset: Int
+    let yOffset: Int
+
+    /// Edge i as (x0, y0, x1, y1): from vertex i to vertex i + 1.
+    @inline(__always)
+    func edge(_ i: Int) -> SIMD4<Double> {
+      let p = base + i &* stride
+      let q = p + stride
+      return SIMD4(
+        p.load(fromByteOffset: xOffset, as: Double.self), p.load(fromByteOffset: yOffset, as: Double.self),
+        q.load(fromByteOffset: xOffset, as: Double.self), q.load(fromByteOffset: yOffset, as: Double.self))
+    }
+  }
+
+  /// Calls `body` with a reader of the vertices, valid only inside it.
+  @inline(__always)
+  func withVertices<R>(_ body: (VertexReader) -> R) -> R {
+    switch vertices {
+    case .projected(let xy):
+      return xy.withUnsafeBytes { raw in
+        body(VertexReader(base: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 8)!, stride: 16, xOffset: 0, yOffset: 8))
+      }
+    case .positions(let positions):
+      return positions.withUnsafeBytes { raw in
+        body(
+          VertexReader(
+            base: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 8)!, stride: MemoryLayout<Coordinate>.stride,
+            xOffset: MemoryLayout<Coordinate>.offset(of: \.longitude)!,
+            yOffset: MemoryLayout<Coordinate>.offset(of: \.latitude)!))
+      }
+    }
+  }
 
   /// Calls `body(first, end)` for each ring: its vertices are `first..<end` (the last repeating
   /// the first), so its edges start at `first..<end - 1`.
@@ -157,11 +232,21 @@ package struct PlanarPolygons: Sendable {
   package var rings: [[[Double]]] {
     var all: [[[Double]]] = []
     var first = 0
-    for encoded in ringEnds {
-      let end = Int(encoded < 0 ? ~encoded : encoded)
-      if encoded < 0 { all.append([]) }
-      all[all.count - 1].append(Array(xy[2 * first..<2 * end]))
-      first = end
+    withVertices { vertices in
+      for encoded in ringEnds {
+        let end = Int(encoded < 0 ? ~encoded : encoded)
+        if encoded < 0 { all.append([]) }
+        var ring: [Double] = []
+        ring.reserveCapacity(2 * (end - first))
+        for i in first..<end - 1 {
+          let e = vertices.edge(i)
+          ring += [e.x, e.y]
+        }
+        let last = vertices.edge(end - 2)
+        ring += [last.z, last.w]
+        all[all.count - 1].append(ring)
+        first = end
+      }
     }
     return all
   }
