@@ -31,13 +31,29 @@ final class PolygonGeometry: Sendable {
   private let bandCount: Int
   private let bandStart: [Int32]
   private let bandEdges: [Int32]
+  /// For a polygon of one ring and at most ``smallestIndexed`` − 1 edges: its edge count, and no
+  /// band index (one band listing edges 0..<n implicitly, without the two arrays); else 0.
+  private let unindexedEdges: Int
 
   /// At most this many band entries per edge on average; long edges spanning many bands are what
   /// could make the index large, so the band count shrinks until the index fits.
   private static let entriesPerEdgeLimit = 4
+  /// The fewest edges a ring gets a band index for: below this, looking at every edge costs about
+  /// what finding the band does, and the index would be most of the polygon's memory.
+  static let smallestIndexed = 17
 
   init(_ planar: PlanarPolygons) {
     self.planar = planar
+    if planar.ringCount == 1 && planar.vertexCount - 1 < Self.smallestIndexed {
+      bandSouth = planar.box.south
+      bandScale = 1
+      bandCount = 1
+      bandStart = []
+      bandEdges = []
+      unindexedEdges = planar.vertexCount - 1
+      return
+    }
+    unindexedEdges = 0
     var edges: [Int32] = []
     edges.reserveCapacity(planar.vertexCount)
     planar.forEachRing { first, end in
@@ -95,6 +111,18 @@ final class PolygonGeometry: Sendable {
     bandEdges = list
   }
 
+  /// The positions in the band list of band b's edges.
+  @inline(__always)
+  private func listed(inBand b: Int) -> Range<Int> {
+    unindexedEdges > 0 ? 0..<unindexedEdges : Int(bandStart[b])..<Int(bandStart[b + 1])
+  }
+
+  /// The edge at position k of the band list (``listed(inBand:)``).
+  @inline(__always)
+  private func edgeIndex(at k: Int, _ list: UnsafeBufferPointer<Int32>) -> Int {
+    unindexedEdges > 0 ? k : Int(list[k])
+  }
+
   /// Edge `i` as (x0, y0, x1, y1): from vertex i of the projected rings to the next.
   @inline(__always)
   func edge(_ i: Int) -> SIMD4<Double> {
@@ -139,8 +167,8 @@ final class PolygonGeometry: Sendable {
     var inside = false
     return planar.withVertices { vertices in
       bandEdges.withUnsafeBufferPointer { list in
-        for k in Int(bandStart[b])..<Int(bandStart[b + 1]) {
-          let e = vertices.edge(Int(list[k]))
+        for k in listed(inBand: b) {
+          let e = vertices.edge(edgeIndex(at: k, list))
           let (x0, y0, x1, y1) = (e.x, e.y, e.z, e.w)
           if x0 < x && x1 < x { continue }
           if y0 == y && y1 == y {
@@ -174,12 +202,14 @@ final class PolygonGeometry: Sendable {
     let box = planar.box
     if north < box.south || south > box.north || east < box.west || west > box.east { return .outside }
     let meets = planar.withVertices { vertices in
-      for b in bands(south: south, north: north) {
-        for k in Int(bandStart[b])..<Int(bandStart[b + 1]) {
-          if Self.segment(vertices.edge(Int(bandEdges[k])), meets: west, south, east, north) { return true }
+      bandEdges.withUnsafeBufferPointer { list in
+        for b in bands(south: south, north: north) {
+          for k in listed(inBand: b) {
+            if Self.segment(vertices.edge(edgeIndex(at: k, list)), meets: west, south, east, north) { return true }
+          }
         }
+        return false
       }
-      return false
     }
     if meets { return .boundary }
     return contains(x: (west + east) / 2, y: (south + north) / 2) ? .inside : .outside
@@ -266,10 +296,9 @@ final class PolygonGeometry: Sendable {
     let range = bands(south: south, north: north)
     planar.withVertices { vertices in
       bandEdges.withUnsafeBufferPointer { list in
-        bandStart.withUnsafeBufferPointer { start in
           for b in range {
-            for k in Int(start[b])..<Int(start[b + 1]) {
-              let index = Int(list[k])
+            for k in listed(inBand: b) {
+              let index = edgeIndex(at: k, list)
               let e = vertices.edge(index)
               if b != range.lowerBound
                 && Self.band(min(e.y, e.w), south: bandSouth, scale: bandScale, count: bandCount) < b
@@ -279,7 +308,6 @@ final class PolygonGeometry: Sendable {
               body(index, e)
             }
           }
-        }
       }
     }
   }

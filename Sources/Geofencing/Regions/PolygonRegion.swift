@@ -103,7 +103,7 @@ package struct PlanarPolygons: Sendable {
 
   private var vertices: Vertices
   /// Per ring, one past the index of its last vertex; negative (the end's bitwise complement) for
-  /// an exterior ring, which starts a polygon.
+  /// an exterior ring, which starts a polygon. Empty for a single exterior ring (no allocation).
   private let ringEnds: [Int32]
   /// The bounding box in (unwrapped longitude, latitude).
   let box: GeoBox
@@ -159,7 +159,7 @@ package struct PlanarPolygons: Sendable {
         reason: .invalidPolygon("the polygons span more than 360° of longitude once unwrapped; split them into regions"))
     }
     vertices = .projected(xy)
-    self.ringEnds = ringEnds
+    self.ringEnds = ringEnds.count == 1 ? [] : ringEnds
     box = GeoBox(south: south, north: north, west: west, east: east)
   }
 
@@ -219,6 +219,7 @@ package struct PlanarPolygons: Sendable {
   /// the first), so its edges start at `first..<end - 1`.
   @inline(__always)
   func forEachRing(_ body: (Int, Int) -> Void) {
+    if ringEnds.isEmpty { return body(0, vertexCount) }
     var first = 0
     for encoded in ringEnds {
       let end = Int(encoded < 0 ? ~encoded : encoded)
@@ -227,13 +228,17 @@ package struct PlanarPolygons: Sendable {
     }
   }
 
+  /// The number of rings.
+  var ringCount: Int { max(1, ringEnds.count) }
+
   /// The rings as `rings[p][0]` the exterior of polygon p, the rest its holes, each
   /// [x0, y0, x1, y1, …] (for GEOS).
   package var rings: [[[Double]]] {
     var all: [[[Double]]] = []
     var first = 0
+    let ends = ringEnds.isEmpty ? [~Int32(vertexCount)] : ringEnds
     withVertices { vertices in
-      for encoded in ringEnds {
+      for encoded in ends {
         let end = Int(encoded < 0 ? ~encoded : encoded)
         if encoded < 0 { all.append([]) }
         var ring: [Double] = []
