@@ -23,8 +23,8 @@ public struct FetchProfile: Hashable, Sendable {
   /// (developers report refreshes stopping for apps not opened; assumption: 7 days).
   public var dormancyDays: Double
   /// Seconds after the last fetch or launch at which an app gets a fetch outside its launch
-  /// windows (developers report 1–2 refreshes a day for apps used less; assumption: 21,600 s, at
-  /// most four a day).
+  /// windows (developers report 1–2 refreshes a day for apps used less; assumption: 28,800 s, at
+  /// most three a day).
   public var idleInterval: Double
   /// A launch window with fewer expected launches a day than this gets no more fetches that day
   /// once the user opened the app in it (the launch the fetches were for has come; assumption:
