@@ -25,7 +25,7 @@ final class PolygonGeometry: Sendable {
   /// The band index: band b covers latitudes [bandSouth + b / bandScale, bandSouth + (b + 1) /
   /// bandScale] (the first and last bands extend past the box) and lists
   /// `bandEdges[bandStart[b]..<bandStart[b + 1]]`, every edge whose latitude range meets it. An
-  /// edge is named by the index of its first vertex in ``PlanarPolygons/xy`` (``edge(_:)``).
+  /// edge is named by the index of its first vertex in the projected rings (``edge(_:)``).
   private let bandSouth: Double
   private let bandScale: Double
   private let bandCount: Int
@@ -68,7 +68,7 @@ final class PolygonGeometry: Sendable {
         return (min(e.y, e.w), max(e.y, e.w))
       }
     }
-    /// The latitudes of edge k (of `edges`) ends, lower first.
+    /// The latitudes of the ends of edge k of `edges`, lower first.
     func span(_ k: Int) -> (Double, Double) { spans[k] }
     // About four edges a band, fewer bands if long edges would repeat too often.
     var count = max(1, min(edges.count / 4, 1 << 16))
