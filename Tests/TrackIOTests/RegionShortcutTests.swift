@@ -27,9 +27,10 @@ struct RegionShortcutTests {
     }
   }
 
-  static func read(_ path: String, shortcut: Bool, checked: Bool) -> Outcome {
+  static func read(_ path: String, shortcut: Bool, checked: Bool, chunk: Int = JSONChunkReader.chunk) -> Outcome {
     do throws(TrackIOError) {
-      let file = try RegionFileReader.read(path: path, checkPolygon: checked ? { (p) throws(RegionError) in try check(p) } : nil, shortcut: shortcut)
+      let file = try RegionFileReader.read(
+        path: path, checkPolygon: checked ? { (p) throws(RegionError) in try check(p) } : nil, shortcut: shortcut, chunk: chunk)
       return Outcome(regions: file.regions, notifications: file.notifications)
     } catch {
       return Outcome(error: error.description)
@@ -194,15 +195,26 @@ struct RegionShortcutTests {
         items[k] = String(decoding: text, as: UTF8.self)
       }
       let body = items.joined(separator: "," + space() + "\n")
-      return collection ? "{\"type\":\"FeatureCollection\",\"features\":[\n" + body + "\n]}\n" : "[\n" + body + "\n]\n"
+      guard collection else { return "[\n" + body + "\n]\n" }
+      switch random.next() % 8 {
+      case 0:  // features first, other members after
+        return "{\"features\":[\n" + body + "\n]," + space() + "\"type\":\"FeatureCollection\",\"name\":" + anyValue() + "}\n"
+      case 1:  // other members before the features
+        return "{\"type\":\"FeatureCollection\",\"bbox\":[-180,-90,180,90],\"crs\":" + anyValue() + ",\"features\":[\n" + body + "\n]}\n"
+      case 2 where !items.isEmpty:  // a single Feature as the document
+        return items[0] + "\n"
+      default:
+        return "{\"type\":\"FeatureCollection\",\"features\":[\n" + body + "\n]}\n"
+      }
     }
   }
 
   // MARK: Tests
 
   /// Generated files of every shape — member orders, spacing, number spellings, skipped members
-  /// of any kind, escapes, repeated members and identifiers, invalid regions, syntax errors — read
-  /// the same both ways, with and without a polygon check.
+  /// of any kind, escapes, repeated members and identifiers, invalid regions, syntax errors, a
+  /// single Feature, a collection's members around its features — read the same both ways, with
+  /// and without a polygon check, and the same when the file is read a few bytes at a time.
   @Test(arguments: [UInt64(1), 2, 3, 4])
   func generatedFilesReadTheSameBothWays(seed: UInt64) throws {
     let folder = try TemporaryFolder()
@@ -216,6 +228,11 @@ struct RegionShortcutTests {
         let general = Self.read(path, shortcut: false, checked: checked)
         #expect(fast == general, "seed \(seed), file \(trial), checked \(checked):\n\(text)")
         if fast.error == nil { outcomes.regions += fast.regions.count } else { outcomes.errors += 1 }
+        // Read a few bytes at a time: every value, token and region is cut somewhere.
+        for chunk in [13, 101] {
+          #expect(Self.read(path, shortcut: true, checked: checked, chunk: chunk) == fast, "chunks of \(chunk), seed \(seed), file \(trial)")
+          #expect(Self.read(path, shortcut: false, checked: checked, chunk: chunk) == general, "chunks of \(chunk), general, seed \(seed), file \(trial)")
+        }
       }
     }
     // Both kinds of outcome are exercised.
@@ -262,5 +279,27 @@ struct RegionShortcutTests {
       }
       #expect(read.0 == nil && read.1 == 0, "\(text)")
     }
+  }
+}
+
+/// A JSON file is read a chunk at a time; one value taken whole may not grow without end.
+@Suite("JSON read in chunks")
+struct JSONChunkReaderTests {
+  @Test func aValueLargerThanTheLimitIsAnError() throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.file("big.json", containing: "[\n\"" + String(repeating: "x", count: 5_000) + "\"]\n")
+    var json = try JSONChunkReader(path: path, chunk: 64, largestValue: 1_000)
+    #expect(try json.peek() == UInt8(ascii: "["))
+    json.consume()
+    #expect {
+      _ = try json.value()
+    } throws: { error in
+      let message = (error as? TrackIOError)?.description ?? ""
+      return message.contains("big.json:1:2") && message.contains("a JSON value larger than")
+    }
+    // The same value under the limit reads.
+    var roomy = try JSONChunkReader(path: path, chunk: 64, largestValue: 10_000)
+    roomy.consume()
+    #expect(try roomy.value().node.kind == "a string")
   }
 }

@@ -95,7 +95,7 @@ final class InputFile {
   }
 
   /// A regular file's size when it was opened: no read needs more than this and one byte.
-  private var sizeAtOpen: Int?
+  private(set) var sizeAtOpen: Int?
 
   /// Bytes worth asking of one read, at most `chunk`: a small file needs a small buffer, but
   /// never below 64 KiB, so that a file that was empty when opened and grows (a live log) is not

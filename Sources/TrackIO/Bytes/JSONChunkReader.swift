@@ -23,17 +23,39 @@ struct JSONChunkReader {
   private var linesBeforeCursor = 0
   private var lineStartBeforeCursor = 0
   static let chunk = 1 << 20
+  /// The most bytes the scanner looks at past where a failing token starts (`\uXXXX` and a
+  /// surrogate pair's second half, a literal, a UTF-8 sequence), with room to spare.
+  static let tokenLookahead = 16
+  /// The most bytes held for one step (one value taken whole).
+  static let largestValue = JSONParser.largestFile
+  /// Bytes read at a time.
+  private let chunkSize: Int
+  /// While set, a refill keeps the bytes already consumed, so that the offsets of values read
+  /// since it was set stay valid (a small document's root object, kept whole).
+  var keepsConsumed = false
 
-  init(path: String) throws(TrackIOError) {
+  /// The most bytes held for one step here.
+  private let valueLimit: Int
+
+  /// Opens `path` (`-`: standard input), to be read `chunk` bytes at a time, holding at most
+  /// `largestValue` bytes for one value.
+  init(path: String, chunk: Int = JSONChunkReader.chunk, largestValue: Int = JSONChunkReader.largestValue)
+    throws(TrackIOError)
+  {
     input = try InputFile(path: path)
     self.path = input.path
+    chunkSize = chunk
+    valueLimit = largestValue
     try refill()
     if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
   }
 
+  /// The file's size when it was opened, for a regular file.
+  var sizeAtOpen: Int? { input.sizeAtOpen }
+
   /// Reads another chunk, first dropping what every step so far has consumed.
   private mutating func refill() throws(TrackIOError) {
-    if start > 0 {
+    if start > 0 && !keepsConsumed {
       advanceLines(to: start)
       droppedLines = linesBeforeCursor
       droppedLineStart = lineStartBeforeCursor
@@ -42,7 +64,22 @@ struct JSONChunkReader {
       lineCursor -= start
       start = 0
     }
-    if try input.append(upTo: Self.chunk, to: &buffer) == 0 { ended = true }
+    // A value that keeps growing (a string of gigabytes, `[` followed by a disk's worth of
+    // numbers kept whole) is an error, not a reason to fill the memory.
+    if buffer.count - start > valueLimit {
+      throw error(
+        "a JSON value larger than \(InputFile.megabytes(valueLimit)) to be taken whole: expected regions or locations of ordinary size",
+        at: start)
+    }
+    if try input.append(upTo: chunkSize, to: &buffer) == 0 { ended = true }
+  }
+
+  /// Runs `body` over the scanner from the current position and moves past what it read; when it
+  /// runs into the end of the bytes read (or ends exactly there, where a number might go on),
+  /// reads more and runs it again, so `body` must do nothing but read. Its errors are located in
+  /// the whole file.
+  mutating func step<T>(_ body: (inout JSONScanner) throws(JSONError) -> T) throws(TrackIOError) -> T {
+    try attempt(body)
   }
 
   /// Runs `body` from the current position; when it runs into the end of the bytes read (or ends
@@ -60,7 +97,13 @@ struct JSONChunkReader {
           return (.failure(error), scanner.i)
         }
       }
-      let reachedEnd = outcome.1 >= buffer.count
+      // A step that ran into the end of the bytes read, or failed close to it (a literal, an
+      // escape or a UTF-8 sequence cut short fails where it starts, a few bytes before the end),
+      // is run again with more bytes: only then is an error certain.
+      var reachedEnd = outcome.1 >= buffer.count
+      if case .failure(let failure) = outcome.0, max(failure.offset, outcome.1) >= buffer.count - Self.tokenLookahead {
+        reachedEnd = true
+      }
       if reachedEnd && !ended {
         try refill()
         continue
@@ -86,17 +129,41 @@ struct JSONChunkReader {
     return TrackIOError(path: path, line: line, column: dropped + offset - lineStart + 1, message: message)
   }
 
-  /// Counts the lines up to `offset` in `buffer`, on from where the last count stopped.
+  /// Counts the lines up to `offset` in `buffer`, on from where the last count stopped (eight
+  /// bytes at a time while no newline is near).
   private mutating func advanceLines(to offset: Int) {
     var k = lineCursor
-    while k < offset {
-      if buffer[k] == UInt8(ascii: "\n") {
-        linesBeforeCursor += 1
-        lineStartBeforeCursor = dropped + k + 1
+    buffer.withUnsafeBytes { raw in
+      #if _endian(little)
+        let ones: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        while k + 8 <= offset {
+          // High bit set in exactly the bytes that are '\n'.
+          let x = raw.loadUnaligned(fromByteOffset: k, as: UInt64.self) ^ 0x0A0A_0A0A_0A0A_0A0A
+          let newlines = ~(((x & ones) &+ ones) | x | ones)
+          if newlines != 0 {
+            linesBeforeCursor += newlines.nonzeroBitCount
+            lineStartBeforeCursor = dropped + k + (63 - newlines.leadingZeroBitCount) / 8 + 1
+          }
+          k += 8
+        }
+      #endif
+      while k < offset {
+        if raw[k] == UInt8(ascii: "\n") {
+          linesBeforeCursor += 1
+          lineStartBeforeCursor = dropped + k + 1
+        }
+        k += 1
       }
-      k += 1
     }
     lineCursor = max(lineCursor, offset)
+  }
+
+  /// The 1-based line of `offset` in `buffer`; offsets asked for must not go back (the count
+  /// goes on from the last one).
+  mutating func line(at offset: Int) -> Int {
+    if offset < lineCursor { return error("", at: offset).line }
+    advanceLines(to: offset)
+    return linesBeforeCursor + 1
   }
 
   /// The line of the current position (for the fixes read from it).

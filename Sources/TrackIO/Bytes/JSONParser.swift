@@ -55,7 +55,9 @@ extension JSONNode {
   }
 }
 
-/// A strict RFC 8259 JSON parser over bytes (for region files: small enough to hold whole).
+/// A strict RFC 8259 JSON parser over bytes, for documents small enough to hold whole (app
+/// scenarios, energy models, a GeoJSON track); region files and location histories are read a
+/// chunk at a time (``JSONChunkReader``) with the same value parser.
 ///
 /// Errors are ``TrackIOError``s with the line and column of the offending byte. Nesting deeper
 /// than ``maximumDepth`` is refused rather than risking the stack.

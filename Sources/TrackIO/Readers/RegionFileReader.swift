@@ -1,5 +1,6 @@
 public import Geofencing
 import Geodesy
+import JSONBytes
 
 /// The regions of a file, in registration order, with what the app asked to be told about each.
 public struct RegionFile: Sendable {
@@ -40,57 +41,139 @@ public enum RegionFileReader {
   }
 
   /// `shortcut: false` reads every region the general way, through a tree of JSON values (tests
-  /// compare the two; see ``RegionShortcut``).
-  static func read(path: String, checkPolygon: PolygonCheck?, shortcut: Bool) throws(TrackIOError) -> RegionFile {
+  /// compare the two; see ``RegionShortcut``); `chunk` is how many bytes are read at a time.
+  ///
+  /// A JSON file is read a chunk at a time (``JSONChunkReader``): the regions one by one as the
+  /// file goes by, never the whole file in memory — except a document whose root object is not
+  /// a FeatureCollection streaming its features (a single Feature), which is small.
+  static func read(path: String, checkPolygon: PolygonCheck?, shortcut: Bool, chunk: Int = JSONChunkReader.chunk)
+    throws(TrackIOError) -> RegionFile
+  {
     let first = path == "-" ? nil : TrackFileReader.firstCharacter(path)
     guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
       return RegionFile(regions: try RegionCSVReader.read(path: path))
     }
-    let parser = try JSONParser(path: path)
-    var reader = Reader(parser: parser, checkPolygon: checkPolygon)
+    var json = try JSONChunkReader(path: path, chunk: chunk)
+    var reader = Reader(checkPolygon: checkPolygon)
     // Room for about as many regions as the file can hold (a GeoJSON circle takes ~130 bytes), so
     // that the identifiers' table is not rebuilt as it grows.
-    reader.reserve(parser.bytes.count / 128)
-    try parser.stream { (s: inout JSONStream) throws(TrackIOError) in
-      if s.peek() == UInt8(ascii: "[") {
-        // A JSON array of regions, one at a time.
-        s.consume()
-        if s.peek() == UInt8(ascii: "]") {
-          s.consume()
-        } else {
-          repeat {
-            if shortcut, let fast = RegionShortcut.plainRegion(&s.scanner) {
-              try reader.add(fast)
-            } else {
-              try reader.plainRegion(try s.value())
-            }
-          } while try s.next(UInt8(ascii: "]"), in: "an array")
+    reader.reserve((json.sizeAtOpen ?? 0) / 128)
+    /// Reads one region: the shortcut's, or else the value whole for the general path.
+    func element(_ json: inout JSONChunkReader, plain: Bool) throws(TrackIOError) {
+      let item = try json.step { (s: inout JSONScanner) throws(JSONError) -> Item in
+        if shortcut {
+          let fast = plain ? RegionShortcut.plainRegion(&s) : RegionShortcut.feature(&s, checkPolygon: checkPolygon)
+          if let fast { return .fast(fast) }
         }
-        try s.expectEnd()
-        return
+        return .node(try JSONParser.value(&s, depth: 1))
       }
-      // An object: a FeatureCollection's features are read one at a time, whatever the order of
-      // its members; any other member is kept whole (a single Feature is small).
-      let (root, streamedFeatures) = try s.geoJSONObject(collection: Self.mayBeCollection) { (s) throws(TrackIOError) in
-        if shortcut, let fast = RegionShortcut.feature(&s.scanner, checkPolygon: checkPolygon) {
-          try reader.add(fast)
-        } else {
-          try reader.feature(try s.value())
+      do throws(Problem) {
+        switch item {
+        case .fast(let fast): try reader.add(fast, line: json.line(at: fast.identifierOffset))
+        case .node(let node) where plain: try reader.plainRegion(node) { json.line(at: $0) }
+        case .node(let node): try reader.feature(node) { json.line(at: $0) }
         }
-      }
-      try s.expectEnd()
-      switch root["type"]?.value {
-      case .string("FeatureCollection")?:
-        guard streamedFeatures else {
-          throw parser.error("a FeatureCollection needs a \"features\" array", at: root.offset)
-        }
-      case .string("Feature")? where !streamedFeatures:
-        try reader.feature(root)
-      default:
-        throw parser.error("expected a GeoJSON FeatureCollection or Feature (\"type\"), or an array of regions", at: root.offset)
+      } catch {
+        throw json.error(error.message, at: error.offset)
       }
     }
+    guard let opening = try json.peek() else { throw json.error("found the end of the file: expected a JSON value", at: json.position) }
+    if opening == UInt8(ascii: "[") {
+      // A JSON array of regions, one at a time.
+      json.consume()
+      if try json.peek() == UInt8(ascii: "]") {
+        json.consume()
+      } else {
+        repeat { try element(&json, plain: true) } while try next(&json, UInt8(ascii: "]"), in: "an array")
+      }
+      try expectEnd(&json)
+      return RegionFile(regions: reader.regions, notifications: reader.notifications)
+    }
+    // An object: a FeatureCollection's features are read one at a time, whatever the order of its
+    // members; any other member is kept whole (a single Feature is small), and so are the bytes
+    // read until the features start, so that a single Feature's errors can be located.
+    let rootOffset = json.position
+    let rootLocation = json.error("", at: rootOffset)
+    func rootError(_ message: String) -> TrackIOError {
+      TrackIOError(path: rootLocation.path, line: rootLocation.line, column: rootLocation.column, message: message)
+    }
+    json.keepsConsumed = true
+    json.consume()
+    var members: [(key: String, value: JSONNode)] = []
+    var streamed = false
+    if try json.peek() == UInt8(ascii: "}") {
+      json.consume()
+    } else {
+      repeat {
+        try json.step { (s: inout JSONScanner) throws(JSONError) in
+          guard s.peek() == UInt8(ascii: "\"") else { throw s.fail("$", "found \(s.found()): expected a member name in double quotes") }
+        }
+        let key = try json.string()
+        try json.expect(UInt8(ascii: ":"), "':' after the member name")
+        if key == "features", !streamed, try json.peek() == UInt8(ascii: "["), Self.mayBeCollection(members) {
+          streamed = true
+          json.keepsConsumed = false
+          json.consume()
+          if try json.peek() == UInt8(ascii: "]") {
+            json.consume()
+          } else {
+            repeat { try element(&json, plain: false) } while try next(&json, UInt8(ascii: "]"), in: "an array")
+          }
+        } else {
+          members.append((key, try json.value().node))
+        }
+      } while try next(&json, UInt8(ascii: "}"), in: "an object")
+    }
+    try expectEnd(&json)
+    let root = JSONNode(value: .object(members), offset: rootOffset)
+    switch root["type"]?.value {
+    case .string("FeatureCollection")?:
+      guard streamed else { throw rootError("a FeatureCollection needs a \"features\" array") }
+    case .string("Feature")? where !streamed:
+      // Nothing was dropped: the members' offsets are in the reader's bytes.
+      do throws(Problem) { try reader.feature(root) { json.line(at: $0) } } catch {
+        throw json.error(error.message, at: error.offset)
+      }
+    default:
+      throw rootError("expected a GeoJSON FeatureCollection or Feature (\"type\"), or an array of regions")
+    }
     return RegionFile(regions: reader.regions, notifications: reader.notifications)
+  }
+
+  /// What a step over one region read: the shortcut's region, or the value whole.
+  private enum Item {
+    case fast(RegionShortcut)
+    case node(JSONNode)
+  }
+
+  /// A problem with a value read, at its offset in the reader's bytes (located by the caller).
+  private struct Problem: Error {
+    var message: String
+    var offset: Int
+  }
+
+  /// After an element of an array or a member of an object: consumes `,` (true: another follows)
+  /// or `close` (false).
+  private static func next(_ json: inout JSONChunkReader, _ close: UInt8, in container: String) throws(TrackIOError) -> Bool {
+    try json.step { (s: inout JSONScanner) throws(JSONError) -> Bool in
+      let closing = Character(Unicode.Scalar(close))
+      guard let next = s.peek() else {
+        throw s.fail("$", "found \(s.endName) inside \(container): expected ',' or '\(closing)'")
+      }
+      guard next == UInt8(ascii: ",") || next == close else {
+        throw s.fail("$", "found \(s.found()): expected ',' or '\(closing)' in \(container)")
+      }
+      s.i += 1
+      return next == UInt8(ascii: ",")
+    }
+  }
+
+  /// Fails unless only whitespace is left.
+  private static func expectEnd(_ json: inout JSONChunkReader) throws(TrackIOError) {
+    try json.step { (s: inout JSONScanner) throws(JSONError) in
+      s.skipSpace()
+      guard s.atEnd else { throw s.fail("$", "found \(s.found()) after the JSON value: expected \(s.endName)") }
+    }
   }
 
   /// Whether an object with `members` read so far may still be a FeatureCollection (its
@@ -102,23 +185,23 @@ public enum RegionFileReader {
   }
 
   private struct Reader {
-    let parser: JSONParser
     let checkPolygon: PolygonCheck?
     var regions: [Region] = []
     var notifications: [RegionIdentifier: RegionNotifications] = [:]
-    /// Identifier → its index in `regions`, and where each region's identifier was read.
+    /// Identifier → its index in `regions`, and the line each region's identifier was read on.
     var seen = IdentifierTable()
-    var offsets: [Int32] = []
+    var lines: [Int32] = []
 
-    func fail(_ message: String, _ node: JSONNode) -> TrackIOError { parser.error(message, at: node.offset) }
+    func fail(_ message: String, _ node: JSONNode) -> Problem { Problem(message: message, offset: node.offset) }
 
     mutating func reserve(_ count: Int) {
       regions.reserveCapacity(count)
-      offsets.reserveCapacity(count)
+      lines.reserveCapacity(count)
       seen = IdentifierTable(minimumCapacity: count)
     }
 
-    mutating func feature(_ node: JSONNode) throws(TrackIOError) {
+    /// A feature read whole; `line` gives the line of an offset in it.
+    mutating func feature(_ node: JSONNode, line: (Int) -> Int) throws(Problem) {
       guard case .object = node.value, node["type"].map({ if case .string("Feature") = $0.value { true } else { false } }) == true else {
         throw fail("\(node.kind): expected a GeoJSON Feature ({\"type\": \"Feature\", …})", node)
       }
@@ -152,22 +235,23 @@ public enum RegionFileReader {
       default:
         throw fail("geometry type \"\(type)\": expected Point (with a radius property), Polygon or MultiPolygon", typeNode)
       }
-      try add(region, notify: properties, at: idNode ?? node)
+      try add(region, notify: properties, at: idNode ?? node, line: line)
     }
 
     private static func file(_ index: Int32, for identifier: RegionIdentifier, in table: inout IdentifierTable, regions: [Region]) -> Int32? {
       table.updateValue(index, for: identifier) { regions[Int($0)].identifier }
     }
 
-    /// A region the shortcut read.
-    mutating func add(_ fast: RegionShortcut) throws(TrackIOError) {
-      try add(fast.region, wanted: fast.notifications, at: fast.identifierOffset)
+    /// A region the shortcut read, its identifier on `line`.
+    mutating func add(_ fast: RegionShortcut, line: Int) throws(Problem) {
+      try add(fast.region, wanted: fast.notifications, at: fast.identifierOffset, line: line)
     }
 
-    mutating func plainRegion(_ node: JSONNode) throws(TrackIOError) {
+    /// A region object of a plain array read whole; `line` gives the line of an offset in it.
+    mutating func plainRegion(_ node: JSONNode, line: (Int) -> Int) throws(Problem) {
       guard case .object = node.value else { throw fail("\(node.kind): expected a region object {\"id\", \"lat\", \"lon\", \"radius\"}", node) }
       let identifier = try self.identifier(node["id"], near: node)
-      func field(_ name: String, _ unit: String) throws(TrackIOError) -> Double {
+      func field(_ name: String, _ unit: String) throws(Problem) -> Double {
         guard let n = node[name] else { throw fail("region \"\(identifier.rawValue)\" has no \"\(name)\": expected \(unit)", node) }
         return try number(n, name, unit)
       }
@@ -178,7 +262,7 @@ public enum RegionFileReader {
         throw fail(error.description, node[error.component == .latitude ? "lat" : "lon"] ?? node)
       }
       let radius = try field("radius", "metres")
-      try add(try circle(identifier, center, radius, node["radius"] ?? node), notify: node, at: node["id"] ?? node)
+      try add(try circle(identifier, center, radius, node["radius"] ?? node), notify: node, at: node["id"] ?? node, line: line)
     }
 
     /// The properties that switch a region's notifications off.
@@ -186,37 +270,31 @@ public enum RegionFileReader {
       ("notifyOnEntry", .entry), ("notifyOnExit", .exit), ("notifyOnDwell", .dwell),
     ]
 
-    mutating func add(_ region: Region, notify: JSONNode?, at node: JSONNode) throws(TrackIOError) {
-      try file(region.identifier, at: node.offset)
+    mutating func add(_ region: Region, notify: JSONNode?, at node: JSONNode, line: (Int) -> Int) throws(Problem) {
       var wanted = RegionNotifications.all
       for (key, flag) in Self.notificationKeys {
         guard let n = notify?[key] else { continue }
         guard case .bool(let on) = n.value else { throw fail("\"\(key)\" is \(n.kind): expected true or false", n) }
         if !on { wanted.remove(flag) }
       }
-      if wanted != .all { notifications[region.identifier] = wanted }
-      regions.append(region)
+      try add(region, wanted: wanted, at: node.offset, line: line(node.offset))
     }
 
-    /// Adds a region whose identifier's value starts at `offset` (where a repeat is reported).
-    mutating func add(_ region: Region, wanted: RegionNotifications, at offset: Int) throws(TrackIOError) {
-      try file(region.identifier, at: offset)
-      if wanted != .all { notifications[region.identifier] = wanted }
-      regions.append(region)
-    }
-
-    /// Files the identifier of the region about to be appended, read at `offset`; a repeat is an
-    /// error naming the first one's line.
-    mutating func file(_ identifier: RegionIdentifier, at offset: Int) throws(TrackIOError) {
+    /// Adds a region whose identifier's value starts at `offset`, on `line` (where a repeat is
+    /// reported).
+    mutating func add(_ region: Region, wanted: RegionNotifications, at offset: Int, line: Int) throws(Problem) {
       // One hash of the identifier: its first place, if it had one already.
-      if let first = Self.file(Int32(regions.count), for: identifier, in: &seen, regions: regions) {
-        let line = parser.location(of: Int(offsets[Int(first)])).line
-        throw parser.error("duplicate region identifier \"\(identifier.rawValue)\" (first on line \(line)): expected unique identifiers", at: offset)
+      if let first = Self.file(Int32(regions.count), for: region.identifier, in: &seen, regions: regions) {
+        throw Problem(
+          message: "duplicate region identifier \"\(region.identifier.rawValue)\" (first on line \(lines[Int(first)])): expected unique identifiers",
+          offset: offset)
       }
-      offsets.append(Int32(truncatingIfNeeded: offset))
+      lines.append(Int32(truncatingIfNeeded: line))
+      if wanted != .all { notifications[region.identifier] = wanted }
+      regions.append(region)
     }
 
-    func identifier(_ node: JSONNode?, near feature: JSONNode) throws(TrackIOError) -> RegionIdentifier {
+    func identifier(_ node: JSONNode?, near feature: JSONNode) throws(Problem) -> RegionIdentifier {
       guard let node else { throw fail("region without an identifier: expected \"id\" (a string)", feature) }
       let text: String
       switch node.value {
@@ -227,12 +305,12 @@ public enum RegionFileReader {
       do throws(RegionError) { return try RegionIdentifier(text) } catch { throw fail(error.description, node) }
     }
 
-    func number(_ node: JSONNode, _ name: String, _ unit: String) throws(TrackIOError) -> Double {
+    func number(_ node: JSONNode, _ name: String, _ unit: String) throws(Problem) -> Double {
       guard case .number(let v) = node.value else { throw fail("\"\(name)\" is \(node.kind): expected a number of \(unit)", node) }
       return v
     }
 
-    func position(_ node: JSONNode) throws(TrackIOError) -> Coordinate {
+    func position(_ node: JSONNode) throws(Problem) -> Coordinate {
       guard case .array(let items) = node.value, items.count >= 2,
         case .number(let lon) = items[0].value, case .number(let lat) = items[1].value
       else { throw fail("position is \(node.kind == "an array" ? "not [longitude, latitude]" : node.kind): expected [longitude, latitude]", node) }
@@ -241,7 +319,7 @@ public enum RegionFileReader {
       }
     }
 
-    func polygon(_ node: JSONNode) throws(TrackIOError) -> PolygonRegion.Polygon {
+    func polygon(_ node: JSONNode) throws(Problem) -> PolygonRegion.Polygon {
       guard case .array(let ringNodes) = node.value, !ringNodes.isEmpty else {
         throw fail("polygon is \(node.kind == "an array" ? "empty" : node.kind): expected an array of rings", node)
       }
@@ -255,13 +333,13 @@ public enum RegionFileReader {
       return PolygonRegion.Polygon(exterior: rings[0], holes: Array(rings.dropFirst()))
     }
 
-    func circle(_ id: RegionIdentifier, _ center: Coordinate, _ radius: Double, _ at: JSONNode) throws(TrackIOError) -> Region {
+    func circle(_ id: RegionIdentifier, _ center: Coordinate, _ radius: Double, _ at: JSONNode) throws(Problem) -> Region {
       do throws(RegionError) { return .circle(try CircularRegion(identifier: id, center: center, radius: radius)) } catch {
         throw fail(error.description, at)
       }
     }
 
-    func polygonRegion(_ id: RegionIdentifier, _ polygons: [PolygonRegion.Polygon], _ at: JSONNode) throws(TrackIOError) -> Region {
+    func polygonRegion(_ id: RegionIdentifier, _ polygons: [PolygonRegion.Polygon], _ at: JSONNode) throws(Problem) -> Region {
       do throws(RegionError) {
         let region = try PolygonRegion(identifier: id, polygons: polygons)
         try checkPolygon?(region)
