@@ -46,6 +46,8 @@ public struct CrossingDetector: Sendable {
   var parameters: [Double] = []
   var slotBuffer: [Int32] = []
   var polygonHits: [PolygonHit] = []
+  /// Polygons near a segment that moves to a neighbouring cell.
+  var nearSlots: [Int32] = []
   /// The cells entered last (most recent last), looked at before the set's shared cells.
   var recentCells: [CellCandidates] = []
   /// Circles a move to a neighbouring cell settles after its pass over the cells' arrays.
@@ -613,33 +615,67 @@ public struct CrossingDetector: Sendable {
       i += 1
     }
     cache.begin(next, generation: regions.index.generation)
-    settlePolygons(from: old, to: next, path: path)
+    settlePolygons(from: old, to: next, path: path, last: last.coordinate, fix: fix.coordinate, length: length)
     for slot in next.polygonSlots { cache.polygonInside.append(insideBySlot[slot]) }
   }
 
-  /// The polygons on a segment from `old` into its neighbour `next`, states in ``insideBySlot``.
+  /// The polygons on a segment from `old` into its neighbour `next` (from `last` to `fix`, at most
+  /// `length` long in both cells' step norms), states in ``insideBySlot``.
   ///
   /// The segment stays in the two cells, so only a polygon whose boundary passes through one of
-  /// them can have been crossed: those are solved on it. Any other polygon touching either cell
-  /// has one state all over it, the state the cell recorded (outside in a cell its box misses).
-  private mutating func settlePolygons(from old: CellCandidates, to next: CellCandidates, path: PathSegment) {
+  /// them can have been crossed, and only one with an edge near the segment's ends: those are
+  /// solved on it. Any other polygon touching either cell has one state all over it, the state
+  /// the cell recorded (outside in a cell its box misses).
+  private mutating func settlePolygons(
+    from old: CellCandidates, to next: CellCandidates, path: PathSegment, last: Coordinate, fix: Coordinate, length: Double
+  ) {
     guard !old.touchingPolygonSlots.isEmpty || !next.touchingPolygonSlots.isEmpty else { return }
     for (k, slot) in old.touchingPolygonSlots.enumerated() where old.touchingPolygonCoverage[k] != .boundary {
       insideBySlot[slot] = old.touchingPolygonCoverage[k] == .inside
     }
-    // Both cells' boundary polygons, merged by slot (both ascending), each once.
+    // The polygons the segment may cross: those with an edge within its length of its start
+    // among the old cell's edges, or of its end among the new cell's (a crossing point lies in
+    // one of the two cells, on an edge that cell lists, within the length of that end). Each
+    // cell's sub-cell lists every edge within its halo, so a segment no longer than both halos
+    // finds them in one sub-cell each; otherwise every boundary polygon of both cells is a
+    // candidate.
+    nearSlots.clearKeepingCapacity()
+    /// Adds the polygons with an edge of `cell` within `length` of `point`; false when the
+    /// sub-cell cannot tell.
+    func collect(_ cell: CellCandidates, near point: Coordinate) -> Bool {
+      let edges = cell.polygonEdges
+      guard !edges.hasWidePolygons, length <= edges.halo else { return false }
+      guard edges.count > 0 else { return true }
+      let here = edges.subCell(latitude: point.latitude, longitude: point.longitude)
+      _ = edges.margin(row: here.row, column: here.column, latitude: point.latitude, longitude: point.longitude, step: length) {
+        e in nearSlots.append(cell.polygonSlots[Int(edges.edges[e].polygon)])
+      }
+      return true
+    }
+    let all = !collect(old, near: last) || !collect(next, near: fix)
     let box = path.box
-    var i = 0
-    var j = 0
-    while i < old.polygonSlots.count || j < next.polygonSlots.count {
-      let a = i < old.polygonSlots.count ? old.polygonSlots[i] : .max
-      let b = j < next.polygonSlots.count ? next.polygonSlots[j] : .max
-      let slot = Int(min(a, b))
-      if a <= b { i += 1 }
-      if b <= a { j += 1 }
-      // A box the segment misses: outside at both ends, nothing crossed.
-      guard regions.index.boxes[slot].intersects(box), let polygon = regions.index.polygons[slot] else { continue }
-      insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
+    if all {
+      // Both cells' boundary polygons, merged by slot (both ascending), each once.
+      var i = 0
+      var j = 0
+      while i < old.polygonSlots.count || j < next.polygonSlots.count {
+        let a = i < old.polygonSlots.count ? old.polygonSlots[i] : .max
+        let b = j < next.polygonSlots.count ? next.polygonSlots[j] : .max
+        let slot = Int(min(a, b))
+        if a <= b { i += 1 }
+        if b <= a { j += 1 }
+        // A box the segment misses: outside at both ends, nothing crossed.
+        guard regions.index.boxes[slot].intersects(box), let polygon = regions.index.polygons[slot] else { continue }
+        insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
+      }
+    } else if !nearSlots.isEmpty {
+      // In slot order, each once, as the merge above takes them.
+      nearSlots.sort()
+      for (k, slot32) in nearSlots.enumerated() where k == 0 || nearSlots[k - 1] != slot32 {
+        let slot = Int(slot32)
+        guard regions.index.boxes[slot].intersects(box), let polygon = regions.index.polygons[slot] else { continue }
+        insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
+      }
     }
     for slot in old.touchingPolygonSlots where !regions.index.boxes[Int(slot)].intersects(next.box) {
       insideBySlot[slot] = false
@@ -648,6 +684,7 @@ public struct CrossingDetector: Sendable {
       insideBySlot[slot] = next.touchingPolygonCoverage[k] == .inside
     }
   }
+
 
   /// Any other move: ask the index for every region whose box touches the segment's box.
   private mutating func transitionAnywhere(path: PathSegment, last: LocationFix, fix: LocationFix, p1: SIMD3<Double>) {
