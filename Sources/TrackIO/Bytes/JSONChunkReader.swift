@@ -208,22 +208,27 @@ struct JSONChunkReader {
     _ = try attempt { (s: inout JSONScanner) throws(JSONError) in try s.skipValue("$") }
   }
 
-  /// After an element or a member: `,` (true) or `close` (false).
+  /// After an element of an array or a member of an object: consumes `,` (true: another follows)
+  /// or `close` (false); the messages are ``JSONStream``'s.
   mutating func next(_ close: UInt8, in container: String) throws(TrackIOError) -> Bool {
-    guard let next = try peek() else {
-      throw error("found the end of the file inside \(container): expected ',' or '\(Character(Unicode.Scalar(close)))'", at: buffer.count)
+    try step { (s: inout JSONScanner) throws(JSONError) -> Bool in
+      let closing = Character(Unicode.Scalar(close))
+      guard let next = s.peek() else {
+        throw s.fail("$", "found \(s.endName) inside \(container): expected ',' or '\(closing)'")
+      }
+      guard next == UInt8(ascii: ",") || next == close else {
+        throw s.fail("$", "found \(s.found()): expected ',' or '\(closing)' in \(container)")
+      }
+      s.i += 1
+      return next == UInt8(ascii: ",")
     }
-    guard next == UInt8(ascii: ",") || next == close else {
-      throw error("found '\(Character(Unicode.Scalar(next)))': expected ',' or '\(Character(Unicode.Scalar(close)))' in \(container)", at: start)
-    }
-    consume()
-    return next == UInt8(ascii: ",")
   }
 
   /// Fails unless only whitespace is left.
   mutating func expectEnd() throws(TrackIOError) {
-    if let next = try peek() {
-      throw error("found '\(Character(Unicode.Scalar(next)))' after the JSON value: expected the end of the file", at: start)
+    try step { (s: inout JSONScanner) throws(JSONError) in
+      s.skipSpace()
+      guard s.atEnd else { throw s.fail("$", "found \(s.found()) after the JSON value: expected \(s.endName)") }
     }
   }
 }

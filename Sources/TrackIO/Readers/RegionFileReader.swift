@@ -84,9 +84,9 @@ public enum RegionFileReader {
       if try json.peek() == UInt8(ascii: "]") {
         json.consume()
       } else {
-        repeat { try element(&json, plain: true) } while try next(&json, UInt8(ascii: "]"), in: "an array")
+        repeat { try element(&json, plain: true) } while try json.next(UInt8(ascii: "]"), in: "an array")
       }
-      try expectEnd(&json)
+      try json.expectEnd()
       return RegionFile(regions: reader.regions, notifications: reader.notifications)
     }
     // An object: a FeatureCollection's features are read one at a time, whatever the order of its
@@ -117,14 +117,14 @@ public enum RegionFileReader {
           if try json.peek() == UInt8(ascii: "]") {
             json.consume()
           } else {
-            repeat { try element(&json, plain: false) } while try next(&json, UInt8(ascii: "]"), in: "an array")
+            repeat { try element(&json, plain: false) } while try json.next(UInt8(ascii: "]"), in: "an array")
           }
         } else {
           members.append((key, try json.value().node))
         }
-      } while try next(&json, UInt8(ascii: "}"), in: "an object")
+      } while try json.next(UInt8(ascii: "}"), in: "an object")
     }
-    try expectEnd(&json)
+    try json.expectEnd()
     let root = JSONNode(value: .object(members), offset: rootOffset)
     switch root["type"]?.value {
     case .string("FeatureCollection")?:
@@ -150,30 +150,6 @@ public enum RegionFileReader {
   private struct Problem: Error {
     var message: String
     var offset: Int
-  }
-
-  /// After an element of an array or a member of an object: consumes `,` (true: another follows)
-  /// or `close` (false).
-  private static func next(_ json: inout JSONChunkReader, _ close: UInt8, in container: String) throws(TrackIOError) -> Bool {
-    try json.step { (s: inout JSONScanner) throws(JSONError) -> Bool in
-      let closing = Character(Unicode.Scalar(close))
-      guard let next = s.peek() else {
-        throw s.fail("$", "found \(s.endName) inside \(container): expected ',' or '\(closing)'")
-      }
-      guard next == UInt8(ascii: ",") || next == close else {
-        throw s.fail("$", "found \(s.found()): expected ',' or '\(closing)' in \(container)")
-      }
-      s.i += 1
-      return next == UInt8(ascii: ",")
-    }
-  }
-
-  /// Fails unless only whitespace is left.
-  private static func expectEnd(_ json: inout JSONChunkReader) throws(TrackIOError) {
-    try json.step { (s: inout JSONScanner) throws(JSONError) in
-      s.skipSpace()
-      guard s.atEnd else { throw s.fail("$", "found \(s.found()) after the JSON value: expected \(s.endName)") }
-    }
   }
 
   /// Whether an object with `members` read so far may still be a FeatureCollection (its
