@@ -1,4 +1,5 @@
 internal import CGEOS
+package import Geofencing
 
 /// An owned GEOS geometry (`GEOSGeom_destroy_r` on deinit). Keeps its context alive.
 /// - Important: Confine to one task, like its ``GEOSContext``.
@@ -17,9 +18,15 @@ package final class GEOSGeometry {
   /// A linear ring from (x, y) pairs; the first pair must equal the last.
   /// Wraps `GEOSCoordSeq_copyFromBuffer_r` and `GEOSGeom_createLinearRing_r`.
   package static func ringHandle(_ context: GEOSContext, xy: [Double]) throws(GEOSError) -> OpaquePointer {
-    let sequence: OpaquePointer? = xy.withUnsafeBufferPointer { buffer in
-      guard let base = buffer.baseAddress else { return nil }
-      return GEOSCoordSeq_copyFromBuffer_r(context.handle, base, UInt32(buffer.count / 2), 0, 0)
+    try xy.withUnsafeBufferPointer { buffer throws(GEOSError) in try ringHandle(context, xy: buffer) }
+  }
+
+  /// ``ringHandle(_:xy:)`` from a buffer of (x, y) pairs, copied.
+  package static func ringHandle(_ context: GEOSContext, xy buffer: UnsafeBufferPointer<Double>) throws(GEOSError)
+    -> OpaquePointer
+  {
+    let sequence = buffer.baseAddress.flatMap { base in
+      GEOSCoordSeq_copyFromBuffer_r(context.handle, base, UInt32(buffer.count / 2), 0, 0)
     }
     guard let sequence else { throw context.takeError("GEOSCoordSeq_copyFromBuffer_r") }
     // GEOSGeom_createLinearRing_r takes ownership of the sequence, also on failure.
@@ -55,6 +62,46 @@ package final class GEOSGeometry {
     } catch {
       for part in parts { GEOSGeom_destroy_r(context.handle, part) }
       throw error
+    }
+    if parts.count == 1, let single = parts[0] { return GEOSGeometry(context: context, owning: single) }
+    // GEOSGeom_createCollection_r takes ownership of every part.
+    let collection = parts.withUnsafeMutableBufferPointer { buffer in
+      GEOSGeom_createCollection_r(context.handle, Int32(GEOS_MULTIPOLYGON.rawValue), buffer.baseAddress, UInt32(buffer.count))
+    }
+    guard let collection else { throw context.takeError("GEOSGeom_createCollection_r") }
+    return GEOSGeometry(context: context, owning: collection)
+  }
+
+  /// The polygon or multipolygon of projected rings `planar`, read from where its vertices lie
+  /// (``polygonal(_:polygons:)`` without the nested arrays).
+  package static func polygonal(_ context: GEOSContext, planar: PlanarPolygons) throws(GEOSError) -> GEOSGeometry {
+    // Per polygon, its shell and holes, as ring handles; each part once made.
+    var parts: [OpaquePointer?] = []
+    var rings: [OpaquePointer?] = []
+    var failure: GEOSError?
+    func destroy(_ handles: [OpaquePointer?]) {
+      for handle in handles { GEOSGeom_destroy_r(context.handle, handle) }
+    }
+    /// Makes a polygon of `rings` (shell first) into `parts`; GEOS takes ownership of the rings.
+    func closePolygon() {
+      guard let shell = rings.first else { return }
+      let polygon = rings.withUnsafeMutableBufferPointer { buffer in
+        GEOSGeom_createPolygon_r(context.handle, shell, buffer.baseAddress.map { $0 + 1 }, UInt32(buffer.count - 1))
+      }
+      rings.removeAll(keepingCapacity: true)
+      if let polygon { parts.append(polygon) } else { failure = context.takeError("GEOSGeom_createPolygon_r") }
+    }
+    planar.forEachRingXY { xy, exterior in
+      guard failure == nil else { return }
+      if exterior { closePolygon() }
+      guard failure == nil else { return }
+      do throws(GEOSError) { rings.append(try ringHandle(context, xy: xy)) } catch { failure = error }
+    }
+    if failure == nil { closePolygon() }
+    if let failure {
+      destroy(rings)
+      destroy(parts)
+      throw failure
     }
     if parts.count == 1, let single = parts[0] { return GEOSGeometry(context: context, owning: single) }
     // GEOSGeom_createCollection_r takes ownership of every part.

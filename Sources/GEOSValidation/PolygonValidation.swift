@@ -16,7 +16,7 @@ extension PolygonRegion {
     let reason: String?
     do throws(GEOSError) {
       let context = try GEOSContext()
-      reason = try GEOSGeometry.polygonal(context, polygons: planar.rings).invalidityReason()
+      reason = try GEOSGeometry.polygonal(context, planar: planar).invalidityReason()
     } catch {
       throw RegionError(identifier: identifier.rawValue, reason: .geometryEngine(error.description))
     }

@@ -38,3 +38,41 @@ import Testing
       .validateWithGEOS()
   }
 }
+
+/// The validation's geometry, made from the projected rings where they lie, against the same rings
+/// copied into nested arrays (the plain construction): the same validity and the same reason for
+/// every polygon of the containment tests' generator (holes, multipolygons, collinear runs,
+/// spikes, touching holes; rings given open and closed, so both vertex stores) and for invalid
+/// ones made from them (a ring crossing itself, a hole outside its shell).
+@Suite struct PolygonValidationGeometryTests {
+  static func reason(_ geometry: GEOSGeometry) throws -> String {
+    try geometry.invalidityReason() ?? "valid"
+  }
+
+  @Test(arguments: [UInt64(1), 2, 3])
+  func planarConstructionMatchesNestedArrays(seed: UInt64) throws {
+    let context = try GEOSContext()
+    var regions = try PolygonContainmentAgainstGEOSTests.polygons(seed: seed)
+    // Invalid ones: each exterior with two vertices swapped (mostly self-crossing), and with a
+    // hole moved far outside it.
+    for (k, region) in regions.prefix(20).enumerated() {
+      var exterior = region.polygons[0].exterior
+      guard exterior.count >= 5 else { continue }
+      exterior.swapAt(1, 3)
+      regions.append(try PolygonRegion(identifier: "swapped-\(k)", exterior: exterior))
+      let outside = try region.polygons[0].exterior.map {
+        try Coordinate(latitude: min(89, $0.latitude + 20), longitude: $0.longitude)
+      }
+      regions.append(try PolygonRegion(identifier: "stray-\(k)", exterior: region.polygons[0].exterior, holes: [outside]))
+    }
+    var invalid = 0
+    for region in regions {
+      let planar = region.planar
+      let direct = try Self.reason(GEOSGeometry.polygonal(context, planar: planar))
+      let nested = try Self.reason(GEOSGeometry.polygonal(context, polygons: planar.rings))
+      #expect(direct == nested, "\(region.identifier)")
+      if direct != "valid" { invalid += 1 }
+    }
+    #expect(invalid >= 20, "the invalid polygons were found invalid")
+  }
+}

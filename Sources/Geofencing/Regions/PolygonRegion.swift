@@ -231,6 +231,34 @@ package struct PlanarPolygons: Sendable {
   /// The number of rings.
   var ringCount: Int { max(1, ringEnds.count) }
 
+  /// Calls `body` with each ring's vertices as [x0, y0, x1, y1, …] (closed), ring after ring,
+  /// and whether the ring is an exterior one (it starts a polygon; the rest are its holes). The
+  /// buffer is valid only inside `body`; projected vertices are passed where they lie, a region's
+  /// own positions through one scratch copy.
+  package func forEachRingXY(_ body: (UnsafeBufferPointer<Double>, _ exterior: Bool) -> Void) {
+    let ends = ringEnds.isEmpty ? [~Int32(vertexCount)] : ringEnds
+    func rings(_ xy: UnsafeBufferPointer<Double>) {
+      var first = 0
+      for encoded in ends {
+        let end = Int(encoded < 0 ? ~encoded : encoded)
+        body(UnsafeBufferPointer(rebasing: xy[2 * first..<2 * end]), encoded < 0)
+        first = end
+      }
+    }
+    switch vertices {
+    case .projected(let xy):
+      xy.withUnsafeBufferPointer { rings($0) }
+    case .positions(let positions):
+      var xy: [Double] = []
+      xy.reserveCapacity(2 * positions.count)
+      for position in positions {
+        xy.append(position.longitude)
+        xy.append(position.latitude)
+      }
+      xy.withUnsafeBufferPointer { rings($0) }
+    }
+  }
+
   /// The rings as `rings[p][0]` the exterior of polygon p, the rest its holes, each
   /// [x0, y0, x1, y1, …] (for GEOS).
   package var rings: [[[Double]]] {
@@ -245,10 +273,12 @@ package struct PlanarPolygons: Sendable {
         ring.reserveCapacity(2 * (end - first))
         for i in first..<end - 1 {
           let e = vertices.edge(i)
-          ring += [e.x, e.y]
+          ring.append(e.x)
+          ring.append(e.y)
         }
         let last = vertices.edge(end - 2)
-        ring += [last.z, last.w]
+        ring.append(last.z)
+        ring.append(last.w)
         all[all.count - 1].append(ring)
         first = end
       }
