@@ -46,7 +46,7 @@ test-sanitized: deps
 	  $(SWIFT) test --sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined \
 	  --scratch-path .build/sanitized-address
 	TMPDIR=$(TEST_TMP) TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build/sanitized-thread \
-	  --filter "OrderedParallelMap|ManyDevices|AppSimulation|DeviceTimeline|ReadAhead"
+	  --filter "OrderedParallelMap|ManyDevices|AppSimulation|DeviceTimeline|ReadAhead|RegionShortcutTests"
 	rm -rf $(TEST_TMP)
 
 # libFuzzer on every parser (Fuzz/ is its own package, built with -sanitize=fuzzer,address):

@@ -37,6 +37,16 @@ struct RegionShortcutTests {
     }
   }
 
+  /// ``read(_:shortcut:checked:chunk:)`` checked, with the reading on a thread of its own.
+  static func readChecking(_ path: String, batchSize: Int) -> Outcome {
+    do throws(TrackIOError) {
+      let file = try RegionFileReader.readChecking(path: path, batchSize: batchSize) { (p) throws(RegionError) in try check(p) }
+      return Outcome(regions: file.regions, notifications: file.notifications)
+    } catch {
+      return Outcome(error: error.description)
+    }
+  }
+
   // MARK: A generator of features of every shape
 
   /// Writes values and features, mostly as exporters write them, sometimes not (`odd` is the
@@ -228,6 +238,12 @@ struct RegionShortcutTests {
         let general = Self.read(path, shortcut: false, checked: checked)
         #expect(fast == general, "seed \(seed), file \(trial), checked \(checked):\n\(text)")
         if fast.error == nil { outcomes.regions += fast.regions.count } else { outcomes.errors += 1 }
+        if checked {
+          // Read on a thread while the caller checks, a polygon or two handed over at a time.
+          for batchSize in [1, 2, 1_024] {
+            #expect(Self.readChecking(path, batchSize: batchSize) == fast, "read and checked apart, seed \(seed), file \(trial)")
+          }
+        }
         // Read a few bytes at a time: every value, token and region is cut somewhere.
         for chunk in [13, 101] {
           #expect(Self.read(path, shortcut: true, checked: checked, chunk: chunk) == fast, "chunks of \(chunk), seed \(seed), file \(trial)")

@@ -36,8 +36,12 @@ public enum RegionFileReader {
   /// - Parameter checkPolygon: applied to every polygon read; its error becomes a
   ///   ``TrackIOError`` at the polygon's geometry.
   /// - Throws: ``TrackIOError`` with the line and column of the first problem.
+  ///
+  /// With a check, a file (not standard input) is read on a thread of its own while the caller's
+  /// thread checks its polygons (``readChecking(path:chunk:batchSize:_:)``), with the same result.
   public static func read(path: String, checkPolygon: PolygonCheck? = nil) throws(TrackIOError) -> RegionFile {
-    try read(path: path, checkPolygon: checkPolygon, shortcut: true)
+    if let checkPolygon, path != "-" { return try readChecking(path: path, checkPolygon) }
+    return try read(path: path, checkPolygon: checkPolygon, shortcut: true)
   }
 
   /// `shortcut: false` reads every region the general way, through a tree of JSON values (tests
