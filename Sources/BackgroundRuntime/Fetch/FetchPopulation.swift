@@ -73,7 +73,7 @@ public struct FetchPopulation: Sendable {
   public var checks: [Check] {
     func count(_ test: (User) -> Bool) -> (passed: Bool, text: String) {
       let n = users.filter(test).count
-      return (n == users.count, "\(n) of \(users.count) users")
+      return (n == users.count, "\(n) of \(users.count) users meet it")
     }
     let p90 = count { $0.scheduler.staleness.p90 <= $0.hourly.staleness.p90 }
     let third = count { 3 * $0.scheduler.fetches <= $0.hourly.fetches }
