@@ -115,4 +115,38 @@ struct RegionSetTests {
     #expect(repeated.regions == [.circle(bigger), .circle(b), .circle(c)])
     #expect(repeated.fingerprint == RegionSet([.circle(bigger), .circle(b), .circle(c)]).fingerprint)
   }
+
+  /// The fingerprint is computed when first asked for; a set changed before or after that, and
+  /// its copies, give the fingerprint of a set built from scratch with the same regions.
+  @Test func fingerprintIsTheSameWhenEverItIsComputed() throws {
+    var rng = SeededGenerator(seed: 11)
+    var regions: [Region] = []
+    for k in 0..<60 {
+      let center = try Coordinate(latitude: rng.uniform(-60...60), longitude: rng.uniform(-180..<180))
+      if k % 3 == 0 {
+        let d = 0.01
+        regions.append(.polygon(try PolygonRegion(identifier: "p\(k)", exterior: [
+          center, try Coordinate(latitude: center.latitude + d, longitude: center.longitude),
+          try Coordinate(latitude: center.latitude, longitude: center.longitude + d),
+        ])))
+      } else {
+        regions.append(.circle(try CircularRegion(identifier: "c\(k)", center: center, radius: rng.uniform(10...5_000))))
+      }
+    }
+    for askedFirst in [false, true] {
+      var set = RegionSet(regions.prefix(40))
+      let before = set
+      if askedFirst { _ = set.fingerprint }
+      for region in regions.dropFirst(40) { set.insert(region) }
+      set.remove(regions[3].identifier)
+      set.insert(regions[10])  // a replacement by an equal region
+      let copy = set
+      var expected = Array(regions)
+      expected.remove(at: 3)
+      #expect(set.fingerprint == RegionSet(expected).fingerprint, "asked first: \(askedFirst)")
+      #expect(copy.fingerprint == set.fingerprint)
+      #expect(before.fingerprint == RegionSet(regions.prefix(40)).fingerprint)
+      #expect(before.fingerprint != set.fingerprint)
+    }
+  }
 }

@@ -26,9 +26,19 @@ public struct RegionSet: Sendable {
   public private(set) var index: RegionIndex
   /// Cells prepared for detectors over this version of the set.
   private(set) var cells: CellCandidatesCache
+  /// The fingerprint, once computed.
+  private var fingerprintCache: FingerprintCache
+
   /// A fingerprint of the regions (identifiers and geometry), whatever their order: equal sets
   /// have equal fingerprints, and a snapshot taken over one set is restored only over an equal one.
-  public private(set) var fingerprint: UInt64
+  /// Computed the first time it is asked for (it hashes every region), then kept.
+  public var fingerprint: UInt64 {
+    fingerprintCache.value { [index] in
+      var fingerprint: UInt64 = 0
+      for slot in 0..<index.slotCapacity { fingerprint &+= index.stableHash(slot: slot) ?? 0 }
+      return fingerprint
+    }
+  }
 
   /// A set of `regions`; the last definition of an identifier wins and keeps the place of the
   /// first.
@@ -62,8 +72,7 @@ public struct RegionSet: Sendable {
   public init(_ index: RegionIndex) {
     self.index = index
     cells = CellCandidatesCache()
-    fingerprint = 0
-    for slot in 0..<index.slotCapacity { fingerprint &+= index.stableHash(slot: slot) ?? 0 }
+    fingerprintCache = FingerprintCache()
   }
 
   /// The number of regions.
@@ -93,7 +102,7 @@ public struct RegionSet: Sendable {
     let replaced = index.remove(region.identifier)
     index.insert(region)
     cells = CellCandidatesCache()
-    fingerprint = fingerprint &- (replaced?.stableHash ?? 0) &+ region.stableHash
+    fingerprintCache = FingerprintCache(fingerprintCache.known.map { $0 &- (replaced?.stableHash ?? 0) &+ region.stableHash })
     return replaced
   }
 
@@ -103,7 +112,7 @@ public struct RegionSet: Sendable {
   public mutating func remove(_ identifier: RegionIdentifier) -> Region? {
     guard let removed = index.remove(identifier) else { return nil }
     cells = CellCandidatesCache()
-    fingerprint &-= removed.stableHash
+    fingerprintCache = FingerprintCache(fingerprintCache.known.map { $0 &- removed.stableHash })
     return removed
   }
 
