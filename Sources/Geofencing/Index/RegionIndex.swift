@@ -40,11 +40,11 @@ public struct RegionIndex: Sendable {
   // Per-slot storage (struct of arrays). A slot is free when `identifiers[slot]` is nil; a
   // circle's slot holds its geometry in `circles` (the region is rebuilt from it), a polygon's
   // holds ``CircleGeometry/none`` there, its prepared geometry in `polygons` and its region in
-  // `polygonRegions`.
+  // `polygonRegions` (empty until the first polygon, then as long as the slots).
   var identifiers: [RegionIdentifier?] = []
   var circles: [CircleGeometry] = []
   var polygons: [PolygonGeometry?] = []
-  var polygonRegions: [Int32: PolygonRegion] = [:]
+  var polygonRegions: [PolygonRegion?] = []
   var boxes: [GeoBox] = []
   var levels: [UInt8] = []
   var freeSlots: [Int32] = []
@@ -101,6 +101,7 @@ public struct RegionIndex: Sendable {
       gridLevel = Self.chooseGridLevel(boxes: boxes, target: Self.regionsPerCell(polygonFraction: boxes.isEmpty ? 0 : Double(polygons) / Double(boxes.count)))
     }
     regionsReserve(regions.count)
+    if polygons > 0 { polygonRegions.reserveCapacity(regions.count) }
     for (k, region) in zip(boxes.indices, regions) {
       switch region {
       case .circle(let c): _ = insert(region, circle: CircleGeometry(c), box: boxes[k])
@@ -209,7 +210,7 @@ public struct RegionIndex: Sendable {
   func region(slot: Int) -> Region? {
     guard let identifier = identifiers[slot] else { return nil }
     let circle = circles[slot]
-    guard circle.isCircle else { return polygonRegions[Int32(truncatingIfNeeded: slot)].map(Region.polygon) }
+    guard circle.isCircle else { return polygonRegion(slot: slot).map(Region.polygon) }
     return .circle(CircularRegion(validIdentifier: identifier, center: circle.center, radius: circle.radius))
   }
 
@@ -220,7 +221,7 @@ public struct RegionIndex: Sendable {
   func stableHash(slot: Int) -> UInt64? {
     guard let identifier = identifiers[slot] else { return nil }
     let circle = circles[slot]
-    guard circle.isCircle else { return polygonRegions[Int32(truncatingIfNeeded: slot)].map { Region.polygon($0).stableHash } }
+    guard circle.isCircle else { return polygonRegion(slot: slot).map { Region.polygon($0).stableHash } }
     return Region.circleStableHash(identifier: identifier, center: circle.center, radius: circle.radius)
   }
 
@@ -267,7 +268,10 @@ public struct RegionIndex: Sendable {
     circles[slot] = circle
     if case .polygon(let p) = region {
       polygons[slot] = polygon
-      polygonRegions[Int32(slot)] = p
+      if polygonRegions.count < identifiers.count {
+        polygonRegions.append(contentsOf: repeatElement(nil, count: identifiers.count - polygonRegions.count))
+      }
+      polygonRegions[slot] = p
     }
     identifiers[slot] = region.identifier
     boxes[slot] = box
@@ -313,7 +317,7 @@ public struct RegionIndex: Sendable {
     identifiers[slot] = nil
     circles[slot] = .none
     polygons[slot] = nil
-    polygonRegions[Int32(slot)] = nil
+    if slot < polygonRegions.count { polygonRegions[slot] = nil }
     freeSlots.append(Int32(slot))
     generation &+= 1
     return region
@@ -432,10 +436,17 @@ extension RegionIndex {
     return found.sorted()
   }
 
+  /// The polygon region in `slot`, if it holds one.
+  @inline(__always)
+  func polygonRegion(slot: Int) -> PolygonRegion? {
+    slot < polygonRegions.count ? polygonRegions[slot] : nil
+  }
+
   /// Approximate bytes of memory the index holds, excluding identifiers' and polygons' own storage.
   public var memoryFootprint: Int {
     identifiers.capacity * MemoryLayout<RegionIdentifier?>.stride + circles.capacity * MemoryLayout<CircleGeometry>.stride
       + polygons.capacity * MemoryLayout<PolygonGeometry?>.stride + boxes.capacity * MemoryLayout<GeoBox>.stride
+      + polygonRegions.capacity * MemoryLayout<PolygonRegion?>.stride
       + levels.capacity + freeSlots.capacity * 4 + postingSlot.capacity * 4 + postingNext.capacity * 4
       + heads.memoryFootprint + slotTable.memoryFootprint
   }
