@@ -22,6 +22,11 @@ package struct IdentifierTable: Sendable {
     buckets = Array(repeating: Self.empty, count: capacity)
   }
 
+  /// Makes room for `minimumCapacity` identifiers before the table grows again.
+  package mutating func reserve(_ minimumCapacity: Int) {
+    while buckets.count * 4 < minimumCapacity * 5 { grow() }
+  }
+
   @inline(__always) private static func hash(_ identifier: RegionIdentifier) -> UInt32 {
     UInt32(truncatingIfNeeded: identifier.hashValue)
   }

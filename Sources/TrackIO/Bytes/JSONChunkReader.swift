@@ -188,6 +188,9 @@ struct JSONChunkReader {
   /// The offset of the current position in `buffer` (valid until the next step).
   var position: Int { start }
 
+  /// The offset of the current position in the file.
+  var fileOffset: Int { dropped + start }
+
   mutating func expect(_ byte: UInt8, _ what: String) throws(TrackIOError) {
     try attempt { (s: inout JSONScanner) throws(JSONError) in try s.expect(byte, "$", what) }
   }

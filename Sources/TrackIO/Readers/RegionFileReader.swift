@@ -59,9 +59,12 @@ public enum RegionFileReader {
     }
     var json = try JSONChunkReader(path: path, chunk: chunk)
     var reader = Reader(checkPolygon: checkPolygon)
-    // Room for about as many regions as the file can hold (a GeoJSON circle takes ~130 bytes), so
-    // that the identifiers' table is not rebuilt as it grows.
-    reader.reserve((json.sizeAtOpen ?? 0) / 128)
+    // Room for the regions the file holds, estimated from the bytes the first ones took (a
+    // GeoJSON circle takes ~130 bytes, a polygon several times that), so that the lists grow
+    // once, not by doubling, and are not reserved for more regions than the file holds.
+    let size = json.sizeAtOpen ?? 0
+    let sample = 4_096
+    reader.reserve(min(size / 128, sample))
     /// Reads one region: the shortcut's, or else the value whole for the general path.
     func element(_ json: inout JSONChunkReader, plain: Bool) throws(TrackIOError) {
       let item = try json.step { (s: inout JSONScanner) throws(JSONError) -> Item in
@@ -79,6 +82,9 @@ public enum RegionFileReader {
         }
       } catch {
         throw json.error(error.message, at: error.offset)
+      }
+      if reader.regions.count == sample, json.fileOffset > 0 {
+        reader.reserve(Int(Double(size) / Double(json.fileOffset) * Double(sample)), margin: 0.05)
       }
     }
     guard let opening = try json.peek() else { throw json.error("found the end of the file: expected a JSON value", at: json.position) }
@@ -174,10 +180,12 @@ public enum RegionFileReader {
 
     func fail(_ message: String, _ node: JSONNode) -> Problem { Problem(message: message, offset: node.offset) }
 
-    mutating func reserve(_ count: Int) {
-      regions.reserveCapacity(count)
-      lines.reserveCapacity(count)
-      seen = IdentifierTable(minimumCapacity: count)
+    /// Room for `count` regions, and `margin` more of them in the lists (the identifiers' table
+    /// grows without hashing again, and its size doubles: a margin could double it for nothing).
+    mutating func reserve(_ count: Int, margin: Double = 0) {
+      regions.reserveCapacity(Int(Double(count) * (1 + margin)))
+      lines.reserveCapacity(Int(Double(count) * (1 + margin)))
+      seen.reserve(count)
     }
 
     /// A feature read whole; `line` gives the line of an offset in it.
