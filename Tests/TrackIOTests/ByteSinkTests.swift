@@ -45,3 +45,24 @@ struct ByteSinkTests {
     #expect(try Self.names(folder) == ["race.txt"])
   }
 }
+
+/// Timestamps written straight into the sink, padded to a column, are the text the table
+/// columns pad (``TimestampText/iso8601(_:fractionDigits:)`` then `column`), byte for byte.
+@Suite struct ByteSinkTimestampColumnTests {
+  @Test func paddedTimestampsMatchTheTextColumns() throws {
+    var random = SeededGenerator(seed: 3)
+    var times: [Double] = [0, -1, -0.0005, 1_714_546_800, 1_714_546_799.9996, 253_402_300_799.999, 253_402_300_800, -62_135_596_800]
+    for _ in 0..<2_000 { times.append(random.uniform(-3e10...3e11)) }
+    for digits in [0, 3, 6] {
+      for width in [10, 24, 26, 32] {
+        let sink = ByteSink.inMemory()
+        var expected = ""
+        for t in times {
+          try sink.writeTimestamp(t, fractionDigits: digits, column: width)
+          expected += TimestampText.iso8601(t, fractionDigits: digits).column(width)
+        }
+        #expect(String(decoding: sink.takeBytes(), as: UTF8.self) == expected, "\(digits) digits, width \(width)")
+      }
+    }
+  }
+}

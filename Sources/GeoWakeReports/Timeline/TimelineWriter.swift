@@ -98,8 +98,12 @@ public struct TimelineWriter {
     switch format {
     case .table:
       if devices { try sink.write(device, column: Self.deviceWidth) }
-      try sink.write(Self.time(e.time), column: 26)
-      try sink.write(e.deliveredAt.map(Self.time) ?? "-", column: 26)
+      try sink.writeTimestamp(e.time, fractionDigits: 3, column: 26)
+      if let delivered = e.deliveredAt {
+        try sink.writeTimestamp(delivered, fractionDigits: 3, column: 26)
+      } else {
+        try sink.write("-", column: 26)
+      }
       try sink.write(e.subject, column: 18)
       try sink.write(e.kindText, column: 18)
       try sink.write(e.reason)
@@ -151,8 +155,6 @@ public struct TimelineWriter {
     let budget = e.budgetRemaining.map { ", \(NumberText.fixed($0, decimals: 1)) s left" } ?? ""
     return " [\(before == after ? after : "\(before) → \(after)")\(budget)]"
   }
-
-  static func time(_ t: Double) -> String { TimestampText.iso8601(t, fractionDigits: 3) }
 
   /// Degrees to 8 decimals (about 1 mm), as `crossings` writes them.
   static func coordinateText(_ degrees: Double) -> String { NumberText.fixed(degrees, decimals: 8) }

@@ -155,6 +155,15 @@ public final class ByteSink {
     try maybeFlush()
   }
 
+  /// ``writeTimestamp(_:fractionDigits:)`` padded to `width` characters as
+  /// ``write(_:column:)`` pads text, without building a string.
+  public func writeTimestamp(_ seconds: Double, fractionDigits: Int, column width: Int) throws(TrackIOError) {
+    let start = buffer.count
+    ByteSink.appendTimestamp(seconds, fractionDigits: fractionDigits, to: &buffer)
+    buffer.append(contentsOf: repeatElement(UInt8(ascii: " "), count: max(1, width - (buffer.count - start))))
+    try maybeFlush()
+  }
+
   static func appendInteger(_ value: Int, to out: inout [UInt8]) {
     if value < 0 { out.append(UInt8(ascii: "-")) }
     var v = value.magnitude
