@@ -109,18 +109,53 @@ public struct TimelineWriter {
       try sink.write(e.reason)
       try sink.write(Self.appState(e) + "\n")
     case .jsonl:
-      try sink.write(devices ? "{\"device\":" + JSONText.quoted(device) + "," + Self.jsonMembers(e, braces: false) + "}\n" : Self.jsonMembers(e, braces: true) + "\n")
+      try sink.write("{")
+      if devices {
+        try sink.write("\"device\":")
+        try sink.writeJSONString(device)
+        try sink.write(",")
+      }
+      try Self.writeJSONMembers(e, to: sink)
+      try sink.write("}\n")
     case .csv:
-      if devices { try sink.write(RegionWriter.csvField(device) + ",") }
-      try sink.write(e.event + "," + RegionWriter.csvField(e.region?.rawValue ?? "") + "," + Self.preciseTime(e.time) + ","
-        + (e.deliveredAt.map(Self.preciseTime) ?? "") + "," + Self.coordinateText(e.coordinate.latitude) + ","
-        + Self.coordinateText(e.coordinate.longitude) + "," + (e.state ?? "") + "," + RegionWriter.csvField(e.reason) + ","
-        + RegionWriter.csvField(e.fromCell.map { "\($0)" } ?? "") + "," + RegionWriter.csvField(e.toCell.map { "\($0)" } ?? "") + ","
-        + (e.fromFix.map(String.init) ?? "") + "," + (e.toFix.map(String.init) ?? "") + "\n")
+      if devices {
+        try sink.writeCSVField(device)
+        try sink.write(",")
+      }
+      try sink.write(e.event + ",")
+      try sink.writeCSVField(e.region?.rawValue ?? "")
+      try sink.write(",")
+      try sink.writeTimestamp(e.time, fractionDigits: Self.timeDigits)
+      try sink.write(",")
+      if let delivered = e.deliveredAt { try sink.writeTimestamp(delivered, fractionDigits: Self.timeDigits) }
+      try sink.write(",")
+      try sink.write(e.coordinate.latitude, decimals: Self.coordinateDecimals)
+      try sink.write(",")
+      try sink.write(e.coordinate.longitude, decimals: Self.coordinateDecimals)
+      try sink.write("," + (e.state ?? "") + ",")
+      try sink.writeCSVField(e.reason)
+      try sink.write(",")
+      try sink.writeCSVField(e.fromCell.map { "\($0)" } ?? "")
+      try sink.write(",")
+      try sink.writeCSVField(e.toCell.map { "\($0)" } ?? "")
+      try sink.write(",")
+      if let fromFix = e.fromFix { try sink.write(fromFix) }
+      try sink.write(",")
+      if let toFix = e.toFix { try sink.write(toFix) }
+      try sink.write("\n")
     case .geojson:
-      try sink.write((eventCount == 0 ? "" : ",\n") + "{\"type\":\"Feature\",\"properties\":{\"kind\":\"event\","
-        + (devices ? "\"device\":" + JSONText.quoted(device) + "," : "") + Self.jsonMembers(e, braces: false) + "},\"geometry\":{\"type\":\"Point\",\"coordinates\":["
-        + Self.coordinateText(e.coordinate.longitude) + "," + Self.coordinateText(e.coordinate.latitude) + "]}}")
+      try sink.write((eventCount == 0 ? "" : ",\n") + "{\"type\":\"Feature\",\"properties\":{\"kind\":\"event\",")
+      if devices {
+        try sink.write("\"device\":")
+        try sink.writeJSONString(device)
+        try sink.write(",")
+      }
+      try Self.writeJSONMembers(e, to: sink)
+      try sink.write("},\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
+      try sink.write(e.coordinate.longitude, decimals: Self.coordinateDecimals)
+      try sink.write(",")
+      try sink.write(e.coordinate.latitude, decimals: Self.coordinateDecimals)
+      try sink.write("]}}")
     case .html:
       report?.add(e)
     }
@@ -156,38 +191,80 @@ public struct TimelineWriter {
     return " [\(before == after ? after : "\(before) → \(after)")\(budget)]"
   }
 
-  /// Degrees to 8 decimals (about 1 mm), as `crossings` writes them.
-  static func coordinateText(_ degrees: Double) -> String { NumberText.fixed(degrees, decimals: 8) }
+  /// Coordinates to 8 decimals (about 1 mm), as `crossings` writes them.
+  static let coordinateDecimals = 8
 
   /// Times in JSON Lines, CSV and GeoJSON: to the microsecond, as `crossings` writes them.
-  static func preciseTime(_ t: Double) -> String { TimestampText.iso8601(t, fractionDigits: 6) }
+  static let timeDigits = 6
 
-  /// The JSON Lines members of an event, with or without the enclosing braces.
-  static func jsonMembers(_ e: TimelineEntry, braces: Bool) -> String {
+  /// Writes the JSON Lines members of an event (without the enclosing braces) into `sink`.
+  static func writeJSONMembers(_ e: TimelineEntry, to sink: ByteSink) throws(TrackIOError) {
+    /// A JSON string, or `null`.
+    func string(_ text: String?) throws(TrackIOError) {
+      if let text { try sink.writeJSONString(text) } else { try sink.write("null") }
+    }
+    /// A value known to need no escapes (an identifier of ours), in quotes, or `null`.
+    func plain(_ text: String?) throws(TrackIOError) {
+      try sink.write(text.map { "\"" + $0 + "\"" } ?? "null")
+    }
+    func time(_ t: Double?) throws(TrackIOError) {
+      guard let t else { return try sink.write("null") }
+      try sink.write("\"")
+      try sink.writeTimestamp(t, fractionDigits: timeDigits)
+      try sink.write("\"")
+    }
+    func integer(_ n: Int?) throws(TrackIOError) {
+      if let n { try sink.write(n) } else { try sink.write("null") }
+    }
+    func fixed(_ value: Double?, _ decimals: Int) throws(TrackIOError) {
+      if let value { try sink.write(value, decimals: decimals) } else { try sink.write("null") }
+    }
     // Region events share `crossings`' schema (crossedAt, lat, lon, fromFix, toFix); every
     // other entry says when it happened as `at`.
-    let when = e.category == .region ? "crossedAt" : "at"
-    var members = "\"event\":\"\(e.event)\",\"region\":\(e.region.map { JSONText.quoted($0.rawValue) } ?? "null"),\"\(when)\":\"\(preciseTime(e.time))\","
-      + "\"deliveredAt\":\(e.deliveredAt.map { "\"\(preciseTime($0))\"" } ?? "null"),"
-      + "\"lat\":\(coordinateText(e.coordinate.latitude)),\"lon\":\(coordinateText(e.coordinate.longitude)),"
-      + "\"state\":\(e.state.map { "\"\($0)\"" } ?? "null"),\"reason\":\(JSONText.quoted(e.reason))"
+    try sink.write("\"event\":\"" + e.event + "\",\"region\":")
+    try string(e.region?.rawValue)
+    try sink.write(e.category == .region ? ",\"crossedAt\":" : ",\"at\":")
+    try time(e.time)
+    try sink.write(",\"deliveredAt\":")
+    try time(e.deliveredAt)
+    try sink.write(",\"lat\":")
+    try fixed(e.coordinate.latitude, coordinateDecimals)
+    try sink.write(",\"lon\":")
+    try fixed(e.coordinate.longitude, coordinateDecimals)
+    try sink.write(",\"state\":")
+    try plain(e.state)
+    try sink.write(",\"reason\":")
+    try string(e.reason)
     if e.category == .region {
-      members += ",\"fromFix\":\(e.fromFix.map(String.init) ?? "null"),\"toFix\":\(e.toFix.map(String.init) ?? "null")"
+      try sink.write(",\"fromFix\":")
+      try integer(e.fromFix)
+      try sink.write(",\"toFix\":")
+      try integer(e.toFix)
     }
     if e.isCellEvent {
-      members += ",\"fromCell\":\(e.fromCell.map { JSONText.quoted("\($0)") } ?? "null"),\"toCell\":\(e.toCell.map { JSONText.quoted("\($0)") } ?? "null")"
+      try sink.write(",\"fromCell\":")
+      try string(e.fromCell.map { "\($0)" })
+      try sink.write(",\"toCell\":")
+      try string(e.toCell.map { "\($0)" })
     }
     if e.category == .fetch, let staleness = e.staleness {
-      members += ",\"staleness\":\(NumberText.fixed(staleness, decimals: 3))"
+      try sink.write(",\"staleness\":")
+      try fixed(staleness, 3)
     }
     if e.category == .push {
-      members += ",\"apnsId\":\(e.apnsID.map { JSONText.quoted($0) } ?? "null"),\"status\":\(e.status ?? 0)"
-        + ",\"apnsReason\":\(e.apnsReason.map { "\"\($0)\"" } ?? "null")"
+      try sink.write(",\"apnsId\":")
+      try string(e.apnsID)
+      try sink.write(",\"status\":")
+      try sink.write(e.status ?? 0)
+      try sink.write(",\"apnsReason\":")
+      try plain(e.apnsReason)
     }
     if e.category == .app {
-      members += ",\"launchReason\":\(e.launchReason.map { "\"\($0)\"" } ?? "null"),\"stateBefore\":\"\(e.stateBefore ?? "")\",\"stateAfter\":\"\(e.stateAfter ?? "")\""
-        + ",\"budgetRemaining\":\(e.budgetRemaining.map { NumberText.fixed($0, decimals: 3) } ?? "null")"
+      try sink.write(",\"launchReason\":")
+      try plain(e.launchReason)
+      try sink.write(",\"stateBefore\":\"" + (e.stateBefore ?? "") + "\",\"stateAfter\":\"" + (e.stateAfter ?? "") + "\"")
+      try sink.write(",\"budgetRemaining\":")
+      try fixed(e.budgetRemaining, 3)
     }
-    return braces ? "{" + members + "}" : members
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JSONBytes
 
 /// A buffered byte writer to a file or standard output, with allocation-free number formatting.
 ///
@@ -162,6 +163,42 @@ public final class ByteSink {
     ByteSink.appendTimestamp(seconds, fractionDigits: fractionDigits, to: &buffer)
     buffer.append(contentsOf: repeatElement(UInt8(ascii: " "), count: max(1, width - (buffer.count - start))))
     try maybeFlush()
+  }
+
+  /// Appends `text` as a JSON string literal (``JSONText/quoted(_:)``), without making a string.
+  public func writeJSONString(_ text: String) throws(TrackIOError) {
+    JSONText.appendQuoted(text, to: &buffer)
+    try maybeFlush()
+  }
+
+  /// Appends `text` as a CSV field (RFC 4180): as it is, or in double quotes with its quotes
+  /// doubled when it holds a comma, a quote, a space or a line break.
+  public func writeCSVField(_ text: String) throws(TrackIOError) {
+    ByteSink.appendCSVField(text, to: &buffer)
+    try maybeFlush()
+  }
+
+  /// ``writeCSVField(_:)`` into `out`. The test is on the UTF-8 bytes: a comma followed by a
+  /// combining mark is a comma to a CSV reader too.
+  static func appendCSVField(_ text: String, to out: inout [UInt8]) {
+    var text = text
+    text.withUTF8 { bytes in
+      let special = bytes.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: " ") || $0 == 0x0A || $0 == 0x0D }
+      guard special else {
+        out.append(contentsOf: bytes)
+        return
+      }
+      out.append(UInt8(ascii: "\""))
+      var start = 0
+      for (i, b) in bytes.enumerated() where b == UInt8(ascii: "\"") {
+        // Up to and including the quote, which is then doubled.
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...i]))
+        out.append(b)
+        start = i + 1
+      }
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+      out.append(UInt8(ascii: "\""))
+    }
   }
 
   static func appendInteger(_ value: Int, to out: inout [UInt8]) {

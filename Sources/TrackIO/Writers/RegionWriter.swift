@@ -85,8 +85,9 @@ public enum RegionWriter {
 
   /// `text` as one CSV field (RFC 4180): quoted when it holds a comma, quote, space or line break.
   package static func csvField(_ text: String) -> String {
-    guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return text }
-    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    var bytes: [UInt8] = []
+    ByteSink.appendCSVField(text, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
   }
 }
 
