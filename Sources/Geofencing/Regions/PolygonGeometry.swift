@@ -54,54 +54,70 @@ final class PolygonGeometry: Sendable {
       return
     }
     unindexedEdges = 0
-    var edges: [Int32] = []
-    edges.reserveCapacity(planar.vertexCount)
-    planar.forEachRing { first, end in
-      for i in first..<end - 1 { edges.append(Int32(i)) }
+    // Every edge by its first vertex, ring after ring; a single ring's are 0..<n − 1, not listed.
+    var ringEdges: [Int32] = []
+    if planar.ringCount > 1 {
+      ringEdges.reserveCapacity(planar.vertexCount)
+      planar.forEachRing { first, end in
+        for i in first..<end - 1 { ringEdges.append(Int32(i)) }
+      }
     }
+    let edgeCount = planar.ringCount > 1 ? ringEdges.count : planar.vertexCount - 1
     let south = planar.box.south
     let height = max(planar.box.north - south, 0x1p-40)
     // The latitudes of each edge's ends, lower first.
-    let spans: [(low: Double, high: Double)] = planar.withVertices { vertices in
-      edges.map { i in
-        let e = vertices.edge(Int(i))
-        return (min(e.y, e.w), max(e.y, e.w))
+    var lows = [Double](repeating: 0, count: edgeCount)
+    var highs = [Double](repeating: 0, count: edgeCount)
+    planar.withVertices { vertices in
+      ringEdges.withUnsafeBufferPointer { listed in
+        lows.withUnsafeMutableBufferPointer { lows in
+          highs.withUnsafeMutableBufferPointer { highs in
+            for k in 0..<edgeCount {
+              let e = vertices.edge(listed.isEmpty ? k : Int(listed[k]))
+              lows[k] = min(e.y, e.w)
+              highs[k] = max(e.y, e.w)
+            }
+          }
+        }
       }
     }
-    /// The latitudes of the ends of edge k of `edges`, lower first.
-    func span(_ k: Int) -> (Double, Double) { spans[k] }
     // About four edges a band, fewer bands if long edges would repeat too often.
-    var count = max(1, min(edges.count / 4, 1 << 16))
+    var count = max(1, min(edgeCount / 4, 1 << 16))
     var total = 0
     while true {
       let scale = Double(count) / height
       total = 0
-      for k in edges.indices {
-        let (low, high) = span(k)
-        total += Self.band(high, south: south, scale: scale, count: count)
-          - Self.band(low, south: south, scale: scale, count: count) + 1
+      for k in 0..<edgeCount {
+        total += Self.band(highs[k], south: south, scale: scale, count: count)
+          - Self.band(lows[k], south: south, scale: scale, count: count) + 1
       }
-      if count == 1 || total <= Self.entriesPerEdgeLimit * edges.count { break }
+      if count == 1 || total <= Self.entriesPerEdgeLimit * edgeCount { break }
       count = max(1, count / 2)
     }
     let scale = Double(count) / height
     var start = [Int32](repeating: 0, count: count + 1)
-    for k in edges.indices {
-      let (low, high) = span(k)
-      let first = Self.band(low, south: south, scale: scale, count: count)
-      let last = Self.band(high, south: south, scale: scale, count: count)
-      for b in first...last { start[b + 1] += 1 }
-    }
-    for b in 0..<count { start[b + 1] += start[b] }
-    var fill = Array(start.dropLast())
     var list = [Int32](repeating: 0, count: total)
-    for (k, e) in edges.enumerated() {
-      let (low, high) = span(k)
-      let first = Self.band(low, south: south, scale: scale, count: count)
-      let last = Self.band(high, south: south, scale: scale, count: count)
-      for b in first...last {
-        list[Int(fill[b])] = e
-        fill[b] += 1
+    start.withUnsafeMutableBufferPointer { start in
+      for k in 0..<edgeCount {
+        let first = Self.band(lows[k], south: south, scale: scale, count: count)
+        let last = Self.band(highs[k], south: south, scale: scale, count: count)
+        for b in first...last { start[b + 1] += 1 }
+      }
+      for b in 0..<count { start[b + 1] += start[b] }
+      // Each band's next free place, from its start: the edges go in ascending order.
+      var fill = [Int32](start.dropLast())
+      fill.withUnsafeMutableBufferPointer { fill in
+        list.withUnsafeMutableBufferPointer { list in
+          for k in 0..<edgeCount {
+            let e = ringEdges.isEmpty ? Int32(k) : ringEdges[k]
+            let first = Self.band(lows[k], south: south, scale: scale, count: count)
+            let last = Self.band(highs[k], south: south, scale: scale, count: count)
+            for b in first...last {
+              list[Int(fill[b])] = e
+              fill[b] += 1
+            }
+          }
+        }
       }
     }
     bandSouth = south

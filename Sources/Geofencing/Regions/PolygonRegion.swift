@@ -138,7 +138,9 @@ package struct PlanarPolygons: Sendable {
     var west = Double.infinity
     var east = -Double.infinity
     for (p, polygon) in polygons.enumerated() {
-      for (r, ring) in ([polygon.exterior] + polygon.holes).enumerated() {
+      // Exterior first, then the holes (without making an array of them).
+      for r in 0...polygon.holes.count {
+        let ring = r == 0 ? polygon.exterior : polygon.holes[r - 1]
         let first = xy.count
         try Self.project(ring, origin: origin, identifier: identifier, polygon: p, ring: r, into: &xy)
         if r == 0 {
