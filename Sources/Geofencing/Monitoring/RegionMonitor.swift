@@ -317,20 +317,23 @@ public struct RegionMonitor: Sendable {
       return
     }
     // A pass-through is two crossings of one region, not always adjacent (crossings of other
-    // regions can fall between them): the first opens it, the second closes it.
-    openPassThroughs.removeAll(keepingCapacity: true)
-    for (k, c) in crossings.enumerated() {
-      guard c.isPassThrough else {
-        cross(c)
-        continue
+    // regions can fall between them): the first opens it, the second closes it. (Most fixes
+    // cross nothing: the loop, which holds the list, is skipped for them.)
+    if !crossings.isEmpty {
+      openPassThroughs.removeAll(keepingCapacity: true)
+      for (k, c) in crossings.enumerated() {
+        guard c.isPassThrough else {
+          cross(c)
+          continue
+        }
+        if let open = openPassThroughs.firstIndex(of: c.region) {
+          openPassThroughs.remove(at: open)
+          continue
+        }
+        openPassThroughs.append(c.region)
+        let second = crossings[(k + 1)...].first { $0.region == c.region } ?? c
+        passThrough(c, then: second, at: fix, into: &events)
       }
-      if let open = openPassThroughs.firstIndex(of: c.region) {
-        openPassThroughs.remove(at: open)
-        continue
-      }
-      openPassThroughs.append(c.region)
-      let second = crossings[(k + 1)...].first { $0.region == c.region } ?? c
-      passThrough(c, then: second, at: fix, into: &events)
     }
     if hasEntryLead { approach(fix) }
     if !pending.isEmpty { confirmPending(at: fix, into: &events) }
