@@ -37,10 +37,11 @@ public enum RegionFileReader {
   ///   ``TrackIOError`` at the polygon's geometry.
   /// - Throws: ``TrackIOError`` with the line and column of the first problem.
   ///
-  /// With a check, a file (not standard input) is read on a thread of its own while the caller's
-  /// thread checks its polygons (``readChecking(path:chunk:batchSize:_:)``), with the same result.
+  /// With a check, a regular file (not standard input or a FIFO, which cannot be read twice) is
+  /// read on a thread of its own while the caller's thread checks its polygons
+  /// (``readChecking(path:chunk:batchSize:_:)``), with the same result.
   public static func read(path: String, checkPolygon: PolygonCheck? = nil) throws(TrackIOError) -> RegionFile {
-    if let checkPolygon, path != "-" { return try readChecking(path: path, checkPolygon) }
+    if let checkPolygon, path != "-", isRegularFile(path) { return try readChecking(path: path, checkPolygon) }
     return try read(path: path, checkPolygon: checkPolygon, shortcut: true)
   }
 
