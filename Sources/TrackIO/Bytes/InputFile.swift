@@ -9,7 +9,11 @@ final class InputFile {
   /// The path as the user named it, or `<stdin>`.
   let path: String
   let descriptor: Int32
-  private let ownsDescriptor: Bool
+  private var ownsDescriptor: Bool
+  /// Bytes read from the input before it was opened here (a FIFO's head, read to learn its
+  /// format), given back first.
+  private var pushback: [UInt8] = []
+  private var pushbackTaken = 0
 
   /// Opens `path` (`-`: standard input).
   /// - Throws: ``TrackIOError`` naming the path: no such file, is a directory (expected a file),
@@ -24,6 +28,14 @@ final class InputFile {
       return
     }
     self.path = path
+    if let kept = SniffedInputs.take(path) {
+      // A FIFO whose head was read to learn its format: the same descriptor, its head first.
+      descriptor = kept.descriptor
+      ownsDescriptor = true
+      pushback = kept.head
+      if inflating { try startInflatingIfCompressed() }
+      return
+    }
     func failure(_ message: String) -> TrackIOError { TrackIOError(path: path, line: 0, column: 0, message: message) }
     var fd: Int32
     repeat { fd = open(path, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
@@ -74,12 +86,30 @@ final class InputFile {
       for k in 0..<taken { head[k] = scratch.load(fromByteOffset: k, as: UInt8.self) }
       StandardInputPushback.giveBack(Array(head.prefix(taken)))
       got = taken
+    } else if pushback.count >= 2 {
+      head = Array(pushback.prefix(2))
+      got = 2
     } else {
-      return  // a FIFO or a device: its bytes cannot be looked at twice
+      return  // a FIFO or a device not looked at before: its bytes cannot be looked at twice
     }
     guard got == 2, head[0] == 0x1F, head[1] == 0x8B else { return }
     inflater = try Inflater(path: path)
     sizeAtOpen = nil
+  }
+
+  /// Whether `path` names a regular file, looked at without opening it (opening a FIFO to look
+  /// would take a reader's place).
+  static func isRegularFile(path: String) -> Bool {
+    var status = stat()
+    return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+  }
+
+  /// Leaves the descriptor open for the next ``InputFile`` on the same path, which reads `head`
+  /// (every byte read here, as stored, the given-back ones included) first.
+  func keep(head: [UInt8]) {
+    guard ownsDescriptor else { return }
+    ownsDescriptor = false
+    SniffedInputs.keep(path, descriptor: descriptor, head: head)
   }
 
   /// Whether the input is a regular file (not a FIFO, a device or a terminal), which can be read
@@ -136,6 +166,12 @@ final class InputFile {
   }
 
   private func storedRead(into buffer: UnsafeMutableRawPointer, count: Int) throws(TrackIOError) -> Int {
+    if pushbackTaken < pushback.count {
+      let n = min(count, pushback.count - pushbackTaken)
+      pushback.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress! + pushbackTaken, byteCount: n) }
+      pushbackTaken += n
+      return n
+    }
     if !ownsDescriptor && descriptor == STDIN_FILENO {
       let given = StandardInputPushback.take(into: buffer, count: count)
       if given > 0 { return given }
@@ -174,6 +210,38 @@ final class InputFile {
   static func megabytes(_ bytes: Int) -> String {
     let mb = Double(bytes) / 1_000_000
     return mb >= 10 ? "\(Int(mb.rounded())) MB" : "\((mb * 10).rounded() / 10) MB"
+  }
+}
+
+/// Inputs that can be read only once (a FIFO, such as a shell's `<(…)`, or a device) whose head
+/// was read to learn their format: the descriptor is kept open with the bytes read, and the next
+/// ``InputFile`` opened on the same path takes both, so that sniffing loses nothing.
+enum SniffedInputs {
+  private static let lock = NSLock()
+  nonisolated(unsafe) private static var inputs: [String: (descriptor: Int32, head: [UInt8])] = [:]
+
+  /// The head (at most 4 KB; inflated when compressed) of the input at `path`, which is not a
+  /// regular file: read, and kept for the next opening of `path`.
+  static func head(_ path: String) -> [UInt8] {
+    guard let input = try? InputFile(path: path, inflating: false) else { return [] }
+    var raw: [UInt8] = []
+    var head: [UInt8] = []
+    while head.count < 4_096 && raw.count < 1 << 16 && !StandardInputPushback.decided(head) {
+      guard let n = try? input.append(upTo: 4_096, to: &raw), n > 0 else { break }
+      head = raw.starts(with: [0x1F, 0x8B]) ? StandardInputPushback.inflatedHead(raw) : raw
+    }
+    input.keep(head: raw)
+    return Array(head.prefix(4_096))
+  }
+
+  static func keep(_ path: String, descriptor: Int32, head: [UInt8]) {
+    lock.withLock {
+      if let old = inputs.updateValue((descriptor, head), forKey: path), old.descriptor != descriptor { close(old.descriptor) }
+    }
+  }
+
+  static func take(_ path: String) -> (descriptor: Int32, head: [UInt8])? {
+    lock.withLock { inputs.removeValue(forKey: path) }
   }
 }
 

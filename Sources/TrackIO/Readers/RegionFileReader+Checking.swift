@@ -1,20 +1,6 @@
 import Geofencing
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 extension RegionFileReader {
-  /// Whether `path` names a regular file, which can be read a second time (a FIFO cannot).
-  static func isRegularFile(_ path: String) -> Bool {
-    var status = stat()
-    return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
-  }
-
   /// Polygons handed from the reading thread to the checking one at a time.
   static let checkBatchSize = 1_024
 

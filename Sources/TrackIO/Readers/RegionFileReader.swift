@@ -41,7 +41,7 @@ public enum RegionFileReader {
   /// read on a thread of its own while the caller's thread checks its polygons
   /// (``readChecking(path:chunk:batchSize:_:)``), with the same result.
   public static func read(path: String, checkPolygon: PolygonCheck? = nil) throws(TrackIOError) -> RegionFile {
-    if let checkPolygon, path != "-", isRegularFile(path) { return try readChecking(path: path, checkPolygon) }
+    if let checkPolygon, path != "-", InputFile.isRegularFile(path: path) { return try readChecking(path: path, checkPolygon) }
     return try read(path: path, checkPolygon: checkPolygon, shortcut: true)
   }
 

@@ -190,10 +190,12 @@ public struct TrackFileReader {
     return input.isCompressed
   }
 
-  /// The first 4 KB of a regular file (inflated, when compressed); empty for anything else (a
-  /// FIFO's bytes would be lost to the sniffing).
+  /// The first 4 KB of a file (inflated, when compressed). A FIFO's are read and kept for the
+  /// reader that opens it next (``SniffedInputs``); standard input has its own (`-`: empty here).
   static func head(_ path: String) -> [UInt8] {
-    guard let input = try? InputFile(path: path), input.isRegularFile else { return [] }
+    guard path != "-" else { return [] }
+    guard InputFile.isRegularFile(path: path) else { return SniffedInputs.head(path) }
+    guard let input = try? InputFile(path: path) else { return [] }
     var head: [UInt8] = []
     while head.count < 4_096 {
       guard let n = try? input.append(upTo: 4_096 - head.count, to: &head), n > 0 else { break }
