@@ -78,6 +78,24 @@ struct CommandLineConventionsTests {
     #expect(Set(outputs).count == 1)
   }
 
+  /// Region files read the same from standard input as from their file, in every region format.
+  @Test func standardInputInEveryRegionFormat() throws {
+    let folder = try TemporaryFolder()
+    let csv = "id,lat,lon,radius\na,35.6586,139.7454,300\nb,35.6654,139.7120,500\n"
+    let json = #"[{"id": "a", "lat": 35.6586, "lon": 139.7454, "radius": 300}, {"id": "b", "lat": 35.6654, "lon": 139.7120, "radius": 500}]"#
+    let geojson = #"{"type": "FeatureCollection", "features": [{"type": "Feature", "id": "a", "properties": {"radius": 300}, "geometry": {"type": "Point", "coordinates": [139.7454, 35.6586]}}, {"type": "Feature", "id": "p", "properties": {}, "geometry": {"type": "Polygon", "coordinates": [[[139.70, 35.66], [139.72, 35.66], [139.72, 35.67], [139.70, 35.66]]]}}]}"#
+    let track = FixtureFiles.url("gpx/coregpx/GPXTest-TrackPointOnly.gpx").path
+    for (name, text) in [("r.csv", csv), ("r.json", json), ("r.geojson", geojson)] {
+      let file = try folder.file(name, containing: text)
+      for command in [["regions", "check"], ["crossings", "--format", "jsonl", track, "--regions"]] {
+        let fromFile = try CommandRunner.run(command + [file])
+        let fromStandardInput = try CommandRunner.run(command + ["-"], stdin: text)
+        #expect(fromFile.status == 0 && fromStandardInput.status == 0, "\(name): \(fromStandardInput.stderr)")
+        #expect(fromStandardInput.stdout == fromFile.stdout.replacingOccurrences(of: file, with: "-"), "\(name) \(command[0])")
+      }
+    }
+  }
+
   /// `-o` names the format when `--format` does not; when both are given and disagree, `--format`
   /// wins with a warning. Every command that prints results takes `--format` and `-o`.
   @Test func outputFilesAndFormats() throws {

@@ -54,7 +54,7 @@ public enum RegionFileReader {
   static func read(path: String, checkPolygon: PolygonCheck?, shortcut: Bool, chunk: Int = JSONChunkReader.chunk)
     throws(TrackIOError) -> RegionFile
   {
-    let first = path == "-" ? nil : TrackFileReader.firstCharacter(path)
+    let first = path == "-" ? StandardInputPushback.firstCharacter() : TrackFileReader.firstCharacter(path)
     guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
       return RegionFile(regions: try RegionCSVReader.read(path: path))
     }
