@@ -183,10 +183,11 @@ public struct TrackFileReader {
   /// read (a FIFO's bytes would be lost to the sniffing).
   static func firstCharacter(_ path: String) -> UInt8? { StandardInputPushback.firstNonSpace(head(path)) }
 
-  /// Whether the regular file at `path` is gzip-compressed (standard input: false, its bytes are
-  /// not looked at twice).
+  /// Whether the regular file at `path` is gzip-compressed (standard input or a FIFO: false,
+  /// without opening it: its bytes are not looked at twice, and a FIFO opened again would wait
+  /// for a writer).
   public static func isCompressed(_ path: String) -> Bool {
-    guard path != "-", let input = try? InputFile(path: path) else { return false }
+    guard path != "-", InputFile.isRegularFile(path: path), let input = try? InputFile(path: path) else { return false }
     return input.isCompressed
   }
 
