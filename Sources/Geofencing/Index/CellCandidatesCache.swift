@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// The cells of one ``RegionSet`` that detectors have entered, built once and shared by every
 /// detector over the set, from any task.
 ///
@@ -18,41 +10,25 @@ final class CellCandidatesCache: @unchecked Sendable {
   /// The most cells held; about 2 KB each for cells of 16 circles.
   let capacity: Int
   private var cells: [UInt64: CellCandidates] = [:]
-  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  private let lock = PthreadMutex()
 
   init(capacity: Int = 1 << 15) {
     self.capacity = capacity
-    mutex = UnsafeMutablePointer.allocate(capacity: 1)
-    mutex.initialize(to: pthread_mutex_t())
-    pthread_mutex_init(mutex, nil)
-  }
-
-  deinit {
-    pthread_mutex_destroy(mutex)
-    mutex.deinitialize(count: 1)
-    mutex.deallocate()
   }
 
   /// The cell `key`, from the cache or built by `build` (outside the lock: two tasks may build the
   /// same cell at once, which is harmless, as both builds are equal).
   func cell(_ key: UInt64, build: () -> CellCandidates) -> CellCandidates {
-    pthread_mutex_lock(mutex)
-    let known = cells[key]
-    pthread_mutex_unlock(mutex)
-    if let known { return known }
+    if let known = lock.withLock({ cells[key] }) { return known }
     let cell = build()
-    pthread_mutex_lock(mutex)
-    defer { pthread_mutex_unlock(mutex) }
-    if let raced = cells[key] { return raced }
-    if cells.count >= capacity { cells.removeAll(keepingCapacity: true) }
-    cells[key] = cell
-    return cell
+    return lock.withLock {
+      if let raced = cells[key] { return raced }
+      if cells.count >= capacity { cells.removeAll(keepingCapacity: true) }
+      cells[key] = cell
+      return cell
+    }
   }
 
   /// Number of cells held.
-  var count: Int {
-    pthread_mutex_lock(mutex)
-    defer { pthread_mutex_unlock(mutex) }
-    return cells.count
-  }
+  var count: Int { lock.withLock { cells.count } }
 }
