@@ -63,13 +63,7 @@ package final class GEOSGeometry {
       for part in parts { GEOSGeom_destroy_r(context.handle, part) }
       throw error
     }
-    if parts.count == 1, let single = parts[0] { return GEOSGeometry(context: context, owning: single) }
-    // GEOSGeom_createCollection_r takes ownership of every part.
-    let collection = parts.withUnsafeMutableBufferPointer { buffer in
-      GEOSGeom_createCollection_r(context.handle, Int32(GEOS_MULTIPOLYGON.rawValue), buffer.baseAddress, UInt32(buffer.count))
-    }
-    guard let collection else { throw context.takeError("GEOSGeom_createCollection_r") }
-    return GEOSGeometry(context: context, owning: collection)
+    return try polygonal(context, parts: parts)
   }
 
   /// The polygon or multipolygon of projected rings `planar`, read from where its vertices lie
@@ -103,8 +97,14 @@ package final class GEOSGeometry {
       destroy(parts)
       throw failure
     }
+    return try polygonal(context, parts: parts)
+  }
+
+  /// One polygon as it is, several as a multipolygon (`GEOSGeom_createCollection_r`); takes
+  /// ownership of every part.
+  private static func polygonal(_ context: GEOSContext, parts: [OpaquePointer?]) throws(GEOSError) -> GEOSGeometry {
     if parts.count == 1, let single = parts[0] { return GEOSGeometry(context: context, owning: single) }
-    // GEOSGeom_createCollection_r takes ownership of every part.
+    var parts = parts
     let collection = parts.withUnsafeMutableBufferPointer { buffer in
       GEOSGeom_createCollection_r(context.handle, Int32(GEOS_MULTIPOLYGON.rawValue), buffer.baseAddress, UInt32(buffer.count))
     }
