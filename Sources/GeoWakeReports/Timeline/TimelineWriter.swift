@@ -110,11 +110,7 @@ public struct TimelineWriter {
       try sink.write(Self.appState(e) + "\n")
     case .jsonl:
       try sink.write("{")
-      if devices {
-        try sink.write("\"device\":")
-        try sink.writeJSONString(device)
-        try sink.write(",")
-      }
+      try writeDeviceMember()
       try Self.writeJSONMembers(e, to: sink)
       try sink.write("}\n")
     case .csv:
@@ -145,11 +141,7 @@ public struct TimelineWriter {
       try sink.write("\n")
     case .geojson:
       try sink.write((eventCount == 0 ? "" : ",\n") + "{\"type\":\"Feature\",\"properties\":{\"kind\":\"event\",")
-      if devices {
-        try sink.write("\"device\":")
-        try sink.writeJSONString(device)
-        try sink.write(",")
-      }
+      try writeDeviceMember()
       try Self.writeJSONMembers(e, to: sink)
       try sink.write("},\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
       try sink.write(e.coordinate.longitude, decimals: Self.coordinateDecimals)
@@ -160,6 +152,14 @@ public struct TimelineWriter {
       report?.add(e)
     }
     eventCount += 1
+  }
+
+  /// With `devices: true`, the `"device":` member and its comma (JSON Lines and GeoJSON).
+  private func writeDeviceMember() throws(TrackIOError) {
+    guard devices else { return }
+    try sink.write("\"device\":")
+    try sink.writeJSONString(device)
+    try sink.write(",")
   }
 
   /// Writes what comes after the last event; `summary` is shown by `table` and `html` only.
