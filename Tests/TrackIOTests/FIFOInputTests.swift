@@ -41,6 +41,34 @@ struct FIFOInputTests {
     #expect(compared >= 20, "\(compared) fixtures compared")
   }
 
+  /// `info`'s statistics of a FIFO are those of the file, and reading them ends: nothing opens the
+  /// FIFO a second time (that would wait for a writer that is gone). Should it, the test opens the
+  /// FIFO for writing after a while, which lets the read end, and fails.
+  @Test func statisticsOfAFIFOEnd() throws {
+    let folder = try TemporaryFolder()
+    let gpx = FixtureFiles.url("gpx/coregpx/GPXTest-TrackPointOnly.gpx").path
+    let expected = try TrackStatistics.read(path: gpx)
+    for (k, data) in [try Data(contentsOf: URL(fileURLWithPath: gpx)), try CompressedInputTests.gzip(Data(contentsOf: URL(fileURLWithPath: gpx)))].enumerated() {
+      let fifo = folder.path("info-\(k)")
+      try Self.serve(data, at: fifo)
+      let done = DispatchSemaphore(value: 0)
+      nonisolated(unsafe) var read: TrackStatistics?
+      let reader = Thread {
+        read = try? TrackStatistics.read(path: fifo)
+        done.signal()
+      }
+      reader.start()
+      if done.wait(timeout: .now() + 20) == .timedOut {
+        Issue.record("reading the statistics of a FIFO did not end")
+        // A writer that opens and closes the FIFO lets a second opening return.
+        let writer = open(fifo, O_WRONLY | O_NONBLOCK)
+        if writer >= 0 { close(writer) }
+        done.wait()
+      }
+      #expect(read?.trackPoints == expected.trackPoints && read?.trackPoints ?? 0 > 0, "fifo \(k)")
+    }
+  }
+
   @Test func regionFilesReadTheSameThroughAFIFO() throws {
     let folder = try TemporaryFolder()
     let files = ["demo/tokyo-regions.csv", "polygons/polygons.json"]
