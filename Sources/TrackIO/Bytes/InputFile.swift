@@ -224,14 +224,9 @@ enum SniffedInputs {
   /// regular file: read, and kept for the next opening of `path`.
   static func head(_ path: String) -> [UInt8] {
     guard let input = try? InputFile(path: path, inflating: false) else { return [] }
-    var raw: [UInt8] = []
-    var head: [UInt8] = []
-    while head.count < 4_096 && raw.count < 1 << 16 && !StandardInputPushback.decided(head) {
-      guard let n = try? input.append(upTo: 4_096, to: &raw), n > 0 else { break }
-      head = raw.starts(with: [0x1F, 0x8B]) ? StandardInputPushback.inflatedHead(raw) : raw
-    }
+    let (raw, head) = StandardInputPushback.sniff(input)
     input.keep(head: raw)
-    return Array(head.prefix(4_096))
+    return head
   }
 
   static func keep(_ path: String, descriptor: Int32, head: [UInt8]) {
@@ -275,14 +270,22 @@ enum StandardInputPushback {
   static func head() -> [UInt8] {
     // The bytes as stored are given back; a compressed head is inflated on the side to look at.
     guard let input = try? InputFile(path: "-", inflating: false) else { return [] }
+    let (raw, head) = sniff(input)
+    giveBack(raw)
+    return head
+  }
+
+  /// Reads `input` until its format can be told (``decided(_:)``), 4 KB of it is seen or 64 KB
+  /// of compressed bytes are read: the bytes as stored (`raw`, for whoever reads next) and at
+  /// most 4 KB of what they hold (`head`, inflated when they are gzip).
+  static func sniff(_ input: InputFile) -> (raw: [UInt8], head: [UInt8]) {
     var raw: [UInt8] = []
     var head: [UInt8] = []
     while head.count < 4_096 && raw.count < 1 << 16 && !decided(head) {
       guard let n = try? input.append(upTo: 4_096, to: &raw), n > 0 else { break }
       head = raw.starts(with: [0x1F, 0x8B]) ? inflatedHead(raw) : raw
     }
-    giveBack(raw)
-    return Array(head.prefix(4_096))
+    return (raw, Array(head.prefix(4_096)))
   }
 
   /// Whether `head` is enough to tell the format, so that a slow stream (a live feed of JSON
