@@ -1,7 +1,7 @@
 /// The edges of the polygons whose boundary passes through one grid cell, restricted to the edges
-/// that meet the cell, each a compact record of its ends and metric, filed in a grid of sub-cells:
-/// what a fix in the cell needs to know how far it is from every polygon boundary and which edges
-/// the path from the previous fix may have crossed, looking at a few edges instead of all of them.
+/// that meet the cell, filed in a grid of sub-cells: what a segment between two fixes needs to know
+/// which polygon boundaries it may have crossed, looking at the few edges that pass through the
+/// sub-cells it spans instead of all of them.
 ///
 /// Coordinates are each polygon's own projected ones (``PlanarPolygons``): a longitude of the cell
 /// plus the polygon's whole turns there (``shift``), so a fix's projected x is computed exactly as
@@ -9,48 +9,46 @@
 /// 180° of longitude has no single shift over a cell; it is listed with a NaN shift and no edges,
 /// and the detector solves it in general.
 ///
-/// **Distances** are in the cell's step norm √((M·Δφ)² + (p·Δλ)²) with M and p the cell's largest
-/// meridional and parallel radii (``CellCandidates/stepBound(deltaLatitude:deltaLongitude:)``),
-/// the norm of the quiet ellipse. The path between two fixes of the cell stays in the cell (both
-/// are convex in latitude and longitude), and the boundary's points in the cell all lie on the
-/// listed edges, so a fix farther than the step from every listed edge cannot have crossed one,
-/// and a quiet ellipse no larger than the least distance holds no boundary point.
+/// **Sub-cells.** Each sub-cell lists every edge that meets its closed rectangle grown by a
+/// billionth of its size (at least 10⁻¹² degrees, ten times the rounding of a longitude shifted by
+/// whole turns), so that the rounding of a point's sub-cell index never leaves an edge out. The
+/// path between two fixes is straight in latitude and longitude (the documented path model) and
+/// stays in the rectangle of sub-cells their indices span, so it can cross only the edges those
+/// sub-cells list.
 ///
-/// **Sub-cells.** Each sub-cell lists the edges that come within a halo of it (``halo``, half a
-/// sub-cell side: the closed rectangle grown by the halo and by a billionth of its size, so that
-/// the rounding of a fix's sub-cell index never leaves an edge out; at least 10⁻¹² degrees, ten
-/// times the rounding of a longitude shifted by whole turns), and records a clearance from the
-/// nearest other sub-cell that lists any. A fix's distance to the boundary is then at least the
-/// least of its distances to its sub-cell's edges and its distance to the sub-cell's border plus
-/// the halo and the clearance (a path to an edge elsewhere leaves the sub-cell first, and an
-/// unlisted edge is farther than the halo from it, by the clearance more when the sub-cells
-/// around list nothing). A step no longer than the halo that ends in the sub-cell can only cross
-/// listed edges, so one pass over them gives both the fix's margin and the segment's crossings.
+/// **Rejection.** Most listed edges are dismissed by the side of their line each end of the
+/// segment lies on, in floating point with a bound on its rounding (``Line``): both ends farther
+/// than the bound on one side means no contact at all, which the exact test
+/// (``crossing(_:lon0:lat0:lon1:lat1:)``) would also find. Only the rest are tested exactly.
 final class CellPolygonEdges: Sendable {
-  /// One edge: its ends in its polygon's projected coordinates (degrees), its vector in metres of
-  /// the step norm, 1 / its squared length (0 for a point), its polygon's shift and its polygon
-  /// (an index into ``shift``).
+  /// One edge: its ends in its polygon's projected coordinates (degrees), its polygon's shift and
+  /// its polygon (an index into ``shift``).
   struct Edge: Sendable {
     var x0: Double
     var y0: Double
     var x1: Double
     var y1: Double
-    var east: Double
-    var north: Double
-    var inverseLengthSquared: Double
     var shift: Double
     var polygon: Int32
   }
 
-  /// What a distance needs of one edge, in the cell's own longitudes: its first end's longitude
-  /// less its polygon's shift, its first end's latitude, its vector in metres of the step norm and
-  /// 1 / its squared length (0 for a point). 40 bytes, read in the order the sub-cells list them.
-  struct Near: Sendable {
+  /// What the side test needs of one edge, in the cell's own longitudes: its first end's
+  /// longitude less its polygon's shift, its first end's latitude, its vector (degrees) and the
+  /// bound on the rounding of the side value S = (x − x₀)·Δy − (y − y₀)·Δx of a point of the cell
+  /// or a neighbouring cell. 40 bytes.
+  ///
+  /// The exact test takes the point's projected x as the rounded sum of its longitude and the
+  /// shift, and the edge's ends as they are; S computed here from the rounded x₀ − shift, Δx and Δy
+  /// differs from that exact determinant by at most (|Δx| + |Δy|)·δ plus 8 ε of the products'
+  /// magnitudes (δ = 1.14 × 10⁻¹³, two half units in the last place below 1,024°; ε = 2⁻⁵³), with
+  /// |x − x₀| ≤ two cell widths plus |Δx| and |y − y₀| ≤ two cell heights plus |Δy|, as the edge
+  /// meets the cell. ``bound`` doubles both terms.
+  struct Line: Sendable {
     var longitude: Double
     var latitude: Double
     var east: Double
     var north: Double
-    var inverseLengthSquared: Double
+    var bound: Double
   }
 
   /// Whole turns (degrees, a multiple of 360) that take a longitude of the cell to polygon k's
@@ -59,49 +57,40 @@ final class CellPolygonEdges: Sendable {
   /// Whether some polygon has a NaN shift.
   let hasWidePolygons: Bool
   let edges: [Edge]
-  /// ``edges``' distance records, in the same order.
-  private let near: [Near]
-  /// How far (metres, step norm) around its rectangle a sub-cell lists edges: every edge with a
-  /// point within `halo` of the sub-cell is in its list, so a segment no longer than `halo` that
-  /// ends in the sub-cell can only cross edges of its list.
-  let halo: Double
-  private let metresPerDegreeLatitude: Double
-  private let metresPerDegreeLongitude: Double
+  /// ``edges``' side-test records, in the same order.
+  let lines: [Line]
 
   /// The sub-cell grid: `rows` × `columns` over the cell's box, sub-cell (i, j) at i · columns + j
-  /// listing `subEdges[subStart[s] ..< subStart[s + 1]]` (ascending) with clearance `clearance[s]`.
+  /// listing `subEdges[subStart[s] ..< subStart[s + 1]]` (ascending).
   private let south: Double
   private let west: Double
-  private let rowHeight: Double
-  private let columnWidth: Double
   private let rowScale: Double
   private let columnScale: Double
   let rows: Int
   let columns: Int
   private let subStart: [Int32]
   private let subEdges: [Int32]
-  private let clearance: [Double]
 
   /// The widest polygon (degrees of longitude) whose turns are the same all over a cell it meets:
   /// its points lie within 90° of its middle, and the turns change only 180° from the middle.
   static let widestShifted = 180.0
   /// At most this many sub-cells a side.
-  static let largestGrid = 32
-  /// How far clearances look for the nearest sub-cell with edges, in rings of sub-cells.
-  static let clearanceRings = 4
-  /// The halo in sub-cell sides (the smaller side, in metres).
-  static let haloSides = 0.5
+  static let largestGrid = 128
+  /// The most sub-cells a segment's rectangle is gathered from; beyond, every edge is tested.
+  static let largestSpan = 16
 
   /// The edges of `polygons` (each with the cell's west edge in its projected coordinates) that
-  /// meet the cell `box`, filed in sub-cells, in the step norm of M and p per degree.
+  /// meet the cell `box`, filed in sub-cells about square in metres of M and p per degree.
   init(
     _ polygons: [(geometry: PolygonGeometry, west: Double)], box: GeoBox, metresPerDegreeLatitude: Double,
     metresPerDegreeLongitude: Double
   ) {
-    self.metresPerDegreeLatitude = metresPerDegreeLatitude
-    self.metresPerDegreeLongitude = metresPerDegreeLongitude
+    let height = box.north - box.south
+    let width = box.east - box.west
     var shift: [Double] = []
+    shift.reserveCapacity(polygons.count)
     var edges: [Edge] = []
+    var lines: [Line] = []
     var scratch: [Int32] = []
     for (k, (geometry, west)) in polygons.enumerated() {
       let planar = geometry.planar
@@ -111,52 +100,42 @@ final class CellPolygonEdges: Sendable {
       }
       let turns = planar.turns(longitude: box.west)
       shift.append(turns)
-      geometry.edgesMeeting(west: west, south: box.south, east: west + (box.east - box.west), north: box.north, into: &scratch)
+      geometry.edgesMeeting(west: west, south: box.south, east: west + width, north: box.north, into: &scratch)
       for index in scratch {
         let e = geometry.edge(Int(index))
-        let east = (e.z - e.x) * metresPerDegreeLongitude
-        let north = (e.w - e.y) * metresPerDegreeLatitude
-        let squared = east * east + north * north
-        edges.append(
-          Edge(
-            x0: e.x, y0: e.y, x1: e.z, y1: e.w, east: east, north: north,
-            inverseLengthSquared: squared > 0 ? 1 / squared : 0, shift: turns, polygon: Int32(k)))
+        edges.append(Edge(x0: e.x, y0: e.y, x1: e.z, y1: e.w, shift: turns, polygon: Int32(k)))
+        let east = e.z - e.x
+        let north = e.w - e.y
+        let products = (2 * width + abs(east)) * abs(north) + (2 * height + abs(north)) * abs(east)
+        lines.append(
+          Line(
+            longitude: e.x - turns, latitude: e.y, east: east, north: north,
+            bound: 2 * ((abs(east) + abs(north)) * 1.14e-13 + products * 8 * 0x1p-53)))
       }
     }
     self.shift = shift
     hasWidePolygons = shift.contains { $0.isNaN }
     self.edges = edges
-    near = edges.map { e in
-      Near(
-        longitude: e.x0 - e.shift, latitude: e.y0, east: e.east, north: e.north,
-        inverseLengthSquared: e.inverseLengthSquared)
-    }
+    self.lines = lines
     // About one sub-cell per edge, near-square in metres.
-    let height = box.north - box.south
-    let width = box.east - box.west
     let aspect = (width * metresPerDegreeLongitude) / (height * metresPerDegreeLatitude)
-    let target = Double(max(1, edges.count))
+    let target = 4 * Double(max(1, edges.count))
     rows = edges.isEmpty ? 1 : min(Self.largestGrid, max(1, Int((target / aspect).squareRoot().rounded(.up))))
     columns = edges.isEmpty ? 1 : min(Self.largestGrid, max(1, Int((target * aspect).squareRoot().rounded(.up))))
     south = box.south
     west = box.west
-    rowHeight = height / Double(rows)
-    columnWidth = width / Double(columns)
     rowScale = Double(rows) / height
     columnScale = Double(columns) / width
-    let side = min(rowHeight * metresPerDegreeLatitude, columnWidth * metresPerDegreeLongitude)
-    halo = side * Self.haloSides
     (subStart, subEdges) = Self.file(
-      edges, rows: rows, columns: columns, south: south, west: west, rowHeight: rowHeight, columnWidth: columnWidth,
-      rowScale: rowScale, columnScale: columnScale, haloY: halo / metresPerDegreeLatitude,
-      haloX: halo / metresPerDegreeLongitude)
-    clearance = Self.clearances(subStart, rows: rows, columns: columns, side: side)
+      lines, rows: rows, columns: columns, south: south, west: west, rowHeight: height / Double(rows),
+      columnWidth: width / Double(columns))
   }
 
   /// The number of edges.
   var count: Int { edges.count }
 
-  /// The sub-cell of a point of the cell (latitude, longitude), clamped to the grid.
+  /// The sub-cell of a point (latitude, longitude of the cell), clamped to the grid: a point
+  /// outside the cell gets the sub-cell nearest to it in each axis.
   @inline(__always)
   func subCell(latitude: Double, longitude: Double) -> (row: Int, column: Int) {
     Self.subCell(
@@ -169,48 +148,57 @@ final class CellPolygonEdges: Sendable {
     latitude: Double, longitude: Double, south: Double, west: Double, rowScale: Double, columnScale: Double, rows: Int,
     columns: Int
   ) -> (row: Int, column: Int) {
-    let r = (latitude - south) * rowScale
-    let c = (longitude - west) * columnScale
-    let row = r > 0 ? min(rows - 1, Int(r)) : 0
-    let column = c > 0 ? min(columns - 1, Int(c)) : 0
-    return (row, column)
+    // Clamped as doubles (a point outside the cell, or rounding at its border), then converted.
+    let r = min(max((latitude - south) * rowScale, 0), Double(rows - 1))
+    let c = min(max((longitude - west) * columnScale, 0), Double(columns - 1))
+    return (Int(r), Int(c))
   }
 
-  /// Every edge filed in each sub-cell its segment may come within the halo of: the sub-cells of
-  /// its box grown by the halo (`haloY`, `haloX` degrees: a point within the halo in the step norm
-  /// is within those in latitude and longitude) and twice the sub-cells' own growth for rounding
-  /// (far beyond the rounding of an index), each confirmed by the conservative test against the
-  /// sub-cell grown by the halo and that growth; then ordered by sub-cell, edges ascending.
+  /// Every edge filed in each sub-cell whose rectangle, grown by a billionth of its size (at least
+  /// 10⁻¹² degrees) and by as much again for the rounding of this computation, it meets: per row
+  /// of sub-cells, the edge clipped to the row's grown band of latitudes spans an interval of
+  /// longitudes, and the columns whose grown rectangles meet that interval list it. Then ordered by
+  /// sub-cell, edges ascending.
   private static func file(
-    _ edges: [Edge], rows: Int, columns: Int, south: Double, west: Double, rowHeight: Double, columnWidth: Double,
-    rowScale: Double, columnScale: Double, haloY: Double, haloX: Double
+    _ lines: [Line], rows: Int, columns: Int, south: Double, west: Double, rowHeight: Double, columnWidth: Double
   ) -> (start: [Int32], list: [Int32]) {
-    let roundingY = max(rowHeight * 1e-9, 1e-12)
-    let roundingX = max(columnWidth * 1e-9, 1e-12)
-    let growY = roundingY + haloY
-    let growX = roundingX + haloX
+    // The sub-cells' own growth (the rounding of an index), and as much again for the rounding
+    // of the clipping below: far beyond either.
+    let growY = 2 * max(rowHeight * 1e-9, 1e-12)
+    let growX = 2 * max(columnWidth * 1e-9, 1e-12)
+    let rowScale = 1 / rowHeight
+    let columnScale = 1 / columnWidth
     var pairs: [(cell: Int32, edge: Int32)] = []
-    pairs.reserveCapacity(edges.count * 3)
+    pairs.reserveCapacity(lines.count * 3)
     var start = [Int32](repeating: 0, count: rows * columns + 1)
-    for (e, edge) in edges.enumerated() {
-      let segment = SIMD4(edge.x0 - edge.shift, edge.y0, edge.x1 - edge.shift, edge.y1)
-      let first = subCell(
-        latitude: min(segment.y, segment.w) - growY - roundingY, longitude: min(segment.x, segment.z) - growX - roundingX,
-        south: south, west: west, rowScale: rowScale, columnScale: columnScale, rows: rows, columns: columns)
-      let last = subCell(
-        latitude: max(segment.y, segment.w) + growY + roundingY, longitude: max(segment.x, segment.z) + growX + roundingX,
-        south: south, west: west, rowScale: rowScale, columnScale: columnScale, rows: rows, columns: columns)
-      // One row or one column of sub-cells: an edge within it runs through every one of them
-      // (one that leaves the cell may be listed in a sub-cell it misses, which costs only time).
-      let line = first.row == last.row || first.column == last.column
-      for row in first.row...last.row {
-        let s = south + Double(row) * rowHeight
-        for column in first.column...last.column {
-          let w = west + Double(column) * columnWidth
-          guard
-            line
-              || PolygonGeometry.segment(segment, meets: w - growX, s - growY, w + columnWidth + growX, s + rowHeight + growY)
-          else { continue }
+    func index(_ offset: Double, scale: Double, count: Int) -> Int {
+      let i = offset * scale
+      return i > 0 ? min(count - 1, Int(min(i, 1e9))) : 0
+    }
+    for (e, line) in lines.enumerated() {
+      let (x0, y0) = (line.longitude, line.latitude)
+      let y1 = line.latitude + line.north
+      let firstRow = index(min(y0, y1) - growY - south, scale: rowScale, count: rows)
+      let lastRow = index(max(y0, y1) + growY - south, scale: rowScale, count: rows)
+      for row in firstRow...lastRow {
+        // The part of the edge within the row's grown band: parameters where it enters and leaves.
+        var low = 0.0
+        var high = 1.0
+        if line.north != 0 {
+          let bandSouth = south + Double(row) * rowHeight - growY
+          let bandNorth = south + Double(row + 1) * rowHeight + growY
+          let a = (bandSouth - y0) / line.north
+          let b = (bandNorth - y0) / line.north
+          low = max(0, min(a, b))
+          high = min(1, max(a, b))
+          // An edge ending in the band's rounding: keep the row (listing costs only time).
+          if low > high { (low, high) = (high, low) }
+        }
+        let xa = x0 + low * line.east
+        let xb = x0 + high * line.east
+        let firstColumn = index(min(xa, xb) - growX - west, scale: columnScale, count: columns)
+        let lastColumn = index(max(xa, xb) + growX - west, scale: columnScale, count: columns)
+        for column in firstColumn...lastColumn {
           let cell = row * columns + column
           pairs.append((Int32(cell), Int32(e)))
           start[cell + 1] += 1
@@ -227,113 +215,84 @@ final class CellPolygonEdges: Sendable {
     return (start, list)
   }
 
-  /// Per sub-cell, (r − 1) sub-cell sides, r the ring of the nearest other sub-cell with edges
-  /// (at most ``clearanceRings`` + 1).
-  private static func clearances(_ start: [Int32], rows: Int, columns: Int, side: Double) -> [Double] {
-    var clearance = [Double](repeating: 0, count: rows * columns)
-    for row in 0..<rows {
-      for column in 0..<columns {
-        var ring = 1
-        search: while ring <= clearanceRings {
-          for r in max(0, row - ring)...min(rows - 1, row + ring) {
-            for c in max(0, column - ring)...min(columns - 1, column + ring)
-            where max(abs(r - row), abs(c - column)) == ring && start[r * columns + c + 1] > start[r * columns + c] {
-              break search
-            }
-          }
-          ring += 1
-        }
-        // Nothing within the rings searched: the rings' width is still a bound.
-        clearance[row * columns + column] = Double(ring - 1) * side * (1 - 1e-9)
-      }
-    }
-    return clearance
+  /// Whether the segment from (lat0, lon0) to (lat1, lon1), longitudes of the cell, may meet the
+  /// edge of side-test record `line`: false only when both ends lie beyond the rounding bound on
+  /// one side of its line, where the exact test finds no contact either.
+  @inline(__always)
+  static func mayMeet(_ line: Line, lat0: Double, lon0: Double, lat1: Double, lon1: Double) -> Bool {
+    let s0 = (lon0 - line.longitude) * line.north - (lat0 - line.latitude) * line.east
+    let s1 = (lon1 - line.longitude) * line.north - (lat1 - line.latitude) * line.east
+    return !(min(s0, s1) > line.bound || max(s0, s1) < -line.bound)
   }
 
-  /// A lower bound (metres, step norm) of the distance from the point (latitude, longitude) of
-  /// sub-cell (row, column) to every edge, safe against rounding (``safeDistance(_:)``): the least
-  /// of its distances to the sub-cell's edges and of the distance to the sub-cell's border plus the
-  /// halo and the clearance (an edge it does not list is farther than the halo from the sub-cell,
-  /// and farther still by the clearance).
-  ///
-  /// Calls `candidate` with every listed edge whose distance may be `step` or less: when `step` is
-  /// at most ``halo``, every edge a segment of that length ending at the point can cross.
+  /// Whether the segment from (lat0, lon0) in sub-cell `from` to (lat1, lon1) in sub-cell `to`,
+  /// both in the cell, may meet an edge: false when both ends are in one sub-cell or in two
+  /// side by side and the side test dismisses every edge they list. The common case, a step that
+  /// meets nothing, without a call or a write.
   @inline(__always)
-  func margin(
-    row: Int, column: Int, latitude: Double, longitude: Double, step: Double, _ candidate: (Int) -> Void
-  ) -> Double {
-    let s = row * columns + column
-    let rectangleSouth = south + Double(row) * rowHeight
-    let rectangleWest = west + Double(column) * columnWidth
-    let border = min(
-      min(latitude - rectangleSouth, rectangleSouth + rowHeight - latitude) * metresPerDegreeLatitude,
-      min(longitude - rectangleWest, rectangleWest + columnWidth - longitude) * metresPerDegreeLongitude)
-    let reach = max(0, border) + halo + clearance[s]
-    var squared = reach * reach
-    // safeDistance(√d²) ≤ step exactly when d² ≤ this (with room for the rounding of the square).
-    let within = (step + 1e-6) / (1 - 1e-9) * (1 + 1e-12)
-    let withinSquared = within * within
-    let (mLat, mLon) = (metresPerDegreeLatitude, metresPerDegreeLongitude)
-    near.withUnsafeBufferPointer { near in
+  func mayMeetAny(
+    from: (row: Int, column: Int), to: (row: Int, column: Int), lat0: Double, lon0: Double, lat1: Double,
+    lon1: Double
+  ) -> Bool {
+    let a = from.row * columns + from.column
+    let b = to.row * columns + to.column
+    guard a == b || abs(from.row - to.row) + abs(from.column - to.column) == 1 else { return true }
+    return lines.withUnsafeBufferPointer { lines in
       subEdges.withUnsafeBufferPointer { list in
-        for k in Int(subStart[s])..<Int(subStart[s + 1]) {
-          let index = Int(list[k])
-          let e = near[index]
-          let ax = (longitude - e.longitude) * mLon
-          let ay = (latitude - e.latitude) * mLat
-          let t = min(1, max(0, (ax * e.east + ay * e.north) * e.inverseLengthSquared))
-          let px = ax - t * e.east
-          let py = ay - t * e.north
-          let d = px * px + py * py
-          squared = min(squared, d)
-          if d <= withinSquared { candidate(index) }
+        for k in Int(subStart[b])..<Int(subStart[b + 1])
+        where Self.mayMeet(lines[Int(list[k])], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) {
+          return true
         }
+        guard a != b else { return false }
+        for k in Int(subStart[a])..<Int(subStart[a + 1])
+        where Self.mayMeet(lines[Int(list[k])], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) {
+          return true
+        }
+        return false
       }
     }
-    return Self.safeDistance(squared.squareRoot())
   }
 
-  /// ``margin(row:column:latitude:longitude:step:_:)`` without candidates.
-  @inline(__always)
-  func margin(row: Int, column: Int, latitude: Double, longitude: Double) -> Double {
-    margin(row: row, column: column, latitude: latitude, longitude: longitude, step: -.infinity) { _ in }
-  }
-
-  /// A distance made safe against its rounding: never more than the exact distance. The terms are
-  /// differences of coordinates below 540° and products by at most 112 km a degree, each wrong by
-  /// under 10⁻⁸ m; an edge's longitude less its polygon's shift is off by at most half a unit in
-  /// the last place of 540° (6 nm); sub-cell borders are 10⁻¹² degrees (0.1 µm) off at most.
-  @inline(__always)
-  static func safeDistance(_ d: Double) -> Double {
-    d * (1 - 1e-9) - 1e-6
-  }
-
-  /// Calls `body` with every edge that may meet the path from sub-cell `from` to sub-cell `to`
-  /// (every sub-cell of the rectangle they span), each once.
+  /// Calls `body` with every edge the segment from (lat0, lon0) to (lat1, lon1) (longitudes of
+  /// the cell; either end may lie outside it) may meet within the cell: each edge of the sub-cells
+  /// the two ends span that the side test keeps, each once. Every edge when the span is larger
+  /// than ``largestSpan`` sub-cells.
   @inline(__always)
   func forEachEdge(
-    from: (row: Int, column: Int), to: (row: Int, column: Int), scratch: inout [Int32], _ body: (Int) -> Void
+    lat0: Double, lon0: Double, lat1: Double, lon1: Double, scratch: inout [Int32], _ body: (Int) -> Void
   ) {
-    if from == to {
-      let s = from.row * columns + from.column
-      for k in Int(subStart[s])..<Int(subStart[s + 1]) { body(Int(subEdges[k])) }
-      return
-    }
-    let rowRange = min(from.row, to.row)...max(from.row, to.row)
-    let columnRange = min(from.column, to.column)...max(from.column, to.column)
-    if rowRange.count * columnRange.count > 16 {
-      for e in 0..<count { body(e) }
-      return
-    }
-    scratch.removeAll(keepingCapacity: true)
-    for row in rowRange {
-      for column in columnRange {
-        let s = row * columns + column
-        scratch.append(contentsOf: subEdges[Int(subStart[s])..<Int(subStart[s + 1])])
+    let from = subCell(latitude: lat0, longitude: lon0)
+    let to = subCell(latitude: lat1, longitude: lon1)
+    lines.withUnsafeBufferPointer { lines in
+      if from == to {
+        let s = from.row * columns + from.column
+        subEdges.withUnsafeBufferPointer { list in
+          for k in Int(subStart[s])..<Int(subStart[s + 1]) {
+            let e = Int(list[k])
+            if Self.mayMeet(lines[e], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { body(e) }
+          }
+        }
+        return
       }
+      let rowRange = min(from.row, to.row)...max(from.row, to.row)
+      let columnRange = min(from.column, to.column)...max(from.column, to.column)
+      if rowRange.count * columnRange.count > Self.largestSpan {
+        for e in 0..<lines.count where Self.mayMeet(lines[e], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { body(e) }
+        return
+      }
+      scratch.removeAll(keepingCapacity: true)
+      for row in rowRange {
+        for column in columnRange {
+          let s = row * columns + column
+          for k in Int(subStart[s])..<Int(subStart[s + 1]) {
+            let e = subEdges[k]
+            if Self.mayMeet(lines[Int(e)], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { scratch.append(e) }
+          }
+        }
+      }
+      if scratch.count > 1 { scratch.sort() }
+      for (i, e) in scratch.enumerated() where i == 0 || scratch[i - 1] != e { body(Int(e)) }
     }
-    scratch.sort()
-    for (i, e) in scratch.enumerated() where i == 0 || scratch[i - 1] != e { body(Int(e)) }
   }
 
   /// How the segment (lon0, lat0) → (lon1, lat1) of the cell (longitudes of the cell; the edge's

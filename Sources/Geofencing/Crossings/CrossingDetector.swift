@@ -204,6 +204,10 @@ public struct CrossingDetector: Sendable {
     // Set when a fix passed without a look: the previous fix's coordinates are then not known.
     var moved = false
     let firstIndex = fixCount
+    let walks = !cell.polygonSlots.isEmpty
+    let edges = cell.polygonEdges
+    // The sub-cell of the fix before, for the walk: each fix's is computed once.
+    var before = walks ? edges.subCell(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude) : (0, 0)
     while j < fixes.count {
       // Fields, not the whole fix: a copy of the 40-byte struct went through the stack, and
       // reading part of it back stalled on store forwarding in portable builds (measured: 20
@@ -212,14 +216,25 @@ public struct CrossingDetector: Sendable {
       let latitude = fixes[j].coordinate.latitude
       let longitude = fixes[j].coordinate.longitude
       guard time >= beforeTime, time.isFinite, cell.contains(latitude: latitude, longitude: longitude) else { break }
+      if walks {
+        let here = edges.subCell(latitude: latitude, longitude: longitude)
+        let previous = j == start ? last.coordinate : fixes[j - 1].coordinate
+        if edges.hasWidePolygons
+          || edges.mayMeetAny(
+            from: before, to: here, lat0: previous.latitude, lon0: previous.longitude, lat1: latitude, lon1: longitude)
+        {
+          settlePolygons(cell, from: j == start ? last : fixes[j - 1], to: fixes[j])
+        }
+        before = here
+      }
       if cache.isQuiet(cell, latitude: latitude, longitude: longitude) {
         moved = true
       } else {
         if moved { previousCartesianIsValid = false }
         moved = false
         look(cell, from: j == start ? last : fixes[j - 1], to: fixes[j])
-        if !pending.isEmpty { flush(into: &crossings, fromFix: firstIndex + (j - start) - 1) }
       }
+      if !pending.isEmpty { flush(into: &crossings, fromFix: firstIndex + (j - start) - 1) }
       beforeTime = time
       j += 1
     }
@@ -268,6 +283,7 @@ public struct CrossingDetector: Sendable {
 
   @inline(__always)
   private mutating func advanceWithinCell(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix) {
+    if !cell.polygonSlots.isEmpty { walkPolygons(cell, from: last, to: fix) }
     if cache.isQuiet(cell, latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude) {
       previousCartesianIsValid = false
     } else {
@@ -275,37 +291,47 @@ public struct CrossingDetector: Sendable {
     }
   }
 
-  /// Settles the segment from `last` to `fix`, both in `cell`: the polygons whose boundary passes
-  /// through the cell, then the circles, and sets the quiet ellipse around `fix` from the least
-  /// margin of both.
+  /// Settles the circles of `cell` on the segment from `last` to `fix`, both in the cell, and
+  /// sets the quiet ellipse around `fix` from their least margin (the polygons are settled at
+  /// every fix, by ``walkPolygons(_:from:to:)``).
   @inline(__always)
   private mutating func look(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix) {
-    let step = cell.stepBound(from: last.coordinate, to: fix.coordinate)
-    let margin = cell.polygonSlots.isEmpty ? Double.infinity : settlePolygons(cell, from: last, to: fix, step: step)
     if cell.circles.isEmpty {
-      // Polygons only: nothing for the circle filter to do.
-      cache.looked(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, margin: margin)
+      // Polygons only: nothing for the circle filter to do, quiet until the cell changes.
+      cache.looked(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, margin: .infinity)
       previousCartesianIsValid = false
       return
     }
-    scan(cell, from: last, to: fix, step: step, margin: margin)
+    let step = cell.stepBound(from: last.coordinate, to: fix.coordinate)
+    scan(cell, from: last, to: fix, step: step)
   }
 
   /// Settles each polygon whose boundary passes through `cell` on the segment from `last` to
-  /// `fix` (both in the cell, at most `step` apart in the step norm), recording its crossings, and
-  /// returns a lower bound of the distance from `fix` to those boundaries in the cell.
-  ///
-  /// The bound comes from the fix's sub-cell (``CellPolygonEdges/margin(row:column:latitude:longitude:)``):
-  /// beyond the step, no edge can have been crossed. Otherwise every edge filed in the sub-cells
-  /// the segment spans is tested for a proper crossing (exact orientations,
-  /// ``CellPolygonEdges/crossing(_:lon0:lat0:lon1:lat1:)``), each of which changes its polygon's
-  /// state; a polygon whose edge the segment may touch other than by a proper crossing is solved
-  /// in general (``solvePolygon(_:slot:path:wasInside:)``), as is a polygon too wide for the
-  /// cell's shifted coordinates.
+  /// `fix`, both in the cell: the segment stays in the sub-cells its ends span, so only the edges
+  /// they list can have been crossed, and the side test dismisses most of those at once
+  /// (``CellPolygonEdges/forEachEdge(lat0:lon0:lat1:lon1:scratch:_:)``). When it dismisses every
+  /// one and no polygon is too wide for the cell's shifted coordinates, nothing was crossed.
+  @inline(__always)
+  private mutating func walkPolygons(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix) {
+    let edges = cell.polygonEdges
+    if edges.hasWidePolygons
+      || edges.mayMeetAny(
+        from: edges.subCell(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude),
+        to: edges.subCell(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude),
+        lat0: last.coordinate.latitude, lon0: last.coordinate.longitude, lat1: fix.coordinate.latitude,
+        lon1: fix.coordinate.longitude)
+    {
+      settlePolygons(cell, from: last, to: fix)
+    }
+  }
+
+  /// ``walkPolygons(_:from:to:)`` when an edge may have been met: every edge the side test keeps
+  /// is tested exactly for a proper crossing (``CellPolygonEdges/crossing(_:lon0:lat0:lon1:lat1:)``),
+  /// each of which changes its polygon's state; a polygon whose edge the segment may touch other
+  /// than by a proper crossing is solved in general (``solvePolygon(_:slot:path:wasInside:)``), as
+  /// is a polygon too wide for the cell's shifted coordinates.
   @inline(never)
-  private mutating func settlePolygons(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix, step: Double)
-    -> Double
-  {
+  private mutating func settlePolygons(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix) {
     let edges = cell.polygonEdges
     let latitude = fix.coordinate.latitude
     let longitude = fix.coordinate.longitude
@@ -319,36 +345,16 @@ public struct CrossingDetector: Sendable {
         cache.polygonInside[k] = solvePolygon(polygon, slot: slot, path: segment, wasInside: cache.polygonInside[k])
       }
     }
-    let here = edges.subCell(latitude: latitude, longitude: longitude)
     polygonHits.clearKeepingCapacity()
     let (lon0, lat0) = (last.coordinate.longitude, last.coordinate.latitude)
-    let margin: Double
-    if step <= edges.halo {
-      // One pass over the fix's sub-cell: its distances, and the crossing test for the edges
-      // within the step, which are every edge the segment can cross.
-      margin = edges.margin(row: here.row, column: here.column, latitude: latitude, longitude: longitude, step: step) {
-        e in
-        switch edges.crossing(e, lon0: lon0, lat0: lat0, lon1: longitude, lat1: latitude) {
-        case nil: polygonHits.append(PolygonHit(polygon: edges.edges[e].polygon, u: .infinity))
-        case let u? where u >= 0: polygonHits.append(PolygonHit(polygon: edges.edges[e].polygon, u: u))
-        default: break
-        }
-      }
-    } else {
-      margin = edges.margin(row: here.row, column: here.column, latitude: latitude, longitude: longitude)
-      if margin > step { return edges.hasWidePolygons ? 0 : margin }
-      // A long step: every edge of the sub-cells the segment spans.
-      let before = edges.subCell(latitude: lat0, longitude: lon0)
-      edges.forEachEdge(from: before, to: here, scratch: &slotBuffer) { e in
-        let k = edges.edges[e].polygon
-        switch edges.crossing(e, lon0: lon0, lat0: lat0, lon1: longitude, lat1: latitude) {
-        case nil: polygonHits.append(PolygonHit(polygon: k, u: .infinity))
-        case let u? where u >= 0: polygonHits.append(PolygonHit(polygon: k, u: u))
-        default: break
-        }
+    edges.forEachEdge(lat0: lat0, lon0: lon0, lat1: latitude, lon1: longitude, scratch: &slotBuffer) { e in
+      switch edges.crossing(e, lon0: lon0, lat0: lat0, lon1: longitude, lat1: latitude) {
+      case nil: polygonHits.append(PolygonHit(polygon: edges.edges[e].polygon, u: .infinity))
+      case let u? where u >= 0: polygonHits.append(PolygonHit(polygon: edges.edges[e].polygon, u: u))
+      default: break
       }
     }
-    guard !polygonHits.isEmpty else { return edges.hasWidePolygons ? 0 : margin }
+    guard !polygonHits.isEmpty else { return }
     if polygonHits.count > 1 {
       polygonHits.sort { a, b in a.polygon != b.polygon ? a.polygon < b.polygon : a.u < b.u }
     }
@@ -382,14 +388,13 @@ public struct CrossingDetector: Sendable {
       }
       cache.polygonInside[k] = state
     }
-    return edges.hasWidePolygons ? 0 : margin
   }
 
   /// Looks at every circle of the cell at `fix` (the filter, then the exact test for the few it
   /// leaves), records crossings on the segment of length at most `step` that ends there, and sets
-  /// the quiet ellipse around `fix`, no larger than `margin` (the polygons' own).
+  /// the quiet ellipse around `fix`.
   private mutating func scan(
-    _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix, step: Double, margin polygonMargin: Double
+    _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix, step: Double
   ) {
     // The filter's point through the cell's quadratic map when it has one; the exact
     // Earth-centred coordinates only if a circle needs the exact test.
@@ -410,7 +415,7 @@ public struct CrossingDetector: Sendable {
     var p = exact
     var p0: SIMD3<Double>?
     var path: PathSegment?
-    var least = polygonMargin
+    var least = Double.infinity
     var first = 0
     repeat {
       // ``look(at:in:from:step:states:)`` written out: through a shared helper (static, or a
@@ -633,26 +638,22 @@ public struct CrossingDetector: Sendable {
     for (k, slot) in old.touchingPolygonSlots.enumerated() where old.touchingPolygonCoverage[k] != .boundary {
       insideBySlot[slot] = old.touchingPolygonCoverage[k] == .inside
     }
-    // The polygons the segment may cross: those with an edge within its length of its start
-    // among the old cell's edges, or of its end among the new cell's (a crossing point lies in
-    // one of the two cells, on an edge that cell lists, within the length of that end). Each
-    // cell's sub-cell lists every edge within its halo, so a segment no longer than both halos
-    // finds them in one sub-cell each; otherwise every boundary polygon of both cells is a
-    // candidate.
+    // The polygons the segment may cross: those with an edge the segment may meet in either
+    // cell. The segment's part in a cell lies in the rectangle of sub-cells its two ends span
+    // there (indices clamped to the cell's grid), as long as its longitudes do not wrap;
+    // otherwise, or when a cell cannot tell, every boundary polygon of both cells is a candidate.
     nearSlots.clearKeepingCapacity()
-    /// Adds the polygons with an edge of `cell` within `length` of `point`; false when the
-    /// sub-cell cannot tell.
-    func collect(_ cell: CellCandidates, near point: Coordinate) -> Bool {
+    /// Adds the polygons with an edge of `cell` the segment may meet; false when the cell
+    /// cannot tell.
+    func collect(_ cell: CellCandidates) -> Bool {
       let edges = cell.polygonEdges
-      guard !edges.hasWidePolygons, length <= edges.halo else { return false }
-      guard edges.count > 0 else { return true }
-      let here = edges.subCell(latitude: point.latitude, longitude: point.longitude)
-      _ = edges.margin(row: here.row, column: here.column, latitude: point.latitude, longitude: point.longitude, step: length) {
-        e in nearSlots.append(cell.polygonSlots[Int(edges.edges[e].polygon)])
-      }
+      guard !edges.hasWidePolygons, abs(fix.longitude - last.longitude) <= 180 else { return false }
+      edges.forEachEdge(
+        lat0: last.latitude, lon0: last.longitude, lat1: fix.latitude, lon1: fix.longitude, scratch: &slotBuffer
+      ) { e in nearSlots.append(cell.polygonSlots[Int(edges.edges[e].polygon)]) }
       return true
     }
-    let all = !collect(old, near: last) || !collect(next, near: fix)
+    let all = !collect(old) || !collect(next)
     let box = path.box
     if all {
       // Both cells' boundary polygons, merged by slot (both ascending), each once.

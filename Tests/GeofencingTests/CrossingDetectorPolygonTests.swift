@@ -1,0 +1,127 @@
+import Geodesy
+import Geofencing
+import SeededRandom
+import Testing
+
+/// The detector's polygon states at every fix against the polygons' own containment, where
+/// boundaries are dense: 160 polygons (8–64 vertices, some with holes, some in two parts)
+/// packed around a random walk, so that a grid cell holds thousands of edges and most steps pass
+/// near one. The walk mixes short steps, long jumps and fixes put exactly on vertices, on the
+/// midpoints of edges and back on the previous fix, at the antimeridian, near a pole and on the
+/// prime meridian, at several grid levels.
+@Suite("Crossing detector among dense polygons")
+struct CrossingDetectorPolygonTests {
+  static let places: [(latitude: Double, longitude: Double)] = [(0.2, 179.995), (88.7, 40), (-33.9, 18.4), (51.48, -0.002)]
+
+  /// A star-shaped ring of `count` vertices at distances `radii` (metres) around `centre`,
+  /// counter-clockwise unless `clockwise`, through the geodesic direct problem (so a ring near a
+  /// pole or across the antimeridian has its real shape).
+  static func ring(
+    _ rng: inout SeededGenerator, around centre: Coordinate, count: Int, radii: ClosedRange<Double>, clockwise: Bool
+  ) throws -> [Coordinate] {
+    try (0..<count).map { k in
+      let turn = (Double(k) + rng.uniform(0...0.8)) / Double(count) * 360
+      let azimuth = clockwise ? turn : 360 - turn
+      return try #require(Geodesic.wgs84.direct(from: centre, azimuth: azimuth, distance: rng.uniform(radii))).destination
+    }
+  }
+
+  static func polygons(near fixes: [LocationFix], count: Int, _ rng: inout SeededGenerator) throws -> [PolygonRegion] {
+    var regions: [PolygonRegion] = []
+    for i in 0..<count {
+      let near = fixes[Int(rng.uniform(0...Double(fixes.count) - 1e-9))].coordinate
+      let radius = Double.exp(rng.uniform(Double.log(15)...Double.log(1_500)))
+      let centre = try #require(
+        Geodesic.wgs84.direct(from: near, azimuth: rng.uniform(0...360), distance: rng.uniform(0...(1.2 * radius))))
+        .destination
+      var parts: [PolygonRegion.Polygon] = []
+      for part in 0..<(i % 7 == 0 ? 2 : 1) {
+        let c =
+          part == 0 ? centre : try #require(Geodesic.wgs84.direct(from: centre, azimuth: 90, distance: 2.6 * radius)).destination
+        let exterior = try ring(&rng, around: c, count: 8 + Int(rng.next() % 57), radii: 0.8 * radius...radius, clockwise: false)
+        let holes = i % 5 == 0 ? [try ring(&rng, around: c, count: 5, radii: 0.2 * radius...0.35 * radius, clockwise: true)] : []
+        parts.append(PolygonRegion.Polygon(exterior: exterior, holes: holes))
+      }
+      regions.append(try PolygonRegion(identifier: RegionIdentifier("p\(i)"), polygons: parts))
+    }
+    return regions
+  }
+
+  /// A walk of `count` fixes a second apart from `start`: steps of 1–25 m, a jump of 200–900 m
+  /// every 150 fixes, and now and then a fix exactly on a vertex of a polygon, on the midpoint of
+  /// one of its edges in latitude and longitude, or repeated.
+  static func walk(
+    from start: Coordinate, count: Int, polygons: [PolygonRegion], _ rng: inout SeededGenerator
+  ) throws -> [LocationFix] {
+    var position = start
+    var azimuth = rng.uniform(0...360)
+    var fixes: [LocationFix] = []
+    for k in 0..<count {
+      fixes.append(LocationFix(time: 1_700_000_000 + Double(k), coordinate: position))
+      azimuth += rng.uniform(-30...30)
+      switch polygons.isEmpty ? 0 : k % 97 {
+      case 40:
+        // Onto a vertex of a polygon near the track, then on from there.
+        let ring = polygons[Int(rng.next() % UInt64(polygons.count))].polygons[0].exterior
+        position = ring[Int(rng.next() % UInt64(ring.count))]
+      case 70:
+        let ring = polygons[Int(rng.next() % UInt64(polygons.count))].polygons[0].exterior
+        let j = Int(rng.next() % UInt64(ring.count))
+        let (a, b) = (ring[j], ring[(j + 1) % ring.count])
+        if abs(a.longitude - b.longitude) < 180 {
+          position = try Coordinate(latitude: (a.latitude + b.latitude) / 2, longitude: (a.longitude + b.longitude) / 2)
+        }
+      case 85:
+        break  // the same position again
+      default:
+        let step = k % 150 == 149 ? rng.uniform(200...900) : rng.uniform(1...25)
+        position = try #require(Geodesic.wgs84.direct(from: position, azimuth: azimuth, distance: step)).destination
+      }
+    }
+    return fixes
+  }
+
+  @Test(arguments: 0..<4)
+  func statesAgreeWithContainmentAtEveryFix(place: Int) throws {
+    var rng = SeededGenerator(seed: UInt64(70 + place))
+    let (latitude, longitude) = Self.places[place]
+    let start = try Coordinate(latitude: latitude, longitude: longitude)
+    // Polygons along a first walk, then the walk that is checked, through them.
+    let scout = try Self.walk(from: start, count: 600, polygons: [], &rng)
+    let polygons = try Self.polygons(near: scout, count: 160, &rng)
+    let fixes = try Self.walk(from: start, count: 1_500, polygons: polygons, &rng)
+    let regions = polygons.map(Region.polygon)
+    var batch: [RegionCrossing]?
+    for level in [nil, 10, 16] as [Int?] {
+      var detector = CrossingDetector(regions: RegionIndex(regions, configuration: .init(gridLevel: level)))
+      var crossings: [RegionCrossing] = []
+      try detector.process(fixes, into: &crossings)
+      var inside = Dictionary(uniqueKeysWithValues: polygons.map { ($0.identifier, $0.contains(fixes[0].coordinate)) })
+      var next = 0
+      var mismatches: [String] = []
+      for k in 1..<fixes.count {
+        while next < crossings.count && crossings[next].toFix == k {
+          let c = crossings[next]
+          #expect((c.direction == .enter) != inside[c.region], "\(c.region) at fix \(k): enter and exit alternate")
+          inside[c.region] = c.direction == .enter
+          next += 1
+        }
+        for polygon in polygons where inside[polygon.identifier] != polygon.contains(fixes[k].coordinate) {
+          mismatches.append("\(polygon.identifier) at fix \(k)")
+        }
+      }
+      #expect(mismatches.isEmpty, "level \(level.map(String.init) ?? "auto"): \(mismatches.count) (fix, polygon) states differ, first \(mismatches.prefix(3))")
+      #expect(crossings.count > 100, "the walk should cross boundaries")
+      if level == nil {
+        batch = crossings
+        // Fix by fix gives the same crossings as the batch entry point.
+        var one = CrossingDetector(regions: RegionIndex(regions))
+        var single: [RegionCrossing] = []
+        for fix in fixes { try one.process(fix, into: &single) }
+        #expect(single == crossings)
+      } else if let batch {
+        #expect(crossings.map { "\($0.region) \($0.direction) \($0.fromFix)" } == batch.map { "\($0.region) \($0.direction) \($0.fromFix)" })
+      }
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import Geodesy
+import SeededRandom
+import Testing
+
+@testable import Geofencing
+
+/// The floating-point side test that dismisses most polygon edges before the exact test
+/// (``CellPolygonEdges/mayMeet(_:lat0:lon0:lat1:lon1:)``): whenever it dismisses an edge, the
+/// exact orientations of both ends of the segment against the edge's line
+/// (``PlanarOrientation``, on the shifted longitudes the exact crossing test uses) are equal and
+/// not zero. Checked on points a few units in the last place from edges' lines, in cells whose
+/// polygons are shifted by whole turns (across the antimeridian), near a pole, and at latitude and
+/// longitude 0, where coordinates are fine enough for a point to lie closer to a line than the
+/// rounding of the products (there the side test without its bound dismisses edges it meets).
+@Suite("Polygon side test")
+struct PolygonSideTestTests {
+  static let places: [(latitude: Double, longitude: Double, level: Int)] = [
+    (0.1, 179.99, 11), (0.1, -179.99, 12), (45.3, 7.2, 12), (-72.5, -60.1, 10), (88.9, 100, 8), (0.0003, -0.0002, 12),
+  ]
+
+  @Test(arguments: 0..<6)
+  func aDismissedEdgeIsNeverTouched(place: Int) throws {
+    var rng = SeededGenerator(seed: UInt64(90 + place))
+    let (latitude, longitude, level) = Self.places[place]
+    let centre = try Coordinate(latitude: latitude, longitude: longitude)
+    var regions: [Region] = []
+    for i in 0..<12 {
+      let radius = rng.uniform(50...3_000)
+      let middle = try #require(Geodesic.wgs84.direct(from: centre, azimuth: rng.uniform(0...360), distance: rng.uniform(0...2_000)))
+      let ring = try (0..<(8 + i * 4)).map { k in
+        try #require(
+          Geodesic.wgs84.direct(
+            from: middle.destination, azimuth: 360 - Double(k) * 360 / Double(8 + i * 4), distance: radius * rng.uniform(0.7...1)))
+          .destination
+      }
+      regions.append(.polygon(try PolygonRegion(identifier: RegionIdentifier("p\(i)"), exterior: ring)))
+    }
+    let index = RegionIndex(regions, configuration: .init(gridLevel: level))
+    var scratch: [Int32] = []
+    let cell = CellCandidates(key: GridCell.key(latitude: latitude, longitude: longitude, level: level), regions: index, scratch: &scratch)
+    let edges = cell.polygonEdges
+    try #require(edges.count > 20, "the cell should hold edges")
+    let width = cell.box.east - cell.box.west
+    let height = cell.box.north - cell.box.south
+    var dismissed = 0
+    var dismissedNear = 0
+    var wrong: [String] = []
+    let offsets: [Double] = [0, 1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-9]
+    for (e, line) in edges.lines.enumerated() {
+      let edge = edges.edges[e]
+      for _ in 0..<500 {
+        // Two points of the edge's line (in the cell or its neighbours), each moved off it by a
+        // tiny amount, sometimes not at all, sometimes exactly a vertex.
+        func point() -> (latitude: Double, longitude: Double) {
+          if rng.next() % 10 == 0 {
+            return rng.next() % 2 == 0 ? (edge.y0, edge.x0 - edge.shift) : (edge.y1, edge.x1 - edge.shift)
+          }
+          let t = rng.uniform(-0.5...1.5)
+          let d = offsets[Int(rng.next() % UInt64(offsets.count))] * rng.uniform(-8...8)
+          let f = offsets[Int(rng.next() % UInt64(offsets.count))] * rng.uniform(-8...8)
+          let lat = line.latitude + t * line.north + d
+          let lon = line.longitude + t * line.east + f
+          return (
+            min(max(lat, cell.box.south - height), cell.box.north + height),
+            min(max(lon, cell.box.west - width), cell.box.east + width)
+          )
+        }
+        let p0 = point()
+        let p1 = rng.next() % 3 == 0 ? p0 : point()
+        guard !CellPolygonEdges.mayMeet(line, lat0: p0.latitude, lon0: p0.longitude, lat1: p1.latitude, lon1: p1.longitude)
+        else { continue }
+        dismissed += 1
+        let c = PlanarOrientation.sign(edge.x0, edge.y0, edge.x1, edge.y1, p0.longitude + edge.shift, p0.latitude)
+        let d = PlanarOrientation.sign(edge.x0, edge.y0, edge.x1, edge.y1, p1.longitude + edge.shift, p1.latitude)
+        if c == 0 || c != d { wrong.append("edge \(e): \(p0) \(p1) signs \(c) \(d)") }
+        let far = max(abs(line.north * (p0.longitude - line.longitude) - line.east * (p0.latitude - line.latitude)),
+                      abs(line.north * (p1.longitude - line.longitude) - line.east * (p1.latitude - line.latitude)))
+        if far < 1e-9 * (abs(line.east) + abs(line.north)) { dismissedNear += 1 }
+      }
+    }
+    #expect(wrong.isEmpty, "\(wrong.count) dismissed edges the segment meets, first \(wrong.prefix(2))")
+    // The test reaches the bound: edges are dismissed with both ends within 10⁻⁹ degrees of them.
+    #expect(dismissedNear > 100, "\(dismissedNear) of \(dismissed) dismissals near the line")
+  }
+}
