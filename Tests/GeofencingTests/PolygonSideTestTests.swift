@@ -46,8 +46,8 @@ struct PolygonSideTestTests {
     var dismissedNear = 0
     var wrong: [String] = []
     let offsets: [Double] = [0, 1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-9]
-    for (e, line) in edges.lines.enumerated() {
-      let edge = edges.edges[e]
+    for (e, edge) in edges.edges.enumerated() {
+      let (x0, east, north) = (edge.x0 - edge.shift, edge.x1 - edge.x0, edge.y1 - edge.y0)
       for _ in 0..<500 {
         // Two points of the edge's line (in the cell or its neighbours), each moved off it by a
         // tiny amount, sometimes not at all, sometimes exactly a vertex.
@@ -58,8 +58,8 @@ struct PolygonSideTestTests {
           let t = rng.uniform(-0.5...1.5)
           let d = offsets[Int(rng.next() % UInt64(offsets.count))] * rng.uniform(-8...8)
           let f = offsets[Int(rng.next() % UInt64(offsets.count))] * rng.uniform(-8...8)
-          let lat = line.latitude + t * line.north + d
-          let lon = line.longitude + t * line.east + f
+          let lat = edge.y0 + t * north + d
+          let lon = x0 + t * east + f
           return (
             min(max(lat, cell.box.south - height), cell.box.north + height),
             min(max(lon, cell.box.west - width), cell.box.east + width)
@@ -67,15 +67,15 @@ struct PolygonSideTestTests {
         }
         let p0 = point()
         let p1 = rng.next() % 3 == 0 ? p0 : point()
-        guard !CellPolygonEdges.mayMeet(line, lat0: p0.latitude, lon0: p0.longitude, lat1: p1.latitude, lon1: p1.longitude)
+        guard !CellPolygonEdges.mayMeet(edge, lat0: p0.latitude, lon0: p0.longitude, lat1: p1.latitude, lon1: p1.longitude)
         else { continue }
         dismissed += 1
         let c = PlanarOrientation.sign(edge.x0, edge.y0, edge.x1, edge.y1, p0.longitude + edge.shift, p0.latitude)
         let d = PlanarOrientation.sign(edge.x0, edge.y0, edge.x1, edge.y1, p1.longitude + edge.shift, p1.latitude)
         if c == 0 || c != d { wrong.append("edge \(e): \(p0) \(p1) signs \(c) \(d)") }
-        let far = max(abs(line.north * (p0.longitude - line.longitude) - line.east * (p0.latitude - line.latitude)),
-                      abs(line.north * (p1.longitude - line.longitude) - line.east * (p1.latitude - line.latitude)))
-        if far < 1e-9 * (abs(line.east) + abs(line.north)) { dismissedNear += 1 }
+        let far = max(abs(north * (p0.longitude - x0) - east * (p0.latitude - edge.y0)),
+                      abs(north * (p1.longitude - x0) - east * (p1.latitude - edge.y0)))
+        if far < 1e-9 * (abs(east) + abs(north)) { dismissedNear += 1 }
       }
     }
     #expect(wrong.isEmpty, "\(wrong.count) dismissed edges the segment meets, first \(wrong.prefix(2))")

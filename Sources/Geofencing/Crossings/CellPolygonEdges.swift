@@ -17,38 +17,28 @@
 /// sub-cells list.
 ///
 /// **Rejection.** Most listed edges are dismissed by the side of their line each end of the
-/// segment lies on, in floating point with a bound on its rounding (``Line``): both ends farther
+/// segment lies on, in floating point with a bound on its rounding (``Edge``): both ends farther
 /// than the bound on one side means no contact at all, which the exact test
 /// (``crossing(_:lon0:lat0:lon1:lat1:)``) would also find. Only the rest are tested exactly.
 final class CellPolygonEdges: Sendable {
-  /// One edge: its ends in its polygon's projected coordinates (degrees), its polygon's shift and
-  /// its polygon (an index into ``shift``).
+  /// One edge: its ends in its polygon's projected coordinates (degrees), its polygon's shift, the
+  /// bound on the rounding of its side test (``mayMeet(_:lat0:lon0:lat1:lon1:)``) and its polygon
+  /// (an index into ``shift``). 56 bytes: everything the side test and the exact test read.
+  ///
+  /// The side value S = (x − x₀)·(y₁ − y₀) − (y − y₀)·(x₁ − x₀) of a point, with x its longitude
+  /// plus the shift rounded exactly as the exact test rounds it, computed in floating point differs
+  /// from the exact determinant by at most 4 ε of the products' magnitudes (ε = 2⁻⁵³: three
+  /// roundings in each product's factors and itself, one in the difference), with
+  /// |x − x₀| ≤ two cell widths plus |x₁ − x₀| and |y − y₀| ≤ two cell heights plus |y₁ − y₀| for
+  /// a point of the cell or a neighbour, as the edge meets the cell. ``bound`` is four times that.
   struct Edge: Sendable {
     var x0: Double
     var y0: Double
     var x1: Double
     var y1: Double
     var shift: Double
-    var polygon: Int32
-  }
-
-  /// What the side test needs of one edge, in the cell's own longitudes: its first end's
-  /// longitude less its polygon's shift, its first end's latitude, its vector (degrees) and the
-  /// bound on the rounding of the side value S = (x − x₀)·Δy − (y − y₀)·Δx of a point of the cell
-  /// or a neighbouring cell. 40 bytes.
-  ///
-  /// The exact test takes the point's projected x as the rounded sum of its longitude and the
-  /// shift, and the edge's ends as they are; S computed here from the rounded x₀ − shift, Δx and Δy
-  /// differs from that exact determinant by at most (|Δx| + |Δy|)·δ plus 8 ε of the products'
-  /// magnitudes (δ = 1.14 × 10⁻¹³, two half units in the last place below 1,024°; ε = 2⁻⁵³), with
-  /// |x − x₀| ≤ two cell widths plus |Δx| and |y − y₀| ≤ two cell heights plus |Δy|, as the edge
-  /// meets the cell. ``bound`` doubles both terms.
-  struct Line: Sendable {
-    var longitude: Double
-    var latitude: Double
-    var east: Double
-    var north: Double
     var bound: Double
+    var polygon: Int32
   }
 
   /// Whole turns (degrees, a multiple of 360) that take a longitude of the cell to polygon k's
@@ -57,8 +47,6 @@ final class CellPolygonEdges: Sendable {
   /// Whether some polygon has a NaN shift.
   let hasWidePolygons: Bool
   let edges: [Edge]
-  /// ``edges``' side-test records, in the same order.
-  let lines: [Line]
 
   /// The sub-cell grid: `rows` × `columns` over the cell's box, sub-cell (i, j) at i · columns + j
   /// listing `subEdges[subStart[s] ..< subStart[s + 1]]` (ascending).
@@ -90,7 +78,6 @@ final class CellPolygonEdges: Sendable {
     var shift: [Double] = []
     shift.reserveCapacity(polygons.count)
     var edges: [Edge] = []
-    var lines: [Line] = []
     var scratch: [Int32] = []
     for (k, (geometry, west)) in polygons.enumerated() {
       let planar = geometry.planar
@@ -103,20 +90,16 @@ final class CellPolygonEdges: Sendable {
       geometry.edgesMeeting(west: west, south: box.south, east: west + width, north: box.north, into: &scratch)
       for index in scratch {
         let e = geometry.edge(Int(index))
-        edges.append(Edge(x0: e.x, y0: e.y, x1: e.z, y1: e.w, shift: turns, polygon: Int32(k)))
-        let east = e.z - e.x
-        let north = e.w - e.y
-        let products = (2 * width + abs(east)) * abs(north) + (2 * height + abs(north)) * abs(east)
-        lines.append(
-          Line(
-            longitude: e.x - turns, latitude: e.y, east: east, north: north,
-            bound: 2 * ((abs(east) + abs(north)) * 1.14e-13 + products * 8 * 0x1p-53)))
+        let east = abs(e.z - e.x)
+        let north = abs(e.w - e.y)
+        let products = (2 * width + east) * north + (2 * height + north) * east
+        edges.append(
+          Edge(x0: e.x, y0: e.y, x1: e.z, y1: e.w, shift: turns, bound: 16 * 0x1p-53 * products, polygon: Int32(k)))
       }
     }
     self.shift = shift
     hasWidePolygons = shift.contains { $0.isNaN }
     self.edges = edges
-    self.lines = lines
     // About one sub-cell per edge, near-square in metres.
     let aspect = (width * metresPerDegreeLongitude) / (height * metresPerDegreeLatitude)
     let target = 4 * Double(max(1, edges.count))
@@ -127,7 +110,7 @@ final class CellPolygonEdges: Sendable {
     rowScale = Double(rows) / height
     columnScale = Double(columns) / width
     (subStart, subEdges) = Self.file(
-      lines, rows: rows, columns: columns, south: south, west: west, rowHeight: height / Double(rows),
+      edges, rows: rows, columns: columns, south: south, west: west, rowHeight: height / Double(rows),
       columnWidth: width / Double(columns))
   }
 
@@ -160,7 +143,7 @@ final class CellPolygonEdges: Sendable {
   /// longitudes, and the columns whose grown rectangles meet that interval list it. Then ordered by
   /// sub-cell, edges ascending.
   private static func file(
-    _ lines: [Line], rows: Int, columns: Int, south: Double, west: Double, rowHeight: Double, columnWidth: Double
+    _ edges: [Edge], rows: Int, columns: Int, south: Double, west: Double, rowHeight: Double, columnWidth: Double
   ) -> (start: [Int32], list: [Int32]) {
     // The sub-cells' own growth (the rounding of an index), and as much again for the rounding
     // of the clipping below: far beyond either.
@@ -169,33 +152,36 @@ final class CellPolygonEdges: Sendable {
     let rowScale = 1 / rowHeight
     let columnScale = 1 / columnWidth
     var pairs: [(cell: Int32, edge: Int32)] = []
-    pairs.reserveCapacity(lines.count * 3)
+    pairs.reserveCapacity(edges.count * 3)
     var start = [Int32](repeating: 0, count: rows * columns + 1)
     func index(_ offset: Double, scale: Double, count: Int) -> Int {
       let i = offset * scale
       return i > 0 ? min(count - 1, Int(min(i, 1e9))) : 0
     }
-    for (e, line) in lines.enumerated() {
-      let (x0, y0) = (line.longitude, line.latitude)
-      let y1 = line.latitude + line.north
+    for (e, edge) in edges.enumerated() {
+      // In the cell's longitudes (rounded: the filing's growth is far beyond that).
+      let (x0, y0) = (edge.x0 - edge.shift, edge.y0)
+      let y1 = edge.y1
+      let east = edge.x1 - edge.x0
+      let north = edge.y1 - edge.y0
       let firstRow = index(min(y0, y1) - growY - south, scale: rowScale, count: rows)
       let lastRow = index(max(y0, y1) + growY - south, scale: rowScale, count: rows)
       for row in firstRow...lastRow {
         // The part of the edge within the row's grown band: parameters where it enters and leaves.
         var low = 0.0
         var high = 1.0
-        if line.north != 0 {
+        if north != 0 {
           let bandSouth = south + Double(row) * rowHeight - growY
           let bandNorth = south + Double(row + 1) * rowHeight + growY
-          let a = (bandSouth - y0) / line.north
-          let b = (bandNorth - y0) / line.north
+          let a = (bandSouth - y0) / north
+          let b = (bandNorth - y0) / north
           low = max(0, min(a, b))
           high = min(1, max(a, b))
           // An edge ending in the band's rounding: keep the row (listing costs only time).
           if low > high { (low, high) = (high, low) }
         }
-        let xa = x0 + low * line.east
-        let xb = x0 + high * line.east
+        let xa = x0 + low * east
+        let xb = x0 + high * east
         let firstColumn = index(min(xa, xb) - growX - west, scale: columnScale, count: columns)
         let lastColumn = index(max(xa, xb) + growX - west, scale: columnScale, count: columns)
         for column in firstColumn...lastColumn {
@@ -215,14 +201,16 @@ final class CellPolygonEdges: Sendable {
     return (start, list)
   }
 
-  /// Whether the segment from (lat0, lon0) to (lat1, lon1), longitudes of the cell, may meet the
-  /// edge of side-test record `line`: false only when both ends lie beyond the rounding bound on
-  /// one side of its line, where the exact test finds no contact either.
+  /// Whether the segment from (lat0, lon0) to (lat1, lon1), longitudes of the cell, may meet
+  /// `edge`: false only when both ends lie beyond the rounding bound on one side of its line, where
+  /// the exact test finds no contact either.
   @inline(__always)
-  static func mayMeet(_ line: Line, lat0: Double, lon0: Double, lat1: Double, lon1: Double) -> Bool {
-    let s0 = (lon0 - line.longitude) * line.north - (lat0 - line.latitude) * line.east
-    let s1 = (lon1 - line.longitude) * line.north - (lat1 - line.latitude) * line.east
-    return !(min(s0, s1) > line.bound || max(s0, s1) < -line.bound)
+  static func mayMeet(_ edge: Edge, lat0: Double, lon0: Double, lat1: Double, lon1: Double) -> Bool {
+    let east = edge.x1 - edge.x0
+    let north = edge.y1 - edge.y0
+    let s0 = ((lon0 + edge.shift) - edge.x0) * north - (lat0 - edge.y0) * east
+    let s1 = ((lon1 + edge.shift) - edge.x0) * north - (lat1 - edge.y0) * east
+    return !(min(s0, s1) > edge.bound || max(s0, s1) < -edge.bound)
   }
 
   /// Whether the segment from (lat0, lon0) in sub-cell `from` to (lat1, lon1) in sub-cell `to`,
@@ -237,15 +225,15 @@ final class CellPolygonEdges: Sendable {
     let a = from.row * columns + from.column
     let b = to.row * columns + to.column
     guard a == b || abs(from.row - to.row) + abs(from.column - to.column) == 1 else { return true }
-    return lines.withUnsafeBufferPointer { lines in
+    return edges.withUnsafeBufferPointer { edges in
       subEdges.withUnsafeBufferPointer { list in
         for k in Int(subStart[b])..<Int(subStart[b + 1])
-        where Self.mayMeet(lines[Int(list[k])], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) {
+        where Self.mayMeet(edges[Int(list[k])], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) {
           return true
         }
         guard a != b else { return false }
         for k in Int(subStart[a])..<Int(subStart[a + 1])
-        where Self.mayMeet(lines[Int(list[k])], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) {
+        where Self.mayMeet(edges[Int(list[k])], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) {
           return true
         }
         return false
@@ -263,13 +251,13 @@ final class CellPolygonEdges: Sendable {
   ) {
     let from = subCell(latitude: lat0, longitude: lon0)
     let to = subCell(latitude: lat1, longitude: lon1)
-    lines.withUnsafeBufferPointer { lines in
+    edges.withUnsafeBufferPointer { edges in
       if from == to {
         let s = from.row * columns + from.column
         subEdges.withUnsafeBufferPointer { list in
           for k in Int(subStart[s])..<Int(subStart[s + 1]) {
             let e = Int(list[k])
-            if Self.mayMeet(lines[e], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { body(e) }
+            if Self.mayMeet(edges[e], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { body(e) }
           }
         }
         return
@@ -277,7 +265,7 @@ final class CellPolygonEdges: Sendable {
       let rowRange = min(from.row, to.row)...max(from.row, to.row)
       let columnRange = min(from.column, to.column)...max(from.column, to.column)
       if rowRange.count * columnRange.count > Self.largestSpan {
-        for e in 0..<lines.count where Self.mayMeet(lines[e], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { body(e) }
+        for e in 0..<edges.count where Self.mayMeet(edges[e], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { body(e) }
         return
       }
       scratch.removeAll(keepingCapacity: true)
@@ -286,7 +274,7 @@ final class CellPolygonEdges: Sendable {
           let s = row * columns + column
           for k in Int(subStart[s])..<Int(subStart[s + 1]) {
             let e = subEdges[k]
-            if Self.mayMeet(lines[Int(e)], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { scratch.append(e) }
+            if Self.mayMeet(edges[Int(e)], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { scratch.append(e) }
           }
         }
       }
