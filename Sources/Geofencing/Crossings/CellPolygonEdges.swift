@@ -78,7 +78,6 @@ final class CellPolygonEdges: Sendable {
     var shift: [Double] = []
     shift.reserveCapacity(polygons.count)
     var edges: [Edge] = []
-    var scratch: [Int32] = []
     for (k, (geometry, west)) in polygons.enumerated() {
       let planar = geometry.planar
       if planar.box.east - planar.box.west > Self.widestShifted {
@@ -87,9 +86,7 @@ final class CellPolygonEdges: Sendable {
       }
       let turns = planar.turns(longitude: box.west)
       shift.append(turns)
-      geometry.edgesMeeting(west: west, south: box.south, east: west + width, north: box.north, into: &scratch)
-      for index in scratch {
-        let e = geometry.edge(Int(index))
+      geometry.forEachEdgeMeeting(west: west, south: box.south, east: west + width, north: box.north) { e in
         let east = abs(e.z - e.x)
         let north = abs(e.w - e.y)
         let products = (2 * width + east) * north + (2 * height + north) * east

@@ -328,13 +328,13 @@ final class PolygonGeometry: Sendable {
     }
   }
 
-  /// The edges (``edge(_:)``) that may meet the closed rectangle [west, east] ×
-  /// [south, north] of projected coordinates (never leaving out one that does), each once, in the
-  /// order of the band index.
-  func edgesMeeting(west: Double, south: Double, east: Double, north: Double, into out: inout [Int32]) {
-    out.removeAll(keepingCapacity: true)
-    forEachEdge(south: south, north: north) { index, e in
-      if Self.segment(e, meets: west, south, east, north) { out.append(Int32(index)) }
+  /// Calls `body` with every edge (x0, y0, x1, y1) that may meet the closed rectangle
+  /// [west, east] × [south, north] of projected coordinates (never leaving out one that does),
+  /// each once, in the order of the band index.
+  @inline(__always)
+  func forEachEdgeMeeting(west: Double, south: Double, east: Double, north: Double, _ body: (SIMD4<Double>) -> Void) {
+    forEachEdge(south: south, north: north) { _, e in
+      if Self.segment(e, meets: west, south, east, north) { body(e) }
     }
   }
 
