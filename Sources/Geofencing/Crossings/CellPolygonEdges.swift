@@ -219,21 +219,26 @@ final class CellPolygonEdges: Sendable {
     from: (row: Int, column: Int), to: (row: Int, column: Int), lat0: Double, lon0: Double, lat1: Double,
     lon1: Double
   ) -> Bool {
-    let a = from.row * columns + from.column
-    let b = to.row * columns + to.column
-    guard a == b || abs(from.row - to.row) + abs(from.column - to.column) == 1 else { return true }
+    let rows = abs(from.row - to.row)
+    let columns = abs(from.column - to.column)
+    guard rows + columns <= 1 else { return true }
+    let a = from.row &* self.columns &+ from.column
+    let b = to.row &* self.columns &+ to.column
+    // Sub-cell indices are within the grid (``subCell(latitude:longitude:)`` clamps them).
     return edges.withUnsafeBufferPointer { edges in
       subEdges.withUnsafeBufferPointer { list in
-        for k in Int(subStart[b])..<Int(subStart[b + 1])
-        where Self.mayMeet(edges[Int(list[k])], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) {
-          return true
+        subStart.withUnsafeBufferPointer { start in
+          for k in Int(start[b])..<Int(start[b &+ 1])
+          where Self.mayMeet(edges[Int(list[k])], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) {
+            return true
+          }
+          guard a != b else { return false }
+          for k in Int(start[a])..<Int(start[a &+ 1])
+          where Self.mayMeet(edges[Int(list[k])], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) {
+            return true
+          }
+          return false
         }
-        guard a != b else { return false }
-        for k in Int(subStart[a])..<Int(subStart[a + 1])
-        where Self.mayMeet(edges[Int(list[k])], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) {
-          return true
-        }
-        return false
       }
     }
   }

@@ -206,6 +206,7 @@ public struct CrossingDetector: Sendable {
     let firstIndex = fixCount
     let walks = !cell.polygonSlots.isEmpty
     let edges = cell.polygonEdges
+    let wide = walks && edges.hasWidePolygons
     // The sub-cell of the fix before, for the walk: each fix's is computed once.
     var before = walks ? edges.subCell(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude) : (0, 0)
     while j < fixes.count {
@@ -219,7 +220,7 @@ public struct CrossingDetector: Sendable {
       if walks {
         let here = edges.subCell(latitude: latitude, longitude: longitude)
         let previous = j == start ? last.coordinate : fixes[j - 1].coordinate
-        if edges.hasWidePolygons
+        if wide
           || edges.mayMeetAny(
             from: before, to: here, lat0: previous.latitude, lon0: previous.longitude, lat1: latitude, lon1: longitude)
         {
