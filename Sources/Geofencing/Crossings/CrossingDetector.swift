@@ -18,7 +18,8 @@ public import Geodesy
 /// **Streaming.** Memory is bounded by the index and the regions near the device, never by the
 /// track's length. In the steady state no allocation happens per fix for circles (the
 /// `CrossingDetector` benchmarks count mallocs); a fix in a grid cell that a polygon's boundary
-/// crosses costs one exact point-in-polygon test for that polygon, over the edges at its latitude.
+/// crosses costs a side test against the few edges that pass through its sub-cell of the cell, and
+/// only an edge the step may meet gets the exact intersection test.
 ///
 /// **Order.** Crossings of one segment are appended in time order (ties by identifier, then in the
 /// order of the path), so the same fixes and regions always give the same output.
