@@ -151,9 +151,8 @@ final class CellPolygonEdges: Sendable {
     var pairs: [(cell: Int32, edge: Int32)] = []
     pairs.reserveCapacity(edges.count * 3)
     var start = [Int32](repeating: 0, count: rows * columns + 1)
-    func index(_ offset: Double, scale: Double, count: Int) -> Int {
-      let i = offset * scale
-      return i > 0 ? min(count - 1, Int(min(i, 1e9))) : 0
+    @inline(__always) func index(_ offset: Double, scale: Double, count: Int) -> Int {
+      Int(min(max(offset * scale, 0), Double(count - 1)))
     }
     for (e, edge) in edges.enumerated() {
       // In the cell's longitudes (rounded: the filing's growth is far beyond that).
@@ -161,6 +160,7 @@ final class CellPolygonEdges: Sendable {
       let y1 = edge.y1
       let east = edge.x1 - edge.x0
       let north = edge.y1 - edge.y0
+      let inverseNorth = north != 0 ? 1 / north : 0
       let firstRow = index(min(y0, y1) - growY - south, scale: rowScale, count: rows)
       let lastRow = index(max(y0, y1) + growY - south, scale: rowScale, count: rows)
       for row in firstRow...lastRow {
@@ -170,8 +170,8 @@ final class CellPolygonEdges: Sendable {
         if north != 0 {
           let bandSouth = south + Double(row) * rowHeight - growY
           let bandNorth = south + Double(row + 1) * rowHeight + growY
-          let a = (bandSouth - y0) / north
-          let b = (bandNorth - y0) / north
+          let a = (bandSouth - y0) * inverseNorth
+          let b = (bandNorth - y0) * inverseNorth
           low = max(0, min(a, b))
           high = min(1, max(a, b))
           // An edge ending in the band's rounding: keep the row (listing costs only time).
