@@ -43,7 +43,8 @@ public struct FetchProfile: Hashable, Sendable {
   /// Seconds either side of a minute within which launches count toward a window's extent
   /// (assumption: 1,800 s).
   public var windowRadius: Double
-  /// The habit's early edge: this quantile of its launches' times of day (assumption: 0.02).
+  /// The habit's early edge: this quantile of its launches' times of day, extended below the
+  /// earliest launch when too few launches hold it (``LaunchHistory``; assumption: 0.02).
   public var habitEarlyQuantile: Double
   /// Days of launch history kept (assumption: 28).
   public var historyDays: Int

@@ -37,8 +37,10 @@ public struct LaunchHabit: Hashable, Sendable {
 /// sparse habit's launches make one window), split half-way between the habit cores it holds
 /// (runs whose density within ±``FetchProfile/habitRadius`` reaches ``FetchProfile/habitSupport``,
 /// more than two radii apart: the hours of an hourly user stay apart), and kept when its launches number at least
-/// ``FetchProfile/habitSupport`` a day; its launches (those inside it) give its early edge and
-/// median, its densest minute within ±``FetchProfile/habitRadius`` its peak. Runs do not wrap
+/// ``FetchProfile/habitSupport`` a day; its launches (those inside it) give its median and its
+/// early edge (their ``FetchProfile/habitEarlyQuantile``, extended below the earliest launch when
+/// they are too few to hold it: ``earlyEdge(_:_:median:quantile:)``), its densest minute within
+/// ±``FetchProfile/habitRadius`` its peak. Runs do not wrap
 /// around midnight. The observed period starts with the first launch's day.
 public struct LaunchHistory: Sendable {
   public let profile: FetchProfile
@@ -184,12 +186,32 @@ public struct LaunchHistory: Sendable {
       if !inside.isEmpty, inside.reduce(0, { $0 + $1.weight }) / dayWeight >= profile.habitSupport * (1 - 1e-12) {
         inside.sort { $0.second < $1.second }
         let total = inside.reduce(0) { $0 + $1.weight }
+        let median = Self.quantile(inside, total, 0.5)
         habits.append(LaunchHabit(
-          start: start, earlyEdge: Self.quantile(inside, total, profile.habitEarlyQuantile), median: Self.quantile(inside, total, 0.5),
-          end: stop, peakDensity: narrow[run].max() ?? 0, support: total / dayWeight, launches: inside.count, dayKind: kind))
+          start: start, earlyEdge: max(start, Self.earlyEdge(inside, total, median: median, quantile: profile.habitEarlyQuantile)),
+          median: median, end: stop, peakDensity: narrow[run].max() ?? 0, support: total / dayWeight,
+          launches: inside.count, dayKind: kind))
       }
     }
     return habits
+  }
+
+  /// The `q`-quantile of a habit's launch times (sorted, weighted), estimated so that a few
+  /// launches do not put it late. The earliest of n launches sits near the 1/(n + 1) quantile, so
+  /// a sample too small to hold the q-quantile (q < 1/(n + 1), n the weighted sample's effective
+  /// size (Σw)²/Σw²) would give its earliest launch; the quantile function is then taken as
+  /// straight between that launch at 1/(n + 1) and the median at 1/2, and followed down to q
+  /// (exact on average for launches spread evenly; for normally spread ones it takes back half
+  /// to two thirds of the sample's lateness, `HabitEarlyEdgeTests`). A sample large enough gives
+  /// its own quantile.
+  static func earlyEdge(_ values: [(second: Double, weight: Double)], _ total: Double, median: Double, quantile q: Double) -> Double {
+    let sample = quantile(values, total, q)
+    guard let earliest = values.first?.second else { return sample }
+    let squares = values.reduce(0) { $0 + $1.weight * $1.weight }
+    let effective = squares > 0 ? total * total / squares : 0
+    let level = 1 / (effective + 1)
+    guard q < level, level < 0.5 else { return sample }
+    return earliest - (median - earliest) * (level - q) / (0.5 - level)
   }
 
   /// The weighted `q`-quantile of sorted values (the first whose cumulative weight reaches q).
