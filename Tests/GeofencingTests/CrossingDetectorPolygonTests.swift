@@ -91,12 +91,14 @@ struct CrossingDetectorPolygonTests {
     let polygons = try Self.polygons(near: scout, count: 160, &rng)
     let fixes = try Self.walk(from: start, count: 1_500, polygons: polygons, &rng)
     let regions = polygons.map(Region.polygon)
+    // Each fix's containment, once for every grid level.
+    let truth = fixes.map { fix in polygons.map { $0.contains(fix.coordinate) } }
     var batch: [RegionCrossing]?
     for level in [nil, 10, 16] as [Int?] {
       var detector = CrossingDetector(regions: RegionIndex(regions, configuration: .init(gridLevel: level)))
       var crossings: [RegionCrossing] = []
       try detector.process(fixes, into: &crossings)
-      var inside = Dictionary(uniqueKeysWithValues: polygons.map { ($0.identifier, $0.contains(fixes[0].coordinate)) })
+      var inside = Dictionary(uniqueKeysWithValues: zip(polygons.map(\.identifier), truth[0]))
       var next = 0
       var mismatches: [String] = []
       for k in 1..<fixes.count {
@@ -106,7 +108,7 @@ struct CrossingDetectorPolygonTests {
           inside[c.region] = c.direction == .enter
           next += 1
         }
-        for polygon in polygons where inside[polygon.identifier] != polygon.contains(fixes[k].coordinate) {
+        for (p, polygon) in polygons.enumerated() where inside[polygon.identifier] != truth[k][p] {
           mismatches.append("\(polygon.identifier) at fix \(k)")
         }
       }
