@@ -97,7 +97,7 @@ final class CellPolygonEdges: Sendable {
     self.shift = shift
     hasWidePolygons = shift.contains { $0.isNaN }
     self.edges = edges
-    // About one sub-cell per edge, near-square in metres.
+    // About four sub-cells per edge, near-square in metres.
     let aspect = (width * metresPerDegreeLongitude) / (height * metresPerDegreeLatitude)
     let target = 4 * Double(max(1, edges.count))
     rows = edges.isEmpty ? 1 : min(Self.largestGrid, max(1, Int((target / aspect).squareRoot().rounded(.up))))
@@ -118,20 +118,18 @@ final class CellPolygonEdges: Sendable {
   /// outside the cell gets the sub-cell nearest to it in each axis.
   @inline(__always)
   func subCell(latitude: Double, longitude: Double) -> (row: Int, column: Int) {
-    Self.subCell(
-      latitude: latitude, longitude: longitude, south: south, west: west, rowScale: rowScale, columnScale: columnScale,
-      rows: rows, columns: columns)
+    (
+      Self.index(latitude - south, scale: rowScale, count: rows),
+      Self.index(longitude - west, scale: columnScale, count: columns)
+    )
   }
 
+  /// The row (or column) `offset` degrees from the grid's south (or west) edge falls in, `scale`
+  /// rows a degree: clamped as a double to 0 ... count − 1 (a point outside the cell, or rounding
+  /// at its border), then converted.
   @inline(__always)
-  private static func subCell(
-    latitude: Double, longitude: Double, south: Double, west: Double, rowScale: Double, columnScale: Double, rows: Int,
-    columns: Int
-  ) -> (row: Int, column: Int) {
-    // Clamped as doubles (a point outside the cell, or rounding at its border), then converted.
-    let r = min(max((latitude - south) * rowScale, 0), Double(rows - 1))
-    let c = min(max((longitude - west) * columnScale, 0), Double(columns - 1))
-    return (Int(r), Int(c))
+  private static func index(_ offset: Double, scale: Double, count: Int) -> Int {
+    Int(min(max(offset * scale, 0), Double(count - 1)))
   }
 
   /// Every edge filed in each sub-cell whose rectangle, grown by a billionth of its size (at least
@@ -151,9 +149,6 @@ final class CellPolygonEdges: Sendable {
     var pairs: [(cell: Int32, edge: Int32)] = []
     pairs.reserveCapacity(edges.count * 3)
     var start = [Int32](repeating: 0, count: rows * columns + 1)
-    @inline(__always) func index(_ offset: Double, scale: Double, count: Int) -> Int {
-      Int(min(max(offset * scale, 0), Double(count - 1)))
-    }
     for (e, edge) in edges.enumerated() {
       // In the cell's longitudes (rounded: the filing's growth is far beyond that).
       let (x0, y0) = (edge.x0 - edge.shift, edge.y0)
@@ -161,8 +156,8 @@ final class CellPolygonEdges: Sendable {
       let east = edge.x1 - edge.x0
       let north = edge.y1 - edge.y0
       let inverseNorth = north != 0 ? 1 / north : 0
-      let firstRow = index(min(y0, y1) - growY - south, scale: rowScale, count: rows)
-      let lastRow = index(max(y0, y1) + growY - south, scale: rowScale, count: rows)
+      let firstRow = Self.index(min(y0, y1) - growY - south, scale: rowScale, count: rows)
+      let lastRow = Self.index(max(y0, y1) + growY - south, scale: rowScale, count: rows)
       for row in firstRow...lastRow {
         // The part of the edge within the row's grown band: parameters where it enters and leaves.
         var low = 0.0
@@ -179,8 +174,8 @@ final class CellPolygonEdges: Sendable {
         }
         let xa = x0 + low * east
         let xb = x0 + high * east
-        let firstColumn = index(min(xa, xb) - growX - west, scale: columnScale, count: columns)
-        let lastColumn = index(max(xa, xb) + growX - west, scale: columnScale, count: columns)
+        let firstColumn = Self.index(min(xa, xb) - growX - west, scale: columnScale, count: columns)
+        let lastColumn = Self.index(max(xa, xb) + growX - west, scale: columnScale, count: columns)
         for column in firstColumn...lastColumn {
           let cell = row * columns + column
           pairs.append((Int32(cell), Int32(e)))
