@@ -207,7 +207,6 @@ public struct CrossingDetector: Sendable {
     let firstIndex = fixCount
     let walks = !cell.polygonSlots.isEmpty
     let edges = cell.polygonEdges
-    let wide = walks && edges.hasWidePolygons
     // The sub-cell of the fix before, for the walk: each fix's is computed once.
     var before = walks ? edges.subCell(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude) : (0, 0)
     while j < fixes.count {
@@ -220,13 +219,7 @@ public struct CrossingDetector: Sendable {
       guard time >= beforeTime, time.isFinite, cell.contains(latitude: latitude, longitude: longitude) else { break }
       if walks {
         let here = edges.subCell(latitude: latitude, longitude: longitude)
-        let previous = j == start ? last.coordinate : fixes[j - 1].coordinate
-        if wide
-          || edges.mayMeetAny(
-            from: before, to: here, lat0: previous.latitude, lon0: previous.longitude, lat1: latitude, lon1: longitude)
-        {
-          settlePolygons(cell, from: j == start ? last : fixes[j - 1], to: fixes[j])
-        }
+        walkPolygons(cell, from: j == start ? last : fixes[j - 1], to: fixes[j], subCells: (before, here))
         before = here
       }
       if cache.isQuiet(cell, latitude: latitude, longitude: longitude) {
@@ -285,7 +278,15 @@ public struct CrossingDetector: Sendable {
 
   @inline(__always)
   private mutating func advanceWithinCell(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix) {
-    if !cell.polygonSlots.isEmpty { walkPolygons(cell, from: last, to: fix) }
+    if !cell.polygonSlots.isEmpty {
+      let edges = cell.polygonEdges
+      walkPolygons(
+        cell, from: last, to: fix,
+        subCells: (
+          edges.subCell(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude),
+          edges.subCell(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+        ))
+    }
     if cache.isQuiet(cell, latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude) {
       previousCartesianIsValid = false
     } else {
@@ -295,7 +296,7 @@ public struct CrossingDetector: Sendable {
 
   /// Settles the circles of `cell` on the segment from `last` to `fix`, both in the cell, and
   /// sets the quiet ellipse around `fix` from their least margin (the polygons are settled at
-  /// every fix, by ``walkPolygons(_:from:to:)``).
+  /// every fix, by ``walkPolygons(_:from:to:subCells:)``).
   @inline(__always)
   private mutating func look(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix) {
     if cell.circles.isEmpty {
@@ -311,23 +312,26 @@ public struct CrossingDetector: Sendable {
   /// Settles each polygon whose boundary passes through `cell` on the segment from `last` to
   /// `fix`, both in the cell: the segment stays in the sub-cells its ends span, so only the edges
   /// they list can have been crossed, and the side test dismisses most of those at once
-  /// (``CellPolygonEdges/forEachEdge(lat0:lon0:lat1:lon1:scratch:_:)``). When it dismisses every
-  /// one and no polygon is too wide for the cell's shifted coordinates, nothing was crossed.
+  /// (``CellPolygonEdges/mayMeetAny(from:to:lat0:lon0:lat1:lon1:)``). When it dismisses every one
+  /// and no polygon is too wide for the cell's shifted coordinates, nothing was crossed.
+  ///
+  /// `subCells`: the sub-cells of `last` and `fix` (``CellPolygonEdges/subCell(latitude:longitude:)``).
   @inline(__always)
-  private mutating func walkPolygons(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix) {
+  private mutating func walkPolygons(
+    _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix,
+    subCells: (from: (row: Int, column: Int), to: (row: Int, column: Int))
+  ) {
     let edges = cell.polygonEdges
     if edges.hasWidePolygons
       || edges.mayMeetAny(
-        from: edges.subCell(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude),
-        to: edges.subCell(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude),
-        lat0: last.coordinate.latitude, lon0: last.coordinate.longitude, lat1: fix.coordinate.latitude,
-        lon1: fix.coordinate.longitude)
+        from: subCells.from, to: subCells.to, lat0: last.coordinate.latitude, lon0: last.coordinate.longitude,
+        lat1: fix.coordinate.latitude, lon1: fix.coordinate.longitude)
     {
       settlePolygons(cell, from: last, to: fix)
     }
   }
 
-  /// ``walkPolygons(_:from:to:)`` when an edge may have been met: every edge the side test keeps
+  /// ``walkPolygons(_:from:to:subCells:)`` when an edge may have been met: every edge the side test keeps
   /// is tested exactly for a proper crossing (``CellPolygonEdges/crossing(_:lon0:lat0:lon1:lat1:)``),
   /// each of which changes its polygon's state; a polygon whose edge the segment may touch other
   /// than by a proper crossing is solved in general (``solvePolygon(_:slot:path:wasInside:)``), as
