@@ -15,9 +15,10 @@ public import TrackIO
 /// number is taken as its text); a header given twice stays twice (APNs answers
 /// `DuplicateHeaders`). `method` and `path` may override `POST` and `/3/device/<token>`. Unknown
 /// keys, a missing `at` or `token`, and values of the wrong type are errors naming the line, the
-/// column and the key path. Requests may come in any time order.
+/// column and the key path, as is an `at` without a zone unless `assumeUTC` (then it is read as
+/// UTC). Requests may come in any time order.
 public enum PushScheduleReader {
-  public static func read(path: String) throws(TrackIOError) -> [ProviderRequest] {
+  public static func read(path: String, assumeUTC: Bool = false) throws(TrackIOError) -> [ProviderRequest] {
     var lines = try ByteLineReader(path: path)
     let shown = lines.path
     var requests: [ProviderRequest] = []
@@ -54,6 +55,10 @@ public enum PushScheduleReader {
             let s = try text()
             guard let t = TimestampText.parse(s) else {
               throw fail(keyPath, "\"\(s)\" is not an ISO 8601 time such as 2024-05-01T08:00:00Z", node.offset)
+            }
+            var utf8 = s
+            guard assumeUTC || utf8.withUTF8(ByteNumbers.hasZone) else {
+              throw fail(keyPath, "\"\(s)\" has no zone: expected Z or an offset such as +02:00 (--assume-utc reads times without one as UTC)", node.offset)
             }
             at = t
           case "token": token = try text()

@@ -93,10 +93,10 @@ extension AnalyzeCommand {
     var inputs: DeviceTimeline.App
     do { inputs = DeviceTimeline.App(scenario: try ScenarioReader.read(path: app)) } catch { throw Diagnostics.fail(error) }
     do {
-      if let connectivity { inputs.conditions = try DeviceConditionsCSVReader.read(path: connectivity) }
-      if let pushes { inputs.pushes = try PushScheduleReader.read(path: pushes) }
-      if let usage { inputs.launches = try UsageCSVReader.read(path: usage) }
-      if let feed { inputs.feed = try FeedCSVReader.read(path: feed) }
+      if let connectivity { inputs.conditions = try DeviceConditionsCSVReader.read(path: connectivity, assumeUTC: assumeUTC) }
+      if let pushes { inputs.pushes = try PushScheduleReader.read(path: pushes, assumeUTC: assumeUTC) }
+      if let usage { inputs.launches = try UsageCSVReader.read(path: usage, assumeUTC: assumeUTC) }
+      if let feed { inputs.feed = try FeedCSVReader.read(path: feed, assumeUTC: assumeUTC) }
     } catch {
       throw Diagnostics.fail(error)
     }

@@ -13,7 +13,8 @@ struct FetchCommand: ParsableCommand {
     abstract: "Simulate background fetch for a user's launches: fetch decisions, staleness at launch, baselines.",
     discussion: """
       --usage is a CSV of launches (time[,duration]); times are ISO 8601 and their UTC offset is \
-      the device clock's, so habits are learned in local time. The last --days local days are \
+      the device clock's, so habits are learned in local time (a time without a zone is refused: \
+      --assume-utc reads it as UTC). The last --days local days are \
       simulated; earlier launches are the history the system learned from. --feed is a CSV of \
       publication times (time[,…]); without it, news is published every 30 min from 06:00 to \
       22:00 local time. Staleness at a launch is the launch time minus the oldest publication not \
@@ -61,6 +62,9 @@ struct FetchCommand: ParsableCommand {
 
   @Option(help: "Device conditions (CSV start,end,condition).")
   var conditions: String?
+
+  @Flag(name: .customLong("assume-utc"), help: "Read usage, feed and condition times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
+  var assumeUTC = false
 
   @Option(name: .customLong("format"), help: "Output format: table, jsonl or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
   var formatOption: String?
@@ -143,7 +147,7 @@ struct FetchCommand: ParsableCommand {
   /// One user's simulation, and where its feed came from.
   func simulate(_ usage: String) throws -> (FetchSimulation, String) {
     let launches: [UserLaunch]
-    do { launches = try UsageCSVReader.read(path: usage) } catch { throw Diagnostics.fail(error) }
+    do { launches = try UsageCSVReader.read(path: usage, assumeUTC: assumeUTC) } catch { throw Diagnostics.fail(error) }
     guard let window = FetchSimulation.window(days: days, launches: launches) else {
       Diagnostics.error("\(usage): no launches: expected at least one line after the header")
       throw SysExit.dataError
@@ -158,7 +162,7 @@ struct FetchCommand: ParsableCommand {
     let contentFeed: ContentFeed
     let feedSource: String
     if let feed {
-      do { contentFeed = try FeedCSVReader.read(path: feed) } catch { throw Diagnostics.fail(error) }
+      do { contentFeed = try FeedCSVReader.read(path: feed, assumeUTC: assumeUTC) } catch { throw Diagnostics.fail(error) }
       feedSource = feed
     } else {
       let first = launches.first?.time ?? window.lowerBound
@@ -168,7 +172,7 @@ struct FetchCommand: ParsableCommand {
     }
     var deviceConditions = DeviceConditions()
     if let conditions {
-      do { deviceConditions = try DeviceConditionsCSVReader.read(path: conditions) } catch { throw Diagnostics.fail(error) }
+      do { deviceConditions = try DeviceConditionsCSVReader.read(path: conditions, assumeUTC: assumeUTC) } catch { throw Diagnostics.fail(error) }
     }
     let simulation = FetchSimulation(scenario: scenario, launches: launches, window: window, feed: contentFeed, conditions: deviceConditions)
     return (simulation, feedSource)

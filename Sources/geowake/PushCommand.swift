@@ -50,6 +50,9 @@ struct PushCommand: ParsableCommand {
   @Option(help: "Device conditions (CSV start,end,condition: offline, lowPowerMode).")
   var connectivity: String?
 
+  @Flag(name: .customLong("assume-utc"), help: "Read schedule and condition times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
+  var assumeUTC = false
+
   @Option(help: "App scenario (JSON): remote-notification handler, profile, seed, background modes, sessions, force-quits.")
   var app: String?
 
@@ -88,7 +91,7 @@ struct PushCommand: ParsableCommand {
   func run() throws {
     try checkOptions()
     let requests: [ProviderRequest]
-    do { requests = try PushScheduleReader.read(path: schedule) } catch { throw Diagnostics.fail(error) }
+    do { requests = try PushScheduleReader.read(path: schedule, assumeUTC: assumeUTC) } catch { throw Diagnostics.fail(error) }
     guard !requests.isEmpty else {
       Diagnostics.error("\(schedule): no requests: expected one JSON object per line")
       throw SysExit.dataError
@@ -98,7 +101,7 @@ struct PushCommand: ParsableCommand {
       do { device = PushDevice(scenario: try ScenarioReader.read(path: app), deviceToken: token, topic: topic) } catch { throw Diagnostics.fail(error) }
     }
     if let connectivity {
-      do { device.conditions = try DeviceConditionsCSVReader.read(path: connectivity) } catch { throw Diagnostics.fail(error) }
+      do { device.conditions = try DeviceConditionsCSVReader.read(path: connectivity, assumeUTC: assumeUTC) } catch { throw Diagnostics.fail(error) }
     }
     let run = PushSimulation(
       requests: requests, device: device, profile: PushProfile.named[profile] ?? .ios, requiresProviderToken: providerToken

@@ -90,6 +90,11 @@ struct FetchCommandTests {
     let result = try CommandRunner.run(["fetch", "--usage", unsorted])
     #expect(result.status == 65)
     #expect(result.stderr.contains("u.csv:3:1: error: 2024-05-06T07:00:00Z is not after the previous launch (line 2)"))
+    // Habits are learned in the clock's local time, so a launch without a zone is refused.
+    let zoneless = try folder.file("z.csv", containing: "time\n2024-05-06T08:00:00\n")
+    let unzoned = try CommandRunner.run(["fetch", "--usage", zoneless])
+    #expect(unzoned.status == 65 && unzoned.stderr.contains("z.csv:2:1: error: launch time \"2024-05-06T08:00:00\" has no zone"))
+    #expect(try CommandRunner.run(["fetch", "--usage", zoneless, "--assume-utc"]).status == 0)
     let policy = try Self.fetch("morning", ["--policy", "custom:-5"])
     #expect(policy.status == 64 && policy.stderr.contains("--policy must be never, minimum or custom:SECONDS"))
     let missing = try CommandRunner.run(["fetch", "--usage", folder.path("nope.csv")])

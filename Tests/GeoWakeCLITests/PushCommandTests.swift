@@ -75,6 +75,8 @@ struct PushCommandTests {
     (#"{"at": "2024-05-01T08:00:00Z", "token": "ab", "headers": {"apns-priority": true}, "payload": {}}"#,
      "s.jsonl:1:76: error: $.headers.apns-priority: found a boolean: expected a string (or a number)"),
     (#"{"at": "8 o'clock", "token": "ab"}"#, "s.jsonl:1:8: error: $.at: \"8 o'clock\" is not an ISO 8601 time such as 2024-05-01T08:00:00Z"),
+    (#"{"at": "2024-05-01T08:00:00", "token": "ab"}"#,
+     "s.jsonl:1:8: error: $.at: \"2024-05-01T08:00:00\" has no zone: expected Z or an offset such as +02:00 (--assume-utc reads times without one as UTC)"),
     (#"{"token": "ab"}"#, "s.jsonl:1:1: error: $: no \"at\": expected the time the provider sends the request"),
     (#"{"at": "2024-05-01T08:00:00Z", "token": "ab", "body": {}}"#,
      "s.jsonl:1:55: error: $.body: unknown key: expected at, token, headers, payload, payloadText, method or path"),
@@ -86,6 +88,20 @@ struct PushCommandTests {
     let result = try CommandRunner.run(["push", "--schedule", path])
     #expect(result.status == 65)
     #expect(result.stderr.hasPrefix(expected.replacingOccurrences(of: "s.jsonl", with: path)), "\(result.stderr)")
+  }
+
+  @Test func scheduleTimesWithoutAZoneAreReadAsUTCWhenAsked() throws {
+    let folder = try TemporaryFolder()
+    let token = String(repeating: "ab", count: 32)
+    func line(at time: String) -> String {
+      #"{"at": "\#(time)", "token": "\#(token)", "headers": {"apns-topic": "com.x"}, "payload": {"aps": {"alert": "hi"}}}"# + "\n"
+    }
+    let zoneless = try folder.file("a.jsonl", containing: line(at: "2024-05-01T08:00:00"))
+    let zoned = try folder.file("b.jsonl", containing: line(at: "2024-05-01T08:00:00Z"))
+    let assumed = try CommandRunner.run(["push", "--schedule", zoneless, "--assume-utc", "--format", "jsonl"])
+    let written = try CommandRunner.run(["push", "--schedule", zoned, "--format", "jsonl"])
+    #expect(assumed.status == 0 && written.status == 0, "\(assumed.stderr)")
+    #expect(assumed.stdout == written.stdout.replacingOccurrences(of: zoned, with: zoneless))
   }
 
   @Test func payloadTextCarriesBytesThatAreNotJSON() throws {

@@ -67,4 +67,26 @@ struct ScheduleCSVReaderTests {
     #expect(error { () throws(TrackIOError) in _ = try DeviceConditionsCSVReader.read(path: backwards) }
       == "\(backwards):2:22: error: end 2024-05-06T21:00:00Z is not after the start: expected an interval start ..< end")
   }
+
+  /// A time without a zone does not say when it was, nor (for launches) the clock's local time
+  /// that habits are learned in: refused at its line and column, read as UTC only when asked.
+  @Test func timesWithoutAZoneAreRefusedUnlessAssumedUTC() throws {
+    let folder = try TemporaryFolder()
+    let hint = "expected Z or an offset such as +02:00 (--assume-utc reads times without one as UTC)"
+    let usage = try folder.file("u.csv", containing: "time,duration\n2024-05-06T07:45:00+02:00,60\n2024-05-07T07:45:00,60\n")
+    #expect(error { () throws(TrackIOError) in _ = try UsageCSVReader.read(path: usage) }
+      == "\(usage):3:1: error: launch time \"2024-05-07T07:45:00\" has no zone: \(hint)")
+    #expect(try UsageCSVReader.read(path: usage, assumeUTC: true).last == UserLaunch(time: 1_715_067_900, duration: 60, utcOffset: 0))
+    let feed = try folder.file("f.csv", containing: "published\n2024-05-06 06:00:00\n")
+    #expect(error { () throws(TrackIOError) in _ = try FeedCSVReader.read(path: feed) }
+      == "\(feed):2:1: error: publication time \"2024-05-06 06:00:00\" has no zone: \(hint)")
+    #expect(try FeedCSVReader.read(path: feed, assumeUTC: true).publications == [1_714_975_200])
+    let conditions = try folder.file("c.csv", containing: "start,end,condition\n2024-05-06T22:00:00Z,2024-05-07T06:00:00,offline\n")
+    #expect(error { () throws(TrackIOError) in _ = try DeviceConditionsCSVReader.read(path: conditions) }
+      == "\(conditions):2:22: error: end \"2024-05-07T06:00:00\" has no zone: \(hint)")
+    #expect(try DeviceConditionsCSVReader.read(path: conditions, assumeUTC: true).intervals.count == 1)
+    // Zones of every form are times as written.
+    let zoned = try folder.file("z.csv", containing: "time\n2024-05-06T07:45:00Z\n2024-05-06T11:45:00+0200\n2024-05-06T10:45:00.5-05:30\n")
+    #expect(try UsageCSVReader.read(path: zoned).map(\.utcOffset) == [0, 7_200, -19_800])
+  }
 }

@@ -17,11 +17,17 @@ package enum TimedCSV {
       TrackIOError(path: path, line: line, column: fields.column(field), message: message)
     }
 
-    /// Required column `k` as an ISO 8601 time, with its offset.
-    package func time(_ k: Int, _ what: String) throws(TrackIOError) -> (Double, Int) {
+    /// Required column `k` as an ISO 8601 time, with its offset. A time without a zone (no `Z`,
+    /// no offset) is refused unless `assumeUTC`, which reads it as UTC: the offset is what the
+    /// time means, and the clock's offset on the device.
+    package func time(_ k: Int, _ what: String, assumeUTC: Bool) throws(TrackIOError) -> (Double, Int) {
       let f = column(k)
-      guard let t = ByteNumbers.timestampWithOffset(fields.field(f, in: bytes)) else {
+      let field = fields.field(f, in: bytes)
+      guard let t = ByteNumbers.timestampWithOffset(field) else {
         throw fail(f, "\(what) \"\(text(f))\" is not an ISO 8601 time such as 2024-05-06T07:45:00+02:00")
+      }
+      guard assumeUTC || ByteNumbers.hasZone(field) else {
+        throw fail(f, "\(what) \"\(text(f))\" has no zone: expected Z or an offset such as +02:00 (--assume-utc reads times without one as UTC)")
       }
       return t
     }
