@@ -1,4 +1,4 @@
-public import TrackIO
+import TrackIO
 import BackgroundRuntime
 
 /// The fetch report as one self-contained XHTML page: a day-by-day chart (one row per local

@@ -1,4 +1,4 @@
-public import TrackIO
+import TrackIO
 public import BackgroundRuntime
 public import CellHandoff
 public import Geodesy

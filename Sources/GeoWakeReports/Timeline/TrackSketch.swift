@@ -1,4 +1,4 @@
-public import TrackIO
+import TrackIO
 public import Geodesy
 
 /// A bounded-memory outline of a track for drawing: at most ``capacity`` fixes, evenly spaced in
