@@ -30,20 +30,22 @@ public import TrackIO
 /// together they must not overlap.
 ///
 /// Every key is optional; unknown keys are errors. Durations are seconds ≥ 0, `variation` is in
-/// 0…1, `profile` is `ios`, `ios7` or `ios6`, times are ISO 8601. Impossible combinations are
+/// 0…1, `profile` is `ios`, `ios7` or `ios6`, times are ISO 8601 with a zone (without one only
+/// with `assumeUTC`, which reads them as UTC). Impossible combinations are
 /// errors too: `endsTaskOnExpiration` without a `backgroundTask`, overlapping sessions. Each error
 /// names the JSON path of the offending field (`$.handlers.location.work`) with its line and
 /// column.
 public enum ScenarioReader {
-  public static func read(path: String) throws(TrackIOError) -> AppScenario {
+  public static func read(path: String, assumeUTC: Bool = false) throws(TrackIOError) -> AppScenario {
     var parser = try JSONParser(path: path)
     let root = try parser.parseDocument()
-    let reader = Reader(parser: parser)
+    let reader = Reader(parser: parser, assumeUTC: assumeUTC)
     return try reader.scenario(root)
   }
 
   struct Reader {
     let parser: JSONParser
+    let assumeUTC: Bool
 
     func fail(_ path: String, _ node: JSONNode, _ message: String) -> TrackIOError {
       parser.error("\(path): \(message)", at: node.offset)
@@ -70,6 +72,9 @@ public enum ScenarioReader {
       let bytes = Array(text.utf8)
       guard let t = bytes.withUnsafeBufferPointer({ ByteNumbers.timestamp($0) }) else {
         throw fail(path, node, "\"\(text)\" is not an ISO 8601 time such as 2024-05-01T08:00:00Z")
+      }
+      guard assumeUTC || bytes.withUnsafeBufferPointer(ByteNumbers.hasZone) else {
+        throw fail(path, node, "\"\(text)\" has no zone: expected Z or an offset such as +02:00 (--assume-utc reads times without one as UTC)")
       }
       return t
     }

@@ -91,7 +91,7 @@ extension AnalyzeCommand {
   func appInputs() throws -> DeviceTimeline.App? {
     guard let app else { return nil }
     var inputs: DeviceTimeline.App
-    do { inputs = DeviceTimeline.App(scenario: try ScenarioReader.read(path: app)) } catch { throw Diagnostics.fail(error) }
+    do { inputs = DeviceTimeline.App(scenario: try ScenarioReader.read(path: app, assumeUTC: assumeUTC)) } catch { throw Diagnostics.fail(error) }
     do {
       if let connectivity { inputs.conditions = try DeviceConditionsCSVReader.read(path: connectivity, assumeUTC: assumeUTC) }
       if let pushes { inputs.pushes = try PushScheduleReader.read(path: pushes, assumeUTC: assumeUTC) }

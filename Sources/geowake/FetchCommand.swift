@@ -156,7 +156,7 @@ struct FetchCommand: ParsableCommand {
     var scenario = AppScenario(
       behaviours: [.fetch: HandlerBehaviour(work: 3)], configuration: AppConfiguration(backgroundModes: [.fetch], fetchPolicy: .minimum))
     if let app {
-      do { scenario = try ScenarioReader.read(path: app) } catch { throw Diagnostics.fail(error) }
+      do { scenario = try ScenarioReader.read(path: app, assumeUTC: assumeUTC) } catch { throw Diagnostics.fail(error) }
     }
     if let policy, let parsed = FetchPolicy(text: policy) { scenario.configuration.fetchPolicy = parsed }
     let contentFeed: ContentFeed

@@ -98,7 +98,7 @@ struct PushCommand: ParsableCommand {
     }
     var device = PushDevice(deviceToken: token, topic: topic)
     if let app {
-      do { device = PushDevice(scenario: try ScenarioReader.read(path: app), deviceToken: token, topic: topic) } catch { throw Diagnostics.fail(error) }
+      do { device = PushDevice(scenario: try ScenarioReader.read(path: app, assumeUTC: assumeUTC), deviceToken: token, topic: topic) } catch { throw Diagnostics.fail(error) }
     }
     if let connectivity {
       do { device.conditions = try DeviceConditionsCSVReader.read(path: connectivity, assumeUTC: assumeUTC) } catch { throw Diagnostics.fail(error) }

@@ -82,6 +82,8 @@ struct ScenarioReaderTests {
     (#"{"sessions": [{"at": "2024-05-01T08:00:00Z", "duration": 600}, {"at": "2024-05-01T08:05:00Z", "duration": 1}]}"#,
      "1:64: error: $.sessions[1]: starts before session 0 ends: expected sessions in time order, not overlapping"),
     (#"{"forceQuits": ["noon"]}"#, "1:17: error: $.forceQuits[0]: \"noon\" is not an ISO 8601 time such as 2024-05-01T08:00:00Z"),
+    (#"{"sessions": [{"at": "2024-05-01T08:00:00", "duration": 60}]}"#,
+     "1:22: error: $.sessions[0].at: \"2024-05-01T08:00:00\" has no zone: expected Z or an offset such as +02:00 (--assume-utc reads times without one as UTC)"),
   ])
   func errorsNameTheJSONPath(_ text: String, _ expected: String) throws {
     let folder = try TemporaryFolder()
@@ -92,5 +94,11 @@ struct ScenarioReaderTests {
     } catch {
       #expect(error.description == "\(path):\(expected)")
     }
+  }
+
+  @Test func timesWithoutAZoneAreUTCOnlyWhenAssumed() throws {
+    let folder = try TemporaryFolder()
+    let path = try folder.file("app.json", containing: #"{"forceQuits": ["2024-05-01T12:00:00"]}"#)
+    #expect(try ScenarioReader.read(path: path, assumeUTC: true).forceQuits == [1_714_564_800])
   }
 }
