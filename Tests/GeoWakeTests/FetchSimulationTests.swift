@@ -219,6 +219,36 @@ struct FetchSimulationTests {
     #expect(users.allSatisfy { $0.scheduler.fetches <= $0.hourly.fetches })
   }
 
+  /// A clock that springs forward an hour inside the simulated days: the user keeps opening the
+  /// app at the same times on the clock, an hour earlier in UTC. Habits are learned in the time
+  /// each launch was written with, so the fetches move with the clock: every weekday launch after
+  /// the change has a fetch within the hour before it, and the launches are as fresh as the same
+  /// user's on a clock that never changed (a scheduler reading times of day in UTC would fetch an
+  /// hour after them for days).
+  @Test("a daylight-saving change inside the window", arguments: UInt64(1)...4)
+  func daylightSavingChange(seed: UInt64) {
+    let start = monday - 14 * day
+    let change = monday + 4 * day
+    let feed = try! ContentFeed.daytimeNews(from: start, days: 29, utcOffset: offset)
+    func run(_ launches: [UserLaunch]) -> FetchSimulation.Run {
+      FetchSimulation(
+        configuration: AppConfiguration(backgroundModes: [.fetch], fetchPolicy: .minimum), handler: HandlerBehaviour(work: 3), seed: seed,
+        launches: launches, window: monday..<(monday + 14 * day), feed: feed
+      ).run(.system)
+    }
+    // The same clock times: local midnight of the first day is `start` on UTC+2, an hour later on UTC+1.
+    let steady = SyntheticUsage.morning.launches(from: start, days: 28, utcOffset: offset, seed: seed)
+    let changing = SyntheticUsage.morning.launches(from: start + 3_600, days: 28, utcOffset: 3_600, seed: seed).map { launch in
+      launch.time < change ? launch : UserLaunch(time: launch.time - 3_600, duration: launch.duration, utcOffset: offset)
+    }
+    let changed = run(changing)
+    #expect(changed.summary.staleness.freshShare >= run(steady).summary.staleness.freshShare, "seed \(seed)")
+    let fetches = changed.events.filter { $0.kind == .fetchRequested }.map(\.time)
+    for launch in changing where launch.time >= change && launch.time < monday + 14 * day && !LocalTime(launch.time, utcOffset: offset).isWeekend {
+      #expect(fetches.contains { $0 < launch.time && $0 > launch.time - 3_600 }, "seed \(seed), launch \(launch.time)")
+    }
+  }
+
   @Test("no fetch for an app left unopened for days, until the user opens it")
   func dormant() {
     let start = monday - 14 * day
