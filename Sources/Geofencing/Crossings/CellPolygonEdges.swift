@@ -78,6 +78,7 @@ final class CellPolygonEdges: Sendable {
     var shift: [Double] = []
     shift.reserveCapacity(polygons.count)
     var edges: [Edge] = []
+    edges.reserveCapacity(polygons.count * 8)
     for (k, (geometry, west)) in polygons.enumerated() {
       let planar = geometry.planar
       if planar.box.east - planar.box.west > Self.widestShifted {
@@ -146,49 +147,75 @@ final class CellPolygonEdges: Sendable {
     let growX = 2 * max(columnWidth * 1e-9, 1e-12)
     let rowScale = 1 / rowHeight
     let columnScale = 1 / columnWidth
-    var pairs: [(cell: Int32, edge: Int32)] = []
-    pairs.reserveCapacity(edges.count * 3)
-    var start = [Int32](repeating: 0, count: rows * columns + 1)
-    for (e, edge) in edges.enumerated() {
-      // In the cell's longitudes (rounded: the filing's growth is far beyond that).
-      let (x0, y0) = (edge.x0 - edge.shift, edge.y0)
-      let y1 = edge.y1
-      let east = edge.x1 - edge.x0
-      let north = edge.y1 - edge.y0
-      let inverseNorth = north != 0 ? 1 / north : 0
-      let firstRow = Self.index(min(y0, y1) - growY - south, scale: rowScale, count: rows)
-      let lastRow = Self.index(max(y0, y1) + growY - south, scale: rowScale, count: rows)
-      for row in firstRow...lastRow {
-        // The part of the edge within the row's grown band: parameters where it enters and leaves.
-        var low = 0.0
-        var high = 1.0
-        if north != 0 {
-          let bandSouth = south + Double(row) * rowHeight - growY
-          let bandNorth = south + Double(row + 1) * rowHeight + growY
-          let a = (bandSouth - y0) * inverseNorth
-          let b = (bandNorth - y0) * inverseNorth
-          low = max(0, min(a, b))
-          high = min(1, max(a, b))
-          // An edge ending in the band's rounding: keep the row (listing costs only time).
-          if low > high { (low, high) = (high, low) }
-        }
-        let xa = x0 + low * east
-        let xb = x0 + high * east
-        let firstColumn = Self.index(min(xa, xb) - growX - west, scale: columnScale, count: columns)
-        let lastColumn = Self.index(max(xa, xb) + growX - west, scale: columnScale, count: columns)
-        for column in firstColumn...lastColumn {
-          let cell = row * columns + column
-          pairs.append((Int32(cell), Int32(e)))
-          start[cell + 1] += 1
+    let cells = rows * columns
+    // (sub-cell, edge) pairs, packed sub-cell · 2³² + edge, in a buffer grown by hand: the filing
+    // loop then has no uniqueness or bounds checks, and the sub-cell counts neither.
+    var capacity = max(64, edges.count * 8)
+    var pairs = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
+    defer { pairs.deallocate() }
+    var count = 0
+    var start = [Int32](repeating: 0, count: cells + 1)
+    start.withUnsafeMutableBufferPointer { start in
+      edges.withUnsafeBufferPointer { edges in
+        for e in edges.indices {
+          let edge = edges[e]
+          // In the cell's longitudes (rounded: the filing's growth is far beyond that).
+          let (x0, y0) = (edge.x0 - edge.shift, edge.y0)
+          let y1 = edge.y1
+          let east = edge.x1 - edge.x0
+          let north = edge.y1 - edge.y0
+          let inverseNorth = north != 0 ? 1 / north : 0
+          let firstRow = Self.index(min(y0, y1) - growY - south, scale: rowScale, count: rows)
+          let lastRow = Self.index(max(y0, y1) + growY - south, scale: rowScale, count: rows)
+          // At most this many pairs from this edge: make room for them at once.
+          let most = (lastRow - firstRow + 1) * columns
+          if count + most > capacity {
+            let grown = UnsafeMutablePointer<UInt64>.allocate(capacity: max(2 * capacity, count + most))
+            grown.moveInitialize(from: pairs, count: count)
+            pairs.deallocate()
+            pairs = grown
+            capacity = max(2 * capacity, count + most)
+          }
+          for row in firstRow...lastRow {
+            // The part of the edge within the row's grown band: parameters where it enters and leaves.
+            var low = 0.0
+            var high = 1.0
+            if north != 0 {
+              let bandSouth = south + Double(row) * rowHeight - growY
+              let bandNorth = south + Double(row + 1) * rowHeight + growY
+              let a = (bandSouth - y0) * inverseNorth
+              let b = (bandNorth - y0) * inverseNorth
+              low = max(0, min(a, b))
+              high = min(1, max(a, b))
+              // An edge ending in the band's rounding: keep the row (listing costs only time).
+              if low > high { (low, high) = (high, low) }
+            }
+            let xa = x0 + low * east
+            let xb = x0 + high * east
+            let firstColumn = Self.index(min(xa, xb) - growX - west, scale: columnScale, count: columns)
+            let lastColumn = Self.index(max(xa, xb) + growX - west, scale: columnScale, count: columns)
+            for column in firstColumn...lastColumn {
+              let cell = row &* columns &+ column
+              pairs[count] = UInt64(truncatingIfNeeded: cell) &<< 32 | UInt64(truncatingIfNeeded: e)
+              count &+= 1
+              start[cell &+ 1] &+= 1
+            }
+          }
         }
       }
+      for cell in 0..<cells { start[cell &+ 1] &+= start[cell] }
     }
-    for cell in 0..<rows * columns { start[cell + 1] += start[cell] }
     var fill = start
-    var list = [Int32](repeating: 0, count: pairs.count)
-    for pair in pairs {
-      list[Int(fill[Int(pair.cell)])] = pair.edge
-      fill[Int(pair.cell)] += 1
+    let list = [Int32](unsafeUninitializedCapacity: count) { list, initialized in
+      fill.withUnsafeMutableBufferPointer { fill in
+        for k in 0..<count {
+          let pair = pairs[k]
+          let cell = Int(truncatingIfNeeded: pair &>> 32)
+          list[Int(fill[cell])] = Int32(truncatingIfNeeded: pair)
+          fill[cell] &+= 1
+        }
+      }
+      initialized = count
     }
     return (start, list)
   }
