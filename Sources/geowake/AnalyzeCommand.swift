@@ -64,7 +64,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
   @Flag(help: "Recover what can be read from a damaged GPX track; each recovery is a warning on standard error and counted in the summary.")
   var lenient = false
 
-  @Flag(name: .customLong("assume-utc"), help: "Read CSV and JSON Lines times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
+  @Flag(name: .customLong("assume-utc"), help: "Read times without a zone (2024-05-01T07:00:00) in tracks and in the --app inputs as UTC instead of refusing them.")
   var assumeUTC = false
 
   @Option(parsing: .unconditional, help: "Seed for the delivery latencies (with many devices, each device's seed is drawn from it and the device's name).")

@@ -63,7 +63,7 @@ struct FetchCommand: ParsableCommand {
   @Option(help: "Device conditions (CSV start,end,condition).")
   var conditions: String?
 
-  @Flag(name: .customLong("assume-utc"), help: "Read usage, feed and condition times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
+  @Flag(name: .customLong("assume-utc"), help: "Read usage, feed, condition and app scenario times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
   var assumeUTC = false
 
   @Option(name: .customLong("format"), help: "Output format: table, jsonl or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })

@@ -50,7 +50,7 @@ struct PushCommand: ParsableCommand {
   @Option(help: "Device conditions (CSV start,end,condition: offline, lowPowerMode).")
   var connectivity: String?
 
-  @Flag(name: .customLong("assume-utc"), help: "Read schedule and condition times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
+  @Flag(name: .customLong("assume-utc"), help: "Read schedule, condition and app scenario times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
   var assumeUTC = false
 
   @Option(help: "App scenario (JSON): remote-notification handler, profile, seed, background modes, sessions, force-quits.")
