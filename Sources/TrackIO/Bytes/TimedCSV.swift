@@ -18,8 +18,8 @@ package enum TimedCSV {
     }
 
     /// Required column `k` as an ISO 8601 time, with its offset. A time without a zone (no `Z`,
-    /// no offset) is refused unless `assumeUTC`, which reads it as UTC: the offset is what the
-    /// time means, and the clock's offset on the device.
+    /// no offset) names no instant and no clock offset, so it is refused unless `assumeUTC`,
+    /// which reads it as UTC.
     package func time(_ k: Int, _ what: String, assumeUTC: Bool) throws(TrackIOError) -> (Double, Int) {
       let f = column(k)
       let field = fields.field(f, in: bytes)
