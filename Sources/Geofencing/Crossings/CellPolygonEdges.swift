@@ -241,9 +241,11 @@ final class CellPolygonEdges: Sendable {
     from: (row: Int, column: Int), to: (row: Int, column: Int), lat0: Double, lon0: Double, lat1: Double,
     lon1: Double
   ) -> Bool {
-    let rows = abs(from.row - to.row)
-    let columns = abs(from.column - to.column)
-    guard rows + columns <= 1 else { return true }
+    // Sub-cell indices are at most ``largestGrid`` apart: no overflow. |r| + |c| ≤ 1 exactly
+    // when r² + c² ≤ 1.
+    let rows = from.row &- to.row
+    let columns = from.column &- to.column
+    guard rows &* rows &+ columns &* columns <= 1 else { return true }
     let a = from.row &* self.columns &+ from.column
     let b = to.row &* self.columns &+ to.column
     // Sub-cell indices are within the grid (``subCell(latitude:longitude:)`` clamps them).

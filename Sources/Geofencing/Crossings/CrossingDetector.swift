@@ -207,8 +207,11 @@ public struct CrossingDetector: Sendable {
     let firstIndex = fixCount
     let walks = !cell.polygonSlots.isEmpty
     let edges = cell.polygonEdges
-    // The sub-cell of the fix before, for the walk: each fix's is computed once.
+    // The sub-cell and coordinates of the fix before, for the walk: each fix's sub-cell is
+    // computed once, and the fix itself is read again only for a step that may cross.
     var before = walks ? edges.subCell(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude) : (0, 0)
+    var beforeLatitude = last.coordinate.latitude
+    var beforeLongitude = last.coordinate.longitude
     while j < fixes.count {
       // Fields, not the whole fix: a copy of the 40-byte struct went through the stack, and
       // reading part of it back stalled on store forwarding in portable builds (measured: 20
@@ -219,8 +222,15 @@ public struct CrossingDetector: Sendable {
       guard time >= beforeTime, time.isFinite, cell.contains(latitude: latitude, longitude: longitude) else { break }
       if walks {
         let here = edges.subCell(latitude: latitude, longitude: longitude)
-        walkPolygons(cell, from: j == start ? last : fixes[j - 1], to: fixes[j], subCells: (before, here))
+        if mayCrossPolygons(
+          cell, latitude0: beforeLatitude, longitude0: beforeLongitude, latitude1: latitude, longitude1: longitude,
+          subCells: (before, here))
+        {
+          settlePolygons(cell, from: j == start ? last : fixes[j - 1], to: fixes[j])
+        }
         before = here
+        beforeLatitude = latitude
+        beforeLongitude = longitude
       }
       if cache.isQuiet(cell, latitude: latitude, longitude: longitude) {
         moved = true
@@ -280,12 +290,16 @@ public struct CrossingDetector: Sendable {
   private mutating func advanceWithinCell(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix) {
     if !cell.polygonSlots.isEmpty {
       let edges = cell.polygonEdges
-      walkPolygons(
-        cell, from: last, to: fix,
+      if mayCrossPolygons(
+        cell, latitude0: last.coordinate.latitude, longitude0: last.coordinate.longitude, latitude1: fix.coordinate.latitude,
+        longitude1: fix.coordinate.longitude,
         subCells: (
           edges.subCell(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude),
           edges.subCell(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
         ))
+      {
+        settlePolygons(cell, from: last, to: fix)
+      }
     }
     if cache.isQuiet(cell, latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude) {
       previousCartesianIsValid = false
@@ -296,7 +310,7 @@ public struct CrossingDetector: Sendable {
 
   /// Settles the circles of `cell` on the segment from `last` to `fix`, both in the cell, and
   /// sets the quiet ellipse around `fix` from their least margin (the polygons are settled at
-  /// every fix, by ``walkPolygons(_:from:to:subCells:)``).
+  /// every fix: ``mayCrossPolygons(_:latitude0:longitude0:latitude1:longitude1:subCells:)``).
   @inline(__always)
   private mutating func look(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix) {
     if cell.circles.isEmpty {
@@ -309,30 +323,30 @@ public struct CrossingDetector: Sendable {
     scan(cell, from: last, to: fix, step: step)
   }
 
-  /// Settles each polygon whose boundary passes through `cell` on the segment from `last` to
-  /// `fix`, both in the cell: the segment stays in the sub-cells its ends span, so only the edges
-  /// they list can have been crossed, and the side test dismisses most of those at once
+  /// Whether the step from (`latitude0`, `longitude0`) to (`latitude1`, `longitude1`), both in
+  /// `cell`, may have crossed the boundary of a polygon through it, so that it must be settled
+  /// (``settlePolygons(_:from:to:)``): the segment stays in the sub-cells its ends span, so only
+  /// the edges they list can have been crossed, and the side test dismisses most of those at once
   /// (``CellPolygonEdges/mayMeetAny(from:to:lat0:lon0:lat1:lon1:)``). When it dismisses every one
-  /// and no polygon is too wide for the cell's shifted coordinates, nothing was crossed.
+  /// and no polygon is too wide for the cell's shifted coordinates, nothing was crossed. Reads
+  /// coordinates, not fixes: the common step, which crosses nothing, copies no fix.
   ///
-  /// `subCells`: the sub-cells of `last` and `fix` (``CellPolygonEdges/subCell(latitude:longitude:)``).
+  /// `subCells`: the sub-cells of the two ends (``CellPolygonEdges/subCell(latitude:longitude:)``).
   @inline(__always)
-  private mutating func walkPolygons(
-    _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix,
+  private func mayCrossPolygons(
+    _ cell: CellCandidates, latitude0: Double, longitude0: Double, latitude1: Double, longitude1: Double,
     subCells: (from: (row: Int, column: Int), to: (row: Int, column: Int))
-  ) {
+  ) -> Bool {
     let edges = cell.polygonEdges
-    if edges.hasWidePolygons
+    return edges.hasWidePolygons
       || edges.mayMeetAny(
-        from: subCells.from, to: subCells.to, lat0: last.coordinate.latitude, lon0: last.coordinate.longitude,
-        lat1: fix.coordinate.latitude, lon1: fix.coordinate.longitude)
-    {
-      settlePolygons(cell, from: last, to: fix)
-    }
+        from: subCells.from, to: subCells.to, lat0: latitude0, lon0: longitude0, lat1: latitude1, lon1: longitude1)
   }
 
-  /// ``walkPolygons(_:from:to:subCells:)`` when an edge may have been met: every edge the side test keeps
-  /// is tested exactly for a proper crossing (``CellPolygonEdges/crossing(_:lon0:lat0:lon1:lat1:)``),
+  /// The step from `last` to `fix` when an edge may have been met
+  /// (``mayCrossPolygons(_:latitude0:longitude0:latitude1:longitude1:subCells:)``): every edge the
+  /// side test keeps is tested exactly for a proper crossing
+  /// (``CellPolygonEdges/crossing(_:lon0:lat0:lon1:lat1:)``),
   /// each of which changes its polygon's state; a polygon whose edge the segment may touch other
   /// than by a proper crossing is solved in general (``solvePolygon(_:slot:path:wasInside:)``), as
   /// is a polygon too wide for the cell's shifted coordinates.
