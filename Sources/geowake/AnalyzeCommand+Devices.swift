@@ -122,14 +122,14 @@ extension AnalyzeCommand {
       if case .rows(_, _, let fixes, _, let cells) = track {
         for (k, fix) in fixes.enumerated() {
           events.removeAll(keepingCapacity: true)
-          checks.add(fix.coordinate)
+          checks.add(fix)
           if timeline.process(fix, reportedCell: cells?[k], into: &events) != nil { outcome.fixesRejected += 1 }
           try write(events)
         }
       } else if var file = reader {
         while let fix = try file.next() {
           events.removeAll(keepingCapacity: true)
-          checks.add(fix.coordinate)
+          checks.add(fix)
           if timeline.process(fix, reportedCell: file.reportedCell, into: &events) != nil { outcome.fixesRejected += 1 }
           try write(events)
         }

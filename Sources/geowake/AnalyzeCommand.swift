@@ -118,7 +118,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
           next = try reader.next()
         }
         guard let fix = next else { break }
-        checks.add(fix.coordinate)
+        checks.add(fix)
         fixesRead += 1
         if fixesRead & 0x3FFF == 0 { progress.update(bytes: reader.bytesRead) }
         if lenient { warn(reader.takeWarnings(), &progress) }

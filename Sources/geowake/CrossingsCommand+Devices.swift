@@ -38,7 +38,7 @@ extension CrossingsCommand {
     var checks = InputChecks()
     func take(_ fix: LocationFix, line: Int, path: String) throws(TrackIOError) {
       crossings.removeAll(keepingCapacity: true)
-      checks.add(fix.coordinate)
+      checks.add(fix)
       do { try detector.process(fix, into: &crossings) } catch {
         throw TrackIOError(path: path, line: line, column: 1, message: error.description)
       }

@@ -95,7 +95,7 @@ struct CrossingsCommand: AsyncParsableCommand {
         }
         if firstTime == nil { firstTime = fix.time }
         lastTime = fix.time
-        checks.add(fix.coordinate)
+        checks.add(fix)
         for c in crossings {
           if c.direction == .enter { enters += 1 } else { exits += 1 }
           if c.isPassThrough { passThroughs += 1 }
@@ -119,6 +119,7 @@ struct CrossingsCommand: AsyncParsableCommand {
     if regionList.isEmpty { Diagnostics.error(InputChecks.noRegionWarning(regions: regions)) }
     if detector.fixCount == 0 { Diagnostics.error(InputChecks.noFixWarning(track: tracks[0])) }
     if let far = checks.farWarning(track: tracks[0], regions: regions, regionList) { Diagnostics.error(far) }
+    if let time = checks.timeWarning(track: tracks[0]) { Diagnostics.error(time) }
     if regionList.isEmpty || detector.fixCount == 0 { throw SysExit.dataError }
   }
 

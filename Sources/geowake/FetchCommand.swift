@@ -148,6 +148,11 @@ struct FetchCommand: ParsableCommand {
   func simulate(_ usage: String) throws -> (FetchSimulation, String) {
     let launches: [UserLaunch]
     do { launches = try UsageCSVReader.read(path: usage, assumeUTC: assumeUTC) } catch { throw Diagnostics.fail(error) }
+    if let first = launches.first, let last = launches.last,
+      let warning = InputChecks.timeWarning("the launches of \(usage)", earliest: first.time, latest: last.time, positioned: false)
+    {
+      Diagnostics.error(warning)
+    }
     guard let window = FetchSimulation.window(days: days, launches: launches) else {
       Diagnostics.error("\(usage): no launches: expected at least one line after the header")
       throw SysExit.dataError

@@ -1,11 +1,13 @@
 import Foundation
 import Geodesy
 import Geofencing
+import TrackIO
 
 /// Input that was read without an error but cannot be what the user meant: no fix used, no region,
-/// a track far from every region, many fixes rejected, towers that never reach the track. Each
-/// becomes a warning on standard error that names the cause; a run with nothing to analyse ends
-/// with status 65 (after writing its output).
+/// a track far from every region, many fixes rejected, towers that never reach the track, times
+/// outside the years a phone or receiver can have logged. Each becomes a warning on standard error
+/// that names the cause; a run with nothing to analyse ends with status 65 (after writing its
+/// output).
 struct InputChecks {
   /// A track this far from every region (metres) is taken for a mismatch: the regions are for
   /// another place, or latitude and longitude are swapped.
@@ -13,12 +15,24 @@ struct InputChecks {
   /// More than this share of the fixes rejected is worth a warning, not only a summary line.
   static let rejectedShare = 0.10
 
+  /// Times before this (2000-01-01T00:00:00Z) are taken for a clock that was not set: a receiver
+  /// without a time fix reports 1970-01-01 (time 0) or 1980-01-06 (the GPS epoch), and one that
+  /// mishandles the GPS week number's rollover reports dates 1,024 weeks (19.6 years) early.
+  static let earliestPlausibleTime = 946_684_800.0
+  /// Times from this (2100-01-01T00:00:00Z) on are taken for a misread unit or a corrupt clock.
+  static let latestPlausibleTime = 4_102_444_800.0
+
   /// The bounding box of the fixes seen (degrees), before any fix: nil.
   private(set) var box: (south: Double, north: Double, west: Double, east: Double)?
+  /// The earliest and latest times of the fixes seen.
+  private(set) var earliest = Double.infinity
+  private(set) var latest = -Double.infinity
 
   /// Takes one fix read.
-  @inline(__always) mutating func add(_ coordinate: Coordinate) {
-    let (lat, lon) = (coordinate.latitude, coordinate.longitude)
+  @inline(__always) mutating func add(_ fix: LocationFix) {
+    earliest = min(earliest, fix.time)
+    latest = max(latest, fix.time)
+    let (lat, lon) = (fix.coordinate.latitude, fix.coordinate.longitude)
     guard var b = box else {
       box = (lat, lat, lon, lon)
       return
@@ -42,6 +56,29 @@ struct InputChecks {
       least = min(least, d)
     }
     return least
+  }
+
+  /// The warning for times of `what` (such as "the fixes of track.gpx") from `earliest` to
+  /// `latest` when some lie outside ``earliestPlausibleTime`` ..< ``latestPlausibleTime``;
+  /// `positioned`: the times come from a positioning receiver (its GPS failures are named).
+  static func timeWarning(_ what: String, earliest: Double, latest: Double, positioned: Bool = true) -> String? {
+    guard earliest <= latest else { return nil }
+    let span = "from \(TimestampText.iso8601(earliest)) to \(TimestampText.iso8601(latest))"
+    if earliest < earliestPlausibleTime {
+      return "warning: \(what) are dated \(span), before 2000: "
+        + (positioned
+          ? "a clock that was not set (1970-01-01 is time 0, 1980-01-06 the GPS epoch) or a GPS week-number rollover (dates 19.6 years early)?"
+          : "a clock or a field that was not set (1970-01-01 is time 0)?")
+    }
+    if latest >= latestPlausibleTime {
+      return "warning: \(what) are dated \(span), after 2100: times in another unit, or a corrupt clock?"
+    }
+    return nil
+  }
+
+  /// ``timeWarning(_:earliest:latest:)`` for the fixes seen.
+  func timeWarning(track: String) -> String? {
+    Self.timeWarning("the fixes of \(track)", earliest: earliest, latest: latest)
   }
 
   /// The warning for a region file without regions.
@@ -77,6 +114,7 @@ struct InputChecks {
     var notes: [String] = []
     let track = "device \(device)"
     if let regionFile, let far = checks.farWarning(track: track, regions: regionFile, regions) { notes.append(far) }
+    if let time = checks.timeWarning(track: track) { notes.append(time) }
     if let rejected = rejectedWarning(track: track, used: used, rejections: rejections, pointsWithoutTime: pointsWithoutTime) {
       notes.append(rejected)
     }

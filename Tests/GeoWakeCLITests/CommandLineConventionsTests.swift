@@ -101,7 +101,8 @@ struct CommandLineConventionsTests {
   @Test func outputFilesAndFormats() throws {
     let folder = try TemporaryFolder()
     let regions = try folder.file("r.csv", containing: "id,lat,lon,radius\nhome,35.0,139.0,100\n")
-    let track = try folder.file("t.csv", containing: "time,lat,lon,accuracy\n0,35.0,139.0,5\n600,35.0,139.01,5\n1200,35.0,139.0,5\n")
+    let track = try folder.file(
+      "t.csv", containing: "time,lat,lon,accuracy\n1714546800,35.0,139.0,5\n1714547400,35.0,139.01,5\n1714548000,35.0,139.0,5\n")
     func read(_ name: String) throws -> String { try String(contentsOfFile: folder.path(name), encoding: .utf8) }
 
     let html = try CommandRunner.run(["analyze", "--regions", regions, track, "-o", folder.path("report.html")])

@@ -142,6 +142,37 @@ struct SuspiciousInputTests {
     }
   }
 
+  /// A track dated 1970 (a receiver without a time fix: time 0) or 1999 (a GPS week-number
+  /// rollover), or after 2100, is read but warned about by every command that reads it, a device
+  /// of a many-device run by name; a track of this century is not. So are launches for fetch.
+  @Test(arguments: [(0.0, true), (935_000_000, true), (4_200_000_000, true), (1_714_546_800, false)])
+  func implausibleTimesAreWarnings(start: Double, warned: Bool) throws {
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("r.csv", containing: "id,lat,lon,radius\nhome,35.0,139.0,100\n")
+    let rows = (0..<5).map { k in "\(Int(start) + 60 * k),35.0,\(139.0 + 0.0003 * Double(k)),5" }
+    let track = try folder.file("t.csv", containing: "time,lat,lon,accuracy\n" + rows.joined(separator: "\n") + "\n")
+    let devices = try folder.file(
+      "d.csv", containing: "device,time,lat,lon,accuracy\n" + rows.map { "walker,\($0)" }.joined(separator: "\n") + "\n")
+    let expected = start < 946_684_800 ? ", before 2000: " : ", after 2100: "
+    for (arguments, subject) in [
+      (["analyze", "--regions", regions, track], "the fixes of \(track)"),
+      (["crossings", "--regions", regions, track], "the fixes of \(track)"),
+      (["info", track], "the track points of \(track)"),
+      (["analyze", "--regions", regions, devices], "the fixes of device walker"),
+      (["crossings", "--regions", regions, devices], "the fixes of device walker"),
+    ] {
+      let result = try CommandRunner.run(arguments)
+      #expect(result.status == 0, "\(arguments): \(result.stderr)")
+      #expect(result.stderr.contains("warning: \(subject) are dated from ") == warned, "\(arguments): \(result.stderr)")
+      #expect(result.stderr.contains(expected) == warned, "\(arguments): \(result.stderr)")
+    }
+    let iso = ISO8601DateFormatter()
+    let launches = (0..<3).map { k in iso.string(from: Date(timeIntervalSince1970: start + 86_400 * Double(k))) + ",60" }
+    let usage = try folder.file("u.csv", containing: "time,duration\n" + launches.joined(separator: "\n") + "\n")
+    let fetch = try CommandRunner.run(["fetch", "--usage", usage])
+    #expect(fetch.stderr.contains("warning: the launches of \(usage) are dated from ") == warned, "\(fetch.stderr)")
+  }
+
   @Test func manyRejectedFixesAndUnreachableTowersAreWarnings() throws {
     let folder = try TemporaryFolder()
     let track = folder.path("track.csv")
