@@ -105,13 +105,16 @@ struct CompareCommand: ParsableCommand {
     }
     var reader: TrackFileReader
     do { reader = try TrackFileReader(path: track, options: .init(lenient: lenient, assumeUTC: assumeUTC)) } catch { throw Diagnostics.fail(error) }
+    var checks = InputChecks()
     do {
       while let fix = try reader.next() {
+        checks.add(fix)
         comparison.process(fix, reportedCell: reader.reportedCell)
         if lenient { reader.takeWarnings().forEach(Diagnostics.warning) }
       }
       reader.takeWarnings().forEach(Diagnostics.warning)
     } catch { throw Diagnostics.fail(error) }
+    if let time = checks.timeWarning(track: track) { Diagnostics.error(time) }
     let results = comparison.finish()
     let out = try outputOptions.sink()
     do {

@@ -158,6 +158,7 @@ struct SuspiciousInputTests {
       (["analyze", "--regions", regions, track], "the fixes of \(track)"),
       (["crossings", "--regions", regions, track], "the fixes of \(track)"),
       (["info", track], "the track points of \(track)"),
+      (["compare", track, "--regions", regions], "the fixes of \(track)"),
       (["analyze", "--regions", regions, devices], "the fixes of device walker"),
       (["crossings", "--regions", regions, devices], "the fixes of device walker"),
     ] {
