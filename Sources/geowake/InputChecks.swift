@@ -5,7 +5,7 @@ import TrackIO
 
 /// Input that was read without an error but cannot be what the user meant: no fix used, no region,
 /// a track far from every region, many fixes rejected, towers that never reach the track, times
-/// outside the years a phone or receiver can have logged. Each becomes a warning on standard error
+/// outside the years a phone or receiver can have logged, fixes at 0°, 0°. Each becomes a warning on standard error
 /// that names the cause; a run with nothing to analyse ends with status 65 (after writing its
 /// output).
 struct InputChecks {
@@ -27,12 +27,17 @@ struct InputChecks {
   /// The earliest and latest times of the fixes seen.
   private(set) var earliest = Double.infinity
   private(set) var latest = -Double.infinity
+  /// Fixes seen, and those exactly at 0°, 0°: what a receiver without a position reports.
+  private(set) var fixes = 0
+  private(set) var fixesAtZero = 0
 
   /// Takes one fix read.
   @inline(__always) mutating func add(_ fix: LocationFix) {
     earliest = min(earliest, fix.time)
     latest = max(latest, fix.time)
     let (lat, lon) = (fix.coordinate.latitude, fix.coordinate.longitude)
+    fixes += 1
+    if lat == 0 && lon == 0 { fixesAtZero += 1 }
     guard var b = box else {
       box = (lat, lat, lon, lon)
       return
@@ -76,6 +81,14 @@ struct InputChecks {
     return nil
   }
 
+  /// The warning for fixes exactly at 0°, 0°, if there are any: a receiver or an app without a
+  /// position writes zeros there, and the track jumps to the Gulf of Guinea and back.
+  func zeroWarning(track: String) -> String? {
+    guard fixesAtZero > 0 else { return nil }
+    return "warning: \(fixesAtZero) of the \(fixes) fixes of \(track) are at exactly 0°, 0°, where a receiver "
+      + "without a position writes zeros: placeholders, not positions?"
+  }
+
   /// ``timeWarning(_:earliest:latest:)`` for the fixes seen.
   func timeWarning(track: String) -> String? {
     Self.timeWarning("the fixes of \(track)", earliest: earliest, latest: latest)
@@ -115,6 +128,7 @@ struct InputChecks {
     let track = "device \(device)"
     if let regionFile, let far = checks.farWarning(track: track, regions: regionFile, regions) { notes.append(far) }
     if let time = checks.timeWarning(track: track) { notes.append(time) }
+    if let zero = checks.zeroWarning(track: track) { notes.append(zero) }
     if let rejected = rejectedWarning(track: track, used: used, rejections: rejections, pointsWithoutTime: pointsWithoutTime) {
       notes.append(rejected)
     }

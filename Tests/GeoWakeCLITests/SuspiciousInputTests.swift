@@ -174,6 +174,33 @@ struct SuspiciousInputTests {
     #expect(fetch.stderr.contains("warning: the launches of \(usage) are dated from ") == warned, "\(fetch.stderr)")
   }
 
+  /// Fixes at exactly 0°, 0° (what a receiver without a position writes) are counted in a
+  /// warning by every command that reads a track; a walk beside 0°, 0° without them is not.
+  @Test(arguments: [(35.0, 139.0, true), (35.0, 139.0, false), (0.00001, 0.00001, false)])
+  func fixesAtZeroZeroAreWarnings(latitude: Double, longitude: Double, placeholders: Bool) throws {
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("r.csv", containing: "id,lat,lon,radius\nhome,\(latitude),\(longitude),100\n")
+    let rows = (0..<6).map { k in
+      placeholders && (k == 2 || k == 4)
+        ? "\(1_714_546_800 + 60 * k),0,0,5" : "\(1_714_546_800 + 60 * k),\(latitude),\(longitude + 0.0003 * Double(k)),5"
+    }
+    let track = try folder.file("t.csv", containing: "time,lat,lon,accuracy\n" + rows.joined(separator: "\n") + "\n")
+    let devices = try folder.file(
+      "d.csv", containing: "device,time,lat,lon,accuracy\n" + rows.map { "walker,\($0)" }.joined(separator: "\n") + "\n")
+    for (arguments, subject) in [
+      (["analyze", "--regions", regions, track], track),
+      (["crossings", "--regions", regions, track], track),
+      (["compare", track, "--regions", regions], track),
+      (["analyze", "--regions", regions, devices], "device walker"),
+      (["crossings", "--regions", regions, devices], "device walker"),
+    ] {
+      let result = try CommandRunner.run(arguments)
+      #expect(result.status == 0, "\(arguments): \(result.stderr)")
+      #expect(result.stderr.contains("warning: 2 of the 6 fixes of \(subject) are at exactly 0°, 0°") == placeholders, "\(arguments): \(result.stderr)")
+      #expect(result.stderr.contains("0°, 0°") == placeholders, "\(arguments): \(result.stderr)")
+    }
+  }
+
   @Test func manyRejectedFixesAndUnreachableTowersAreWarnings() throws {
     let folder = try TemporaryFolder()
     let track = folder.path("track.csv")
