@@ -85,7 +85,7 @@ struct InputChecks {
   /// position writes zeros there, and the track jumps to the Gulf of Guinea and back.
   func zeroWarning(track: String) -> String? {
     guard fixesAtZero > 0 else { return nil }
-    return "warning: \(fixesAtZero) of the \(fixes) fixes of \(track) are at exactly 0°, 0°, where a receiver "
+    return "warning: \(fixesAtZero) of the \(fixes) fixes of \(track) \(fixesAtZero == 1 ? "is" : "are") at exactly 0°, 0°, where a receiver "
       + "without a position writes zeros: placeholders, not positions?"
   }
 
