@@ -94,6 +94,27 @@ struct InputChecks {
     Self.timeWarning("the fixes of \(track)", earliest: earliest, latest: latest)
   }
 
+  /// The warnings for regions of the file `path` that read but cannot be meant: regions at
+  /// exactly 0°, 0° (a circle's centre or a polygon's vertex), where a missing position is
+  /// written as zeros. (A radius beyond 10,000 km is already an error.)
+  static func regionWarnings(_ path: String, regions: [Region]) -> [String] {
+    var atZero: [RegionIdentifier] = []
+    for region in regions {
+      switch region {
+      case .circle(let c):
+        if c.center.latitude == 0 && c.center.longitude == 0 { atZero.append(c.identifier) }
+      case .polygon(let p):
+        let rings = p.polygons.flatMap { [$0.exterior] + $0.holes }
+        if rings.contains(where: { $0.contains { $0.latitude == 0 && $0.longitude == 0 } }) { atZero.append(p.identifier) }
+      }
+    }
+    guard let first = atZero.first else { return [] }
+    return [
+      "warning: \(atZero.count) of the \(regions.count) regions of \(path) \(atZero.count == 1 ? "lies" : "lie") at exactly 0°, 0° "
+        + "(a circle's centre or a polygon's vertex), where a missing position is written as zeros: placeholders? (the first: \(first.rawValue))"
+    ]
+  }
+
   /// The warning for a region file without regions.
   static func noRegionWarning(regions: String) -> String { "warning: \(regions) holds no region" }
 

@@ -201,6 +201,36 @@ struct SuspiciousInputTests {
     }
   }
 
+  /// A region at exactly 0°, 0° (a circle's centre or a polygon's vertex, where a missing position
+  /// is written as zeros) is warned about by every command that reads regions; one beside it is not.
+  @Test func regionsAtZeroZeroAreWarnings() throws {
+    let folder = try TemporaryFolder()
+    let circles = try folder.file("c.csv", containing: "id,lat,lon,radius\nhome,35.0,139.0,100\nnull,0,0,50\nnear,0,0.0001,50\n")
+    let polygon = try folder.file("p.geojson", containing: """
+      {"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {"id": "square"}, "geometry":
+      {"type": "Polygon", "coordinates": [[[0, 0], [0.001, 0], [0.001, 0.001], [0, 0.001], [0, 0]]]}}]}
+      """)
+    let beside = try folder.file("b.csv", containing: "id,lat,lon,radius\nnear,0,0.0001,50\n")
+    let track = try folder.file("t.csv", containing: "time,lat,lon,accuracy\n1714546800,35.0,139.0,5\n1714546860,35.0,139.0005,5\n")
+    for (regions, expected) in [
+      (circles, "warning: 1 of the 3 regions of \(circles) lies at exactly 0°, 0° (a circle's centre or a polygon's vertex)"),
+      (polygon, "warning: 1 of the 1 regions of \(polygon) lies at exactly 0°, 0°"), (beside, nil),
+    ] {
+      for arguments in [
+        ["regions", "check", regions], ["analyze", "--regions", regions, track], ["crossings", "--regions", regions, track],
+        ["compare", track, "--regions", regions],
+      ] {
+        let result = try CommandRunner.run(arguments)
+        #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        if let expected {
+          #expect(result.stderr.contains(expected), "\(arguments): \(result.stderr)")
+        } else {
+          #expect(!result.stderr.contains("0°, 0°"), "\(arguments): \(result.stderr)")
+        }
+      }
+    }
+  }
+
   @Test func manyRejectedFixesAndUnreachableTowersAreWarnings() throws {
     let folder = try TemporaryFolder()
     let track = folder.path("track.csv")
