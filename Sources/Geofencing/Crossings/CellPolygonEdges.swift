@@ -205,6 +205,9 @@ final class CellPolygonEdges: Sendable {
       }
       for cell in 0..<cells { start[cell &+ 1] &+= start[cell] }
     }
+    // No edge: the empty array. (`unsafeUninitializedCapacity` with a capacity of 0 writes the
+    // count into the one shared empty-array storage, a data race between cells built at once.)
+    guard count > 0 else { return (start, []) }
     var fill = start
     let list = [Int32](unsafeUninitializedCapacity: count) { list, initialized in
       fill.withUnsafeMutableBufferPointer { fill in
