@@ -58,7 +58,7 @@ public enum PushScheduleReader {
             }
             var utf8 = s
             guard assumeUTC || utf8.withUTF8(ByteNumbers.hasZone) else {
-              throw fail(keyPath, "\"\(s)\" has no zone: expected Z or an offset such as +02:00 (--assume-utc reads times without one as UTC)", node.offset)
+              throw fail(keyPath, ByteNumbers.zonelessMessage(s, what: "time"), node.offset)
             }
             at = t
           case "token": token = try text()

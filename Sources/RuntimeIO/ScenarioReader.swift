@@ -74,7 +74,7 @@ public enum ScenarioReader {
         throw fail(path, node, "\"\(text)\" is not an ISO 8601 time such as 2024-05-01T08:00:00Z")
       }
       guard assumeUTC || bytes.withUnsafeBufferPointer(ByteNumbers.hasZone) else {
-        throw fail(path, node, "\"\(text)\" has no zone: expected Z or an offset such as +02:00 (--assume-utc reads times without one as UTC)")
+        throw fail(path, node, ByteNumbers.zonelessMessage(text))
       }
       return t
     }

@@ -76,7 +76,7 @@ struct PushCommandTests {
      "s.jsonl:1:76: error: $.headers.apns-priority: found a boolean: expected a string (or a number)"),
     (#"{"at": "8 o'clock", "token": "ab"}"#, "s.jsonl:1:8: error: $.at: \"8 o'clock\" is not an ISO 8601 time such as 2024-05-01T08:00:00Z"),
     (#"{"at": "2024-05-01T08:00:00", "token": "ab"}"#,
-     "s.jsonl:1:8: error: $.at: \"2024-05-01T08:00:00\" has no zone: expected Z or an offset such as +02:00 (--assume-utc reads times without one as UTC)"),
+     "s.jsonl:1:8: error: $.at: time \"2024-05-01T08:00:00\" has no zone: expected Z or an offset such as +09:00 (--assume-utc reads times without one as UTC)"),
     (#"{"token": "ab"}"#, "s.jsonl:1:1: error: $: no \"at\": expected the time the provider sends the request"),
     (#"{"at": "2024-05-01T08:00:00Z", "token": "ab", "body": {}}"#,
      "s.jsonl:1:55: error: $.body: unknown key: expected at, token, headers, payload, payloadText, method or path"),

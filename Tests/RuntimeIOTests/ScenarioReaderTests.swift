@@ -83,7 +83,7 @@ struct ScenarioReaderTests {
      "1:64: error: $.sessions[1]: starts before session 0 ends: expected sessions in time order, not overlapping"),
     (#"{"forceQuits": ["noon"]}"#, "1:17: error: $.forceQuits[0]: \"noon\" is not an ISO 8601 time such as 2024-05-01T08:00:00Z"),
     (#"{"sessions": [{"at": "2024-05-01T08:00:00", "duration": 60}]}"#,
-     "1:22: error: $.sessions[0].at: \"2024-05-01T08:00:00\" has no zone: expected Z or an offset such as +02:00 (--assume-utc reads times without one as UTC)"),
+     "1:22: error: $.sessions[0].at: time \"2024-05-01T08:00:00\" has no zone: expected Z or an offset such as +09:00 (--assume-utc reads times without one as UTC)"),
   ])
   func errorsNameTheJSONPath(_ text: String, _ expected: String) throws {
     let folder = try TemporaryFolder()

@@ -72,7 +72,7 @@ struct ScheduleCSVReaderTests {
   /// that habits are learned in: refused at its line and column, read as UTC only when asked.
   @Test func timesWithoutAZoneAreRefusedUnlessAssumedUTC() throws {
     let folder = try TemporaryFolder()
-    let hint = "expected Z or an offset such as +02:00 (--assume-utc reads times without one as UTC)"
+    let hint = "expected Z or an offset such as +09:00 (--assume-utc reads times without one as UTC)"
     let usage = try folder.file("u.csv", containing: "time,duration\n2024-05-06T07:45:00+02:00,60\n2024-05-07T07:45:00,60\n")
     #expect(error { () throws(TrackIOError) in _ = try UsageCSVReader.read(path: usage) }
       == "\(usage):3:1: error: launch time \"2024-05-07T07:45:00\" has no zone: \(hint)")

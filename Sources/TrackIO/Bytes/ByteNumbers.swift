@@ -198,9 +198,9 @@ package enum ByteNumbers {
     return false
   }
 
-  /// The error message for a time without a zone.
-  package static func zonelessMessage(_ text: String) -> String {
-    "time \"\(text)\" has no zone: expected Z or an offset such as +09:00 (--assume-utc reads times without one as UTC)"
+  /// The error message for a time without a zone, `what` naming the time.
+  package static func zonelessMessage(_ text: String, what: String = "time") -> String {
+    "\(what) \"\(text)\" has no zone: expected Z or an offset such as +09:00 (--assume-utc reads times without one as UTC)"
   }
 
   /// Parses an ISO 8601 / RFC 3339 date-time: `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM|±HHMM]`

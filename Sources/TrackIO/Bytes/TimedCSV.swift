@@ -27,7 +27,7 @@ package enum TimedCSV {
         throw fail(f, "\(what) \"\(text(f))\" is not an ISO 8601 time such as 2024-05-06T07:45:00+02:00")
       }
       guard assumeUTC || ByteNumbers.hasZone(field) else {
-        throw fail(f, "\(what) \"\(text(f))\" has no zone: expected Z or an offset such as +02:00 (--assume-utc reads times without one as UTC)")
+        throw fail(f, ByteNumbers.zonelessMessage(text(f), what: what))
       }
       return t
     }
