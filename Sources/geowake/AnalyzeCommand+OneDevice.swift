@@ -46,8 +46,7 @@ extension AnalyzeCommand {
       if summary.cells == nil && !hasApp { nothingToAnalyse = true }
     }
     if let regions, let far = checks.farWarning(track: track, regions: regions, regionList) { Diagnostics.error(far) }
-    if let time = checks.timeWarning(track: track) { Diagnostics.error(time) }
-    if let zero = checks.zeroWarning(track: track) { Diagnostics.error(zero) }
+    checks.fixWarnings(track: track).forEach(Diagnostics.error)
     if let rejected = InputChecks.rejectedWarning(
       track: track, used: m.fixCount, rejections: m.rejections, pointsWithoutTime: pointsWithoutTime)
     {

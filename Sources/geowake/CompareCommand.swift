@@ -114,8 +114,7 @@ struct CompareCommand: ParsableCommand {
       }
       reader.takeWarnings().forEach(Diagnostics.warning)
     } catch { throw Diagnostics.fail(error) }
-    if let time = checks.timeWarning(track: track) { Diagnostics.error(time) }
-    if let zero = checks.zeroWarning(track: track) { Diagnostics.error(zero) }
+    checks.fixWarnings(track: track).forEach(Diagnostics.error)
     let results = comparison.finish()
     let out = try outputOptions.sink()
     do {

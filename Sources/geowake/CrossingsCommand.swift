@@ -119,8 +119,7 @@ struct CrossingsCommand: AsyncParsableCommand {
     if regionList.isEmpty { Diagnostics.error(InputChecks.noRegionWarning(regions: regions)) }
     if detector.fixCount == 0 { Diagnostics.error(InputChecks.noFixWarning(track: tracks[0])) }
     if let far = checks.farWarning(track: tracks[0], regions: regions, regionList) { Diagnostics.error(far) }
-    if let time = checks.timeWarning(track: tracks[0]) { Diagnostics.error(time) }
-    if let zero = checks.zeroWarning(track: tracks[0]) { Diagnostics.error(zero) }
+    checks.fixWarnings(track: tracks[0]).forEach(Diagnostics.error)
     if regionList.isEmpty || detector.fixCount == 0 { throw SysExit.dataError }
   }
 

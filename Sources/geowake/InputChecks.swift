@@ -5,9 +5,9 @@ import TrackIO
 
 /// Input that was read without an error but cannot be what the user meant: no fix used, no region,
 /// a track far from every region, many fixes rejected, towers that never reach the track, times
-/// outside the years a phone or receiver can have logged, fixes at 0°, 0°. Each becomes a warning on standard error
-/// that names the cause; a run with nothing to analyse ends with status 65 (after writing its
-/// output).
+/// outside the years a phone or receiver can have logged, fixes or regions at 0°, 0°. Each becomes
+/// a warning on standard error that names the cause; a run with nothing to analyse ends with
+/// status 65 (after writing its output).
 struct InputChecks {
   /// A track this far from every region (metres) is taken for a mismatch: the regions are for
   /// another place, or latitude and longitude are swapped.
@@ -81,23 +81,24 @@ struct InputChecks {
     return nil
   }
 
-  /// The warning for fixes exactly at 0°, 0°, if there are any: a receiver or an app without a
-  /// position writes zeros there, and the track jumps to the Gulf of Guinea and back.
-  func zeroWarning(track: String) -> String? {
-    guard fixesAtZero > 0 else { return nil }
-    return "warning: \(fixesAtZero) of the \(fixes) fixes of \(track) \(fixesAtZero == 1 ? "is" : "are") at exactly 0°, 0°, where a receiver "
-      + "without a position writes zeros: placeholders, not positions?"
+  /// The warnings about the fixes seen themselves: their times
+  /// (``timeWarning(_:earliest:latest:positioned:)``), and those exactly at 0°, 0°, where a receiver
+  /// or an app without a position writes zeros (the track jumps to the Gulf of Guinea and back).
+  func fixWarnings(track: String) -> [String] {
+    var warnings: [String] = []
+    if let time = Self.timeWarning("the fixes of \(track)", earliest: earliest, latest: latest) { warnings.append(time) }
+    if fixesAtZero > 0 {
+      warnings.append(
+        "warning: \(fixesAtZero) of the \(fixes) fixes of \(track) \(fixesAtZero == 1 ? "is" : "are") at exactly 0°, 0°, "
+          + "where a receiver without a position writes zeros: placeholders, not positions?")
+    }
+    return warnings
   }
 
-  /// ``timeWarning(_:earliest:latest:)`` for the fixes seen.
-  func timeWarning(track: String) -> String? {
-    Self.timeWarning("the fixes of \(track)", earliest: earliest, latest: latest)
-  }
-
-  /// The warnings for regions of the file `path` that read but cannot be meant: regions at
-  /// exactly 0°, 0° (a circle's centre or a polygon's vertex), where a missing position is
+  /// The warning for regions of the file `path` that read but cannot be meant, if any: regions
+  /// at exactly 0°, 0° (a circle's centre or a polygon's vertex), where a missing position is
   /// written as zeros. (A radius beyond 10,000 km is already an error.)
-  static func regionWarnings(_ path: String, regions: [Region]) -> [String] {
+  static func regionWarning(_ path: String, regions: [Region]) -> String? {
     var atZero: [RegionIdentifier] = []
     for region in regions {
       switch region {
@@ -108,11 +109,9 @@ struct InputChecks {
         if rings.contains(where: { $0.contains { $0.latitude == 0 && $0.longitude == 0 } }) { atZero.append(p.identifier) }
       }
     }
-    guard let first = atZero.first else { return [] }
-    return [
-      "warning: \(atZero.count) of the \(regions.count) regions of \(path) \(atZero.count == 1 ? "lies" : "lie") at exactly 0°, 0° "
-        + "(a circle's centre or a polygon's vertex), where a missing position is written as zeros: placeholders? (the first: \(first.rawValue))"
-    ]
+    guard let first = atZero.first else { return nil }
+    return "warning: \(atZero.count) of the \(regions.count) regions of \(path) \(atZero.count == 1 ? "lies" : "lie") at exactly 0°, 0° "
+      + "(a circle's centre or a polygon's vertex), where a missing position is written as zeros: placeholders? (the first: \(first.rawValue))"
   }
 
   /// The warning for a region file without regions.
@@ -148,8 +147,7 @@ struct InputChecks {
     var notes: [String] = []
     let track = "device \(device)"
     if let regionFile, let far = checks.farWarning(track: track, regions: regionFile, regions) { notes.append(far) }
-    if let time = checks.timeWarning(track: track) { notes.append(time) }
-    if let zero = checks.zeroWarning(track: track) { notes.append(zero) }
+    notes += checks.fixWarnings(track: track)
     if let rejected = rejectedWarning(track: track, used: used, rejections: rejections, pointsWithoutTime: pointsWithoutTime) {
       notes.append(rejected)
     }
