@@ -1,3 +1,5 @@
+import CDetectorKernels
+
 /// The edges of the polygons whose boundary passes through one grid cell, restricted to the edges
 /// that meet the cell, filed in a grid of sub-cells: what a segment between two fixes needs to know
 /// which polygon boundaries it may have crossed, looking at the few edges that pass through the
@@ -56,6 +58,9 @@ final class CellPolygonEdges: Sendable {
   private let columnScale: Double
   let rows: Int
   let columns: Int
+  /// `rows − 1` and `columns − 1` as doubles, for ``subCell(latitude:longitude:)``.
+  private let lastRow: Double
+  private let lastColumn: Double
   private let subStart: [Int32]
   private let subEdges: [Int32]
 
@@ -107,6 +112,8 @@ final class CellPolygonEdges: Sendable {
     west = box.west
     rowScale = Double(rows) / height
     columnScale = Double(columns) / width
+    lastRow = Double(rows - 1)
+    lastColumn = Double(columns - 1)
     (subStart, subEdges) = Self.file(
       edges, rows: rows, columns: columns, south: south, west: west, rowHeight: height / Double(rows),
       columnWidth: width / Double(columns))
@@ -120,17 +127,17 @@ final class CellPolygonEdges: Sendable {
   @inline(__always)
   func subCell(latitude: Double, longitude: Double) -> (row: Int, column: Int) {
     (
-      Self.index(latitude - south, scale: rowScale, count: rows),
-      Self.index(longitude - west, scale: columnScale, count: columns)
+      Self.index(latitude - south, scale: rowScale, last: lastRow),
+      Self.index(longitude - west, scale: columnScale, last: lastColumn)
     )
   }
 
   /// The row (or column) `offset` degrees from the grid's south (or west) edge falls in, `scale`
-  /// rows a degree: clamped as a double to 0 ... count − 1 (a point outside the cell, or rounding
-  /// at its border), then converted.
+  /// rows a degree: clamped as a double to 0 ... `last` (a point outside the cell, or rounding at
+  /// its border), then converted without Swift's range check, which the clamp makes moot.
   @inline(__always)
-  private static func index(_ offset: Double, scale: Double, count: Int) -> Int {
-    Int(min(max(offset * scale, 0), Double(count - 1)))
+  private static func index(_ offset: Double, scale: Double, last: Double) -> Int {
+    geowake_grid_index(offset, scale, last)
   }
 
   /// Every edge filed in each sub-cell whose rectangle, grown by a billionth of its size (at least
@@ -147,6 +154,8 @@ final class CellPolygonEdges: Sendable {
     let growX = 2 * max(columnWidth * 1e-9, 1e-12)
     let rowScale = 1 / rowHeight
     let columnScale = 1 / columnWidth
+    let rowLimit = Double(rows - 1)
+    let columnLimit = Double(columns - 1)
     let cells = rows * columns
     // (sub-cell, edge) pairs, packed sub-cell · 2³² + edge, in a buffer grown by hand: the filing
     // loop then has no uniqueness or bounds checks, and the sub-cell counts neither.
@@ -165,8 +174,8 @@ final class CellPolygonEdges: Sendable {
           let east = edge.x1 - edge.x0
           let north = edge.y1 - edge.y0
           let inverseNorth = north != 0 ? 1 / north : 0
-          let firstRow = Self.index(min(y0, y1) - growY - south, scale: rowScale, count: rows)
-          let lastRow = Self.index(max(y0, y1) + growY - south, scale: rowScale, count: rows)
+          let firstRow = Self.index(min(y0, y1) - growY - south, scale: rowScale, last: rowLimit)
+          let lastRow = Self.index(max(y0, y1) + growY - south, scale: rowScale, last: rowLimit)
           // At most this many pairs from this edge: make room for them at once.
           let most = (lastRow - firstRow + 1) * columns
           if count + most > capacity {
@@ -192,8 +201,8 @@ final class CellPolygonEdges: Sendable {
             }
             let xa = x0 + low * east
             let xb = x0 + high * east
-            let firstColumn = Self.index(min(xa, xb) - growX - west, scale: columnScale, count: columns)
-            let lastColumn = Self.index(max(xa, xb) + growX - west, scale: columnScale, count: columns)
+            let firstColumn = Self.index(min(xa, xb) - growX - west, scale: columnScale, last: columnLimit)
+            let lastColumn = Self.index(max(xa, xb) + growX - west, scale: columnScale, last: columnLimit)
             for column in firstColumn...lastColumn {
               let cell = row &* columns &+ column
               pairs[count] = UInt64(truncatingIfNeeded: cell) &<< 32 | UInt64(truncatingIfNeeded: e)
