@@ -287,19 +287,49 @@ final class CellPolygonEdges: Sendable {
   func forEachEdge(
     lat0: Double, lon0: Double, lat1: Double, lon1: Double, scratch: inout [Int32], _ body: (Int) -> Void
   ) {
-    let from = subCell(latitude: lat0, longitude: lon0)
-    let to = subCell(latitude: lat1, longitude: lon1)
-    edges.withUnsafeBufferPointer { edges in
-      if from == to {
-        let s = from.row * columns + from.column
+    forEachEdge(
+      from: subCell(latitude: lat0, longitude: lon0), to: subCell(latitude: lat1, longitude: lon1), lat0: lat0,
+      lon0: lon0, lat1: lat1, lon1: lon1, scratch: &scratch, body)
+  }
+
+  /// ``forEachEdge(lat0:lon0:lat1:lon1:scratch:_:)`` with the sub-cells of the two ends
+  /// (``subCell(latitude:longitude:)``) already known. Ends in one sub-cell, or in two side by
+  /// side, are the usual step: their one or two lists are read in place, an edge of the second
+  /// list that the first also holds skipped.
+  @inline(__always)
+  func forEachEdge(
+    from: (row: Int, column: Int), to: (row: Int, column: Int), lat0: Double, lon0: Double, lat1: Double,
+    lon1: Double, scratch: inout [Int32], _ body: (Int) -> Void
+  ) {
+    let rows = from.row &- to.row
+    let columns = from.column &- to.column
+    if rows &* rows &+ columns &* columns <= 1 {
+      let a = from.row &* self.columns &+ from.column
+      let b = to.row &* self.columns &+ to.column
+      // Sub-cell indices are within the grid (``subCell(latitude:longitude:)`` clamps them).
+      edges.withUnsafeBufferPointer { edges in
         subEdges.withUnsafeBufferPointer { list in
-          for k in Int(subStart[s])..<Int(subStart[s + 1]) {
-            let e = Int(list[k])
-            if Self.mayMeet(edges[e], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { body(e) }
+          subStart.withUnsafeBufferPointer { start in
+            let listed = Int(start[b])..<Int(start[b &+ 1])
+            for k in listed {
+              let e = Int(list[k])
+              if Self.mayMeet(edges[e], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { body(e) }
+            }
+            guard a != b else { return }
+            for k in Int(start[a])..<Int(start[a &+ 1]) {
+              let e = Int(list[k])
+              if Self.mayMeet(edges[e], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1)
+                && !listed.contains(where: { Int(list[$0]) == e })
+              {
+                body(e)
+              }
+            }
           }
         }
-        return
       }
+      return
+    }
+    edges.withUnsafeBufferPointer { edges in
       let rowRange = min(from.row, to.row)...max(from.row, to.row)
       let columnRange = min(from.column, to.column)...max(from.column, to.column)
       if rowRange.count * columnRange.count > Self.largestSpan {
@@ -309,7 +339,7 @@ final class CellPolygonEdges: Sendable {
       scratch.removeAll(keepingCapacity: true)
       for row in rowRange {
         for column in columnRange {
-          let s = row * columns + column
+          let s = row * self.columns + column
           for k in Int(subStart[s])..<Int(subStart[s + 1]) {
             let e = subEdges[k]
             if Self.mayMeet(edges[Int(e)], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { scratch.append(e) }

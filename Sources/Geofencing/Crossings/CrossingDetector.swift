@@ -226,7 +226,7 @@ public struct CrossingDetector: Sendable {
           cell, latitude0: beforeLatitude, longitude0: beforeLongitude, latitude1: latitude, longitude1: longitude,
           subCells: (before, here))
         {
-          settlePolygons(cell, from: j == start ? last : fixes[j - 1], to: fixes[j])
+          settlePolygons(cell, from: j == start ? last : fixes[j - 1], to: fixes[j], subCells: (before, here))
         }
         before = here
         beforeLatitude = latitude
@@ -290,15 +290,15 @@ public struct CrossingDetector: Sendable {
   private mutating func advanceWithinCell(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix) {
     if !cell.polygonSlots.isEmpty {
       let edges = cell.polygonEdges
+      let subCells = (
+        edges.subCell(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude),
+        edges.subCell(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+      )
       if mayCrossPolygons(
         cell, latitude0: last.coordinate.latitude, longitude0: last.coordinate.longitude, latitude1: fix.coordinate.latitude,
-        longitude1: fix.coordinate.longitude,
-        subCells: (
-          edges.subCell(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude),
-          edges.subCell(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
-        ))
+        longitude1: fix.coordinate.longitude, subCells: subCells)
       {
-        settlePolygons(cell, from: last, to: fix)
+        settlePolygons(cell, from: last, to: fix, subCells: subCells)
       }
     }
     if cache.isQuiet(cell, latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude) {
@@ -325,7 +325,7 @@ public struct CrossingDetector: Sendable {
 
   /// Whether the step from (`latitude0`, `longitude0`) to (`latitude1`, `longitude1`), both in
   /// `cell`, may have crossed the boundary of a polygon through it, so that it must be settled
-  /// (``settlePolygons(_:from:to:)``): the segment stays in the sub-cells its ends span, so only
+  /// (``settlePolygons(_:from:to:subCells:)``): the segment stays in the sub-cells its ends span, so only
   /// the edges they list can have been crossed, and the side test dismisses most of those at once
   /// (``CellPolygonEdges/mayMeetAny(from:to:lat0:lon0:lat1:lon1:)``). When it dismisses every one
   /// and no polygon is too wide for the cell's shifted coordinates, nothing was crossed. Reads
@@ -350,8 +350,13 @@ public struct CrossingDetector: Sendable {
   /// each of which changes its polygon's state; a polygon whose edge the segment may touch other
   /// than by a proper crossing is solved in general (``solvePolygon(_:slot:path:wasInside:)``), as
   /// is a polygon too wide for the cell's shifted coordinates.
+  ///
+  /// `subCells`: the sub-cells of the two ends (``CellPolygonEdges/subCell(latitude:longitude:)``).
   @inline(never)
-  private mutating func settlePolygons(_ cell: CellCandidates, from last: LocationFix, to fix: LocationFix) {
+  private mutating func settlePolygons(
+    _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix,
+    subCells: (from: (row: Int, column: Int), to: (row: Int, column: Int))
+  ) {
     let edges = cell.polygonEdges
     let latitude = fix.coordinate.latitude
     let longitude = fix.coordinate.longitude
@@ -367,7 +372,10 @@ public struct CrossingDetector: Sendable {
     }
     polygonHits.clearKeepingCapacity()
     let (lon0, lat0) = (last.coordinate.longitude, last.coordinate.latitude)
-    edges.forEachEdge(lat0: lat0, lon0: lon0, lat1: latitude, lon1: longitude, scratch: &slotBuffer) { e in
+    edges.forEachEdge(
+      from: subCells.from, to: subCells.to, lat0: lat0, lon0: lon0, lat1: latitude, lon1: longitude,
+      scratch: &slotBuffer
+    ) { e in
       switch edges.crossing(e, lon0: lon0, lat0: lat0, lon1: longitude, lat1: latitude) {
       case nil: polygonHits.append(PolygonHit(polygon: edges.edges[e].polygon, u: .infinity))
       case let u? where u >= 0: polygonHits.append(PolygonHit(polygon: edges.edges[e].polygon, u: u))
