@@ -68,11 +68,20 @@ struct SlotSet: Sendable, Equatable {
     }
   }
 
-  /// Removes `slot`; no effect when it is not in the set.
+  /// Removes `slot`; no effect when it is not in the set. The usual case, a slot that is not
+  /// there and whose bucket is empty (the table is at most half full), is settled inline.
+  @inline(__always)
   mutating func remove(_ slot: Int32) {
     guard count > 0 else { return }
+    let i = bucket(slot, mask: table.count - 1)
+    if table[i] == Self.empty { return }
+    remove(slot, probingFrom: i)
+  }
+
+  /// ``remove(_:)`` from bucket `i` on, the slot's bucket, which is not empty.
+  private mutating func remove(_ slot: Int32, probingFrom start: Int) {
     let mask = table.count - 1
-    var i = bucket(slot, mask: mask)
+    var i = start
     while true {
       let s = table[i]
       if s == Self.empty { return }
