@@ -44,11 +44,7 @@ struct InfoCommand: ParsableCommand {
     do {
       statistics = try TrackStatistics.read(path: track, lenient: lenient, assumeUTC: assumeUTC, warning: Diagnostics.warning)
     } catch { throw Diagnostics.fail(error) }
-    if let first = statistics.firstTime, let last = statistics.lastTime,
-      let warning = InputChecks.timeWarning("the track points of \(track)", earliest: min(first, last), latest: max(first, last))
-    {
-      Diagnostics.error(warning)
-    }
+    InputChecks.trackPointWarnings(statistics, track: track).forEach(Diagnostics.error)
     let text = format == "json" ? Self.json(statistics) : Self.table(statistics, path: track)
     let out = try outputOptions.sink()
     do {

@@ -95,6 +95,24 @@ struct InputChecks {
     return warnings
   }
 
+  /// ``fixWarnings(track:)`` for a track summarised by `info`: the times of its track points,
+  /// earliest to latest wherever they lie in the file, and those at exactly 0°, 0°.
+  static func trackPointWarnings(_ statistics: TrackStatistics, track: String) -> [String] {
+    var warnings: [String] = []
+    if let earliest = statistics.earliestTime, let latest = statistics.latestTime,
+      let time = timeWarning("the track points of \(track)", earliest: earliest, latest: latest)
+    {
+      warnings.append(time)
+    }
+    let zero = statistics.trackPointsAtZero
+    if zero > 0 {
+      warnings.append(
+        "warning: \(zero) of the \(statistics.trackPoints) track points of \(track) \(zero == 1 ? "is" : "are") at exactly 0°, 0°, "
+          + "where a receiver without a position writes zeros: placeholders, not positions?")
+    }
+    return warnings
+  }
+
   /// The warning for regions of the file `path` that read but cannot be meant, if any: regions
   /// at exactly 0°, 0° (a circle's centre or a polygon's vertex), where a missing position is
   /// written as zeros. (A radius beyond 10,000 km is already an error.)

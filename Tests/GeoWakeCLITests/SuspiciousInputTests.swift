@@ -199,6 +199,22 @@ struct SuspiciousInputTests {
       #expect(result.stderr.contains("warning: 2 of the 6 fixes of \(subject) are at exactly 0°, 0°") == placeholders, "\(arguments): \(result.stderr)")
       #expect(result.stderr.contains("0°, 0°") == placeholders, "\(arguments): \(result.stderr)")
     }
+    let info = try CommandRunner.run(["info", track])
+    #expect(info.status == 0, "\(info.stderr)")
+    #expect(info.stderr.contains("warning: 2 of the 6 track points of \(track) are at exactly 0°, 0°") == placeholders, "\(info.stderr)")
+    #expect(info.stderr.contains("0°, 0°") == placeholders, "\(info.stderr)")
+  }
+
+  /// One point dated 1970 in the middle of a track of this century (a receiver that lost its
+  /// clock for a moment) is warned about by `info`, which reads the earliest and latest times
+  /// wherever they lie, not only the first and last points.
+  @Test func implausibleTimeInTheMiddleIsWarnedAboutByInfo() throws {
+    let folder = try TemporaryFolder()
+    let rows = (0..<5).map { k in "\(k == 2 ? 0 : 1_714_546_800 + 60 * k),35.0,\(139.0 + 0.0003 * Double(k)),5" }
+    let track = try folder.file("t.csv", containing: "time,lat,lon,accuracy\n" + rows.joined(separator: "\n") + "\n")
+    let info = try CommandRunner.run(["info", track])
+    #expect(info.status == 0, "\(info.stderr)")
+    #expect(info.stderr.contains("warning: the track points of \(track) are dated from 1970-01-01T00:00:00Z to 2024-05-01T07:04:00Z, before 2000: "), "\(info.stderr)")
   }
 
   /// A region at exactly 0°, 0° (a circle's centre or a polygon's vertex, where a missing position

@@ -11,7 +11,7 @@ import Geodesy
 ///   minus earliest time among its points). `nil` when some track point has no time, because the
 ///   duration is then not known (gpxpy also gives none for such files).
 /// - **Times** (``firstTime``, ``lastTime``): those of the first and last timed track points in
-///   document order.
+///   document order; ``earliestTime`` and ``latestTime``, the extremes wherever they lie.
 /// - **Bounds** (``bounds``): of every track point, route point and waypoint.
 /// - **Sensors** (``heartRate``, ``cadence``, ``power``, ``temperature``): the range and mean of
 ///   the values GPX track points carry in their extensions (see ``GPXPoint``), over the track
@@ -112,6 +112,12 @@ public struct TrackStatistics: Hashable, Sendable {
   public var firstTime: Double?
   /// Seconds since the epoch of the last timed track point in document order.
   public var lastTime: Double?
+  /// Seconds since the epoch of the earliest and the latest timed track point, wherever they are
+  /// in the file.
+  public var earliestTime: Double?
+  public var latestTime: Double?
+  /// Track points at exactly 0°, 0°, where a receiver without a position writes zeros.
+  public var trackPointsAtZero = 0
   /// `nil` for a file without points.
   public var bounds: Bounds?
   /// Metres: WGS84 geodesic length along the track segments.
@@ -221,9 +227,12 @@ public struct TrackStatistics: Hashable, Sendable {
     let d = path.add(c)
     length2D += d
     perTrack[point.parent].length2D += d
+    if c.latitude == 0 && c.longitude == 0 { trackPointsAtZero += 1 }
     if let t = point.time {
       if firstTime == nil { firstTime = t }
       lastTime = t
+      earliestTime = min(earliestTime ?? t, t)
+      latestTime = max(latestTime ?? t, t)
       if perTrack[point.parent].firstTime == nil { perTrack[point.parent].firstTime = t }
       perTrack[point.parent].lastTime = t
       segmentEarliest = min(segmentEarliest, t)
