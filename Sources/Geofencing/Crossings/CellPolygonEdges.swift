@@ -145,6 +145,12 @@ final class CellPolygonEdges: Sendable {
   /// of sub-cells, the edge clipped to the row's grown band of latitudes spans an interval of
   /// longitudes, and the columns whose grown rectangles meet that interval list it. Then ordered by
   /// sub-cell, edges ascending.
+  ///
+  /// Built for size: the rows of an edge are a few and their columns one or two, and the
+  /// vectorised, unrolled loops of a speed build spent a quarter of the filing's instructions on
+  /// setting themselves up (callgrind, the benchmark track at 10,000 polygons: 97 M instructions
+  /// for speed, 68 M for size).
+  @_optimize(size)
   private static func file(
     _ edges: [Edge], rows: Int, columns: Int, south: Double, west: Double, rowHeight: Double, columnWidth: Double
   ) -> (start: [Int32], list: [Int32]) {
@@ -166,50 +172,67 @@ final class CellPolygonEdges: Sendable {
     var start = [Int32](repeating: 0, count: cells + 1)
     start.withUnsafeMutableBufferPointer { start in
       edges.withUnsafeBufferPointer { edges in
-        for e in edges.indices {
+        var e = 0
+        while e < edges.count {
           let edge = edges[e]
           // In the cell's longitudes (rounded: the filing's growth is far beyond that).
           let (x0, y0) = (edge.x0 - edge.shift, edge.y0)
           let y1 = edge.y1
           let east = edge.x1 - edge.x0
-          let north = edge.y1 - edge.y0
-          let inverseNorth = north != 0 ? 1 / north : 0
-          let firstRow = Self.index(min(y0, y1) - growY - south, scale: rowScale, last: rowLimit)
-          let lastRow = Self.index(max(y0, y1) + growY - south, scale: rowScale, last: rowLimit)
+          let north = y1 - y0
+          let (lowY, highY) = y0 <= y1 ? (y0, y1) : (y1, y0)
+          let firstRow = Self.index(lowY - growY - south, scale: rowScale, last: rowLimit)
+          let lastRow = Self.index(highY + growY - south, scale: rowScale, last: rowLimit)
           // At most this many pairs from this edge: make room for them at once.
-          let most = (lastRow - firstRow + 1) * columns
-          if count + most > capacity {
+          let most = (lastRow &- firstRow &+ 1) &* columns
+          if count &+ most > capacity {
             let grown = UnsafeMutablePointer<UInt64>.allocate(capacity: max(2 * capacity, count + most))
             grown.moveInitialize(from: pairs, count: count)
             pairs.deallocate()
             pairs = grown
             capacity = max(2 * capacity, count + most)
           }
-          for row in firstRow...lastRow {
-            // The part of the edge within the row's grown band: parameters where it enters and leaves.
-            var low = 0.0
-            var high = 1.0
-            if north != 0 {
+          // The whole edge's longitudes, for an edge within one row.
+          let x1 = x0 + east
+          let (edgeWest, edgeEast) = x0 <= x1 ? (x0, x1) : (x1, x0)
+          let clips = firstRow != lastRow && north != 0
+          let inverseNorth = clips ? 1 / north : 0
+          let packedEdge = UInt64(truncatingIfNeeded: e)
+          var row = firstRow
+          while row <= lastRow {
+            var westX = edgeWest
+            var eastX = edgeEast
+            if clips {
+              // The part of the edge within the row's grown band: parameters where it enters and
+              // leaves, clamped to the edge (an edge ending in the band's rounding keeps the row:
+              // listing costs only time).
               let bandSouth = south + Double(row) * rowHeight - growY
-              let bandNorth = south + Double(row + 1) * rowHeight + growY
+              let bandNorth = south + Double(row &+ 1) * rowHeight + growY
               let a = (bandSouth - y0) * inverseNorth
               let b = (bandNorth - y0) * inverseNorth
-              low = max(0, min(a, b))
-              high = min(1, max(a, b))
-              // An edge ending in the band's rounding: keep the row (listing costs only time).
+              var low = a < b ? a : b
+              var high = a < b ? b : a
+              low = low > 0 ? low : 0
+              high = high < 1 ? high : 1
               if low > high { (low, high) = (high, low) }
+              let xa = x0 + low * east
+              let xb = x0 + high * east
+              westX = xa < xb ? xa : xb
+              eastX = xa < xb ? xb : xa
             }
-            let xa = x0 + low * east
-            let xb = x0 + high * east
-            let firstColumn = Self.index(min(xa, xb) - growX - west, scale: columnScale, last: columnLimit)
-            let lastColumn = Self.index(max(xa, xb) + growX - west, scale: columnScale, last: columnLimit)
-            for column in firstColumn...lastColumn {
-              let cell = row &* columns &+ column
-              pairs[count] = UInt64(truncatingIfNeeded: cell) &<< 32 | UInt64(truncatingIfNeeded: e)
+            let firstColumn = Self.index(westX - growX - west, scale: columnScale, last: columnLimit)
+            let lastColumn = Self.index(eastX + growX - west, scale: columnScale, last: columnLimit)
+            var cell = row &* columns &+ firstColumn
+            let lastCell = row &* columns &+ lastColumn
+            repeat {
+              pairs[count] = UInt64(truncatingIfNeeded: cell) &<< 32 | packedEdge
               count &+= 1
               start[cell &+ 1] &+= 1
-            }
+              cell &+= 1
+            } while cell <= lastCell
+            row &+= 1
           }
+          e &+= 1
         }
       }
       for cell in 0..<cells { start[cell &+ 1] &+= start[cell] }
