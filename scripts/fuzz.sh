@@ -8,11 +8,21 @@
 # each one found becomes a regression test. The corpus grows in Fuzz/.build/corpus/TARGET.
 set -eu
 cd "$(dirname "$0")/../Fuzz"
-build() { swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --product geowake-fuzz >/dev/null; }
+mkdir -p .build
+build() {
+  swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --product geowake-fuzz \
+    >.build/fuzz-build.log 2>&1
+}
 # A source file renamed or removed in the package can leave SwiftPM's cached build description of
-# this package (which reaches the sources by path) naming it ("missing inputs"): drop it and build
-# once more.
-build 2>/dev/null || { rm -f .build/*/release/description.json; build; }
+# this package (which reaches the sources by path) naming it ("missing inputs"), and a C header
+# added to a module's include directory can leave the compiler's cached build of that module
+# without it ("cannot find ... in scope"): drop both and build once more. A build that still
+# fails shows its output.
+if ! build; then
+  rm -f .build/*/release/description.json
+  rm -rf .build/*/release/ModuleCache
+  build || { cat .build/fuzz-build.log >&2; echo "fuzz: the harness does not build (above)" >&2; exit 1; }
+fi
 bin=$(swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --show-bin-path)/geowake-fuzz
 seconds=${FUZZ_SECONDS:-60}
 targets=${FUZZ_TARGETS:-"track gpx csv jsonl regions scenario pushes towers schedules"}
