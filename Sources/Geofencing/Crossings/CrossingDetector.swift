@@ -325,11 +325,11 @@ public struct CrossingDetector: Sendable {
 
   /// Whether the step from (`latitude0`, `longitude0`) to (`latitude1`, `longitude1`), both in
   /// `cell`, may have crossed the boundary of a polygon through it, so that it must be settled
-  /// (``settlePolygons(_:from:to:subCells:)``): the segment stays in the sub-cells its ends span, so only
-  /// the edges they list can have been crossed, and the side test dismisses most of those at once
-  /// (``CellPolygonEdges/mayMeetAny(from:to:lat0:lon0:lat1:lon1:)``). When it dismisses every one
-  /// and no polygon is too wide for the cell's shifted coordinates, nothing was crossed. Reads
-  /// coordinates, not fixes: the common step, which crosses nothing, copies no fix.
+  /// (``settlePolygons(_:from:to:subCells:)``): the segment stays in the sub-cells its ends span,
+  /// so only the edges they list can have been crossed, and the side test dismisses most of those
+  /// at once (``CellPolygonEdges/mayMeetAny(from:to:lat0:lon0:lat1:lon1:)``). When it dismisses
+  /// every one and no polygon is too wide for the cell's shifted coordinates, nothing was crossed.
+  /// Reads coordinates, not fixes: the common step, which crosses nothing, copies no fix.
   ///
   /// `subCells`: the sub-cells of the two ends (``CellPolygonEdges/subCell(latitude:longitude:)``).
   @inline(__always)

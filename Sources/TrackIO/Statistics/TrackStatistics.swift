@@ -112,9 +112,9 @@ public struct TrackStatistics: Hashable, Sendable {
   public var firstTime: Double?
   /// Seconds since the epoch of the last timed track point in document order.
   public var lastTime: Double?
-  /// Seconds since the epoch of the earliest and the latest timed track point, wherever they are
-  /// in the file.
+  /// Seconds since the epoch of the earliest timed track point, wherever it is in the file.
   public var earliestTime: Double?
+  /// Seconds since the epoch of the latest timed track point, wherever it is in the file.
   public var latestTime: Double?
   /// Track points at exactly 0°, 0°, where a receiver without a position writes zeros.
   public var trackPointsAtZero = 0
