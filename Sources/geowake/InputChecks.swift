@@ -95,10 +95,23 @@ struct InputChecks {
     return warnings
   }
 
-  /// ``fixWarnings(track:)`` for a track summarised by `info`: the times of its track points,
-  /// earliest to latest wherever they lie in the file, and those at exactly 0°, 0°.
+  /// ``fixWarnings(track:)`` for a track summarised by `info`: a file without track points, the
+  /// times of its track points (earliest to latest wherever they lie in the file, and points
+  /// dated before the point ahead of them), and those at exactly 0°, 0°.
   static func trackPointWarnings(_ statistics: TrackStatistics, track: String) -> [String] {
     var warnings: [String] = []
+    if statistics.trackPoints == 0 {
+      warnings.append(
+        "warning: \(track) holds no track point (\(statistics.routePoints) route points, \(statistics.waypoints) waypoints): "
+          + "nothing to measure a track by")
+    }
+    let back = statistics.trackPointsBackInTime
+    if back > 0 {
+      warnings.append(
+        "warning: \(back) of the \(statistics.trackPoints) track points of \(track) \(back == 1 ? "is" : "are") dated earlier than "
+          + "the point before them in their segment: a clock that jumped back, or points out of order? "
+          + "(the duration is the span of each segment's times)")
+    }
     if let earliest = statistics.earliestTime, let latest = statistics.latestTime,
       let time = timeWarning("the track points of \(track)", earliest: earliest, latest: latest)
     {

@@ -118,6 +118,9 @@ public struct TrackStatistics: Hashable, Sendable {
   public var latestTime: Double?
   /// Track points at exactly 0°, 0°, where a receiver without a position writes zeros.
   public var trackPointsAtZero = 0
+  /// Timed track points dated earlier than the timed point before them in their segment: a
+  /// clock that jumped back, or points out of order.
+  public var trackPointsBackInTime = 0
   /// `nil` for a file without points.
   public var bounds: Bounds?
   /// Metres: WGS84 geodesic length along the track segments.
@@ -142,6 +145,8 @@ public struct TrackStatistics: Hashable, Sendable {
   private var path = PathLength()
   private var segmentEarliest = Double.infinity
   private var segmentLatest = -Double.infinity
+  /// The time of the segment's last timed point so far.
+  private var segmentPrevious = -Double.infinity
 
   /// Empty statistics for a file of `format`; feed it with ``add(_:)`` and ``finish(_:)``.
   public init(format: Format) {
@@ -237,6 +242,8 @@ public struct TrackStatistics: Hashable, Sendable {
       perTrack[point.parent].lastTime = t
       segmentEarliest = min(segmentEarliest, t)
       segmentLatest = max(segmentLatest, t)
+      if t < segmentPrevious { trackPointsBackInTime += 1 }
+      segmentPrevious = t
     } else {
       trackPointsWithoutTime += 1
       perTrack[point.parent].pointsWithoutTime += 1
@@ -252,6 +259,7 @@ public struct TrackStatistics: Hashable, Sendable {
     path.breakPath()
     segmentEarliest = .infinity
     segmentLatest = -.infinity
+    segmentPrevious = -.infinity
   }
 
   /// Completes the statistics with the reader's counts once it has returned every point.
