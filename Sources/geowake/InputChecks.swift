@@ -95,15 +95,13 @@ struct InputChecks {
     return warnings
   }
 
-  /// ``fixWarnings(track:)`` for a track summarised by `info`: a file without track points, the
+  /// ``fixWarnings(track:)`` for a track summarised by `info`: a file without any point, the
   /// times of its track points (earliest to latest wherever they lie in the file, and points
   /// dated before the point ahead of them), and those at exactly 0°, 0°.
   static func trackPointWarnings(_ statistics: TrackStatistics, track: String) -> [String] {
     var warnings: [String] = []
-    if statistics.trackPoints == 0 {
-      warnings.append(
-        "warning: \(track) holds no track point (\(statistics.routePoints) route points, \(statistics.waypoints) waypoints): "
-          + "nothing to measure a track by")
+    if statistics.trackPoints == 0 && statistics.routePoints == 0 && statistics.waypoints == 0 {
+      warnings.append("warning: \(track) holds no point (no track point, route point or waypoint)")
     }
     let back = statistics.trackPointsBackInTime
     if back > 0 {

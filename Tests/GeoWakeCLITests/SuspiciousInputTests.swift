@@ -205,8 +205,9 @@ struct SuspiciousInputTests {
     #expect(info.stderr.contains("0°, 0°") == placeholders, "\(info.stderr)")
   }
 
-  /// `info` on a file without track points, or with points dated before the point ahead of them
-  /// in their segment, warns; the same points in time order do not.
+  /// `info` on a file without any point, or with track points dated before the point ahead of
+  /// them in their segment, warns; the same points in time order do not, nor does a file of
+  /// routes only.
   @Test(arguments: [false, true])
   func infoWarnsAboutNoTrackPointsAndTimeGoingBack(backwards: Bool) throws {
     let folder = try TemporaryFolder()
@@ -214,7 +215,13 @@ struct SuspiciousInputTests {
       "empty.gpx", containing: #"<?xml version="1.0"?><gpx version="1.1" creator="t"><trk><trkseg></trkseg></trk></gpx>"# + "\n")
     let none = try CommandRunner.run(["info", empty])
     #expect(none.status == 0, "\(none.stderr)")
-    #expect(none.stderr.contains("warning: \(empty) holds no track point (0 route points, 0 waypoints)"), "\(none.stderr)")
+    #expect(none.stderr.contains("warning: \(empty) holds no point (no track point, route point or waypoint)"), "\(none.stderr)")
+    let route = try folder.file(
+      "route.gpx",
+      containing: #"<?xml version="1.0"?><gpx version="1.1" creator="t"><rte><rtept lat="35" lon="139"/><rtept lat="35.001" lon="139"/></rte></gpx>"#
+        + "\n")
+    let planned = try CommandRunner.run(["info", route])
+    #expect(planned.status == 0 && planned.stderr.isEmpty, "\(planned.stderr)")
     let times = backwards ? [0, 60, 30, 90, 45] : [0, 30, 45, 60, 90]
     let rows = times.enumerated().map { k, t in "\(1_714_546_800 + t),35.0,\(139.0 + 0.0003 * Double(k)),5" }
     let track = try folder.file("t.csv", containing: "time,lat,lon,accuracy\n" + rows.joined(separator: "\n") + "\n")
@@ -223,7 +230,7 @@ struct SuspiciousInputTests {
     #expect(
       info.stderr.contains("warning: 2 of the 5 track points of \(track) are dated earlier than the point before them") == backwards,
       "\(info.stderr)")
-    #expect(!info.stderr.contains("holds no track point"), "\(info.stderr)")
+    #expect(!info.stderr.contains("holds no point"), "\(info.stderr)")
   }
 
   /// One point dated 1970 in the middle of a track of this century (a receiver that lost its
