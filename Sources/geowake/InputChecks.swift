@@ -107,7 +107,7 @@ struct InputChecks {
     if back > 0 {
       warnings.append(
         "warning: \(back) of the \(statistics.trackPoints) track points of \(track) \(back == 1 ? "is" : "are") dated earlier than "
-          + "the point before them in their segment: a clock that jumped back, or points out of order? "
+          + "the point before \(back == 1 ? "it in its" : "them in their") segment: a clock that jumped back, or points out of order? "
           + "(the duration is the span of each segment's times)")
     }
     if let earliest = statistics.earliestTime, let latest = statistics.latestTime,
