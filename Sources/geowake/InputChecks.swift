@@ -87,12 +87,16 @@ struct InputChecks {
   func fixWarnings(track: String) -> [String] {
     var warnings: [String] = []
     if let time = Self.timeWarning("the fixes of \(track)", earliest: earliest, latest: latest) { warnings.append(time) }
-    if fixesAtZero > 0 {
-      warnings.append(
-        "warning: \(fixesAtZero) of the \(fixes) fixes of \(track) \(fixesAtZero == 1 ? "is" : "are") at exactly 0°, 0°, "
-          + "where a receiver without a position writes zeros: placeholders, not positions?")
-    }
+    if let zero = Self.zeroWarning(fixesAtZero, of: fixes, "fixes of \(track)") { warnings.append(zero) }
     return warnings
+  }
+
+  /// The warning for `count` of `total` points (`what`, such as "fixes of track.gpx") at exactly
+  /// 0°, 0°, if any: where a receiver or an app without a position writes zeros.
+  static func zeroWarning(_ count: Int, of total: Int, _ what: String) -> String? {
+    guard count > 0 else { return nil }
+    return "warning: \(count) of the \(total) \(what) \(count == 1 ? "is" : "are") at exactly 0°, 0°, "
+      + "where a receiver without a position writes zeros: placeholders, not positions?"
   }
 
   /// ``fixWarnings(track:)`` for a track summarised by `info`: a file without any point, the
@@ -115,11 +119,8 @@ struct InputChecks {
     {
       warnings.append(time)
     }
-    let zero = statistics.trackPointsAtZero
-    if zero > 0 {
-      warnings.append(
-        "warning: \(zero) of the \(statistics.trackPoints) track points of \(track) \(zero == 1 ? "is" : "are") at exactly 0°, 0°, "
-          + "where a receiver without a position writes zeros: placeholders, not positions?")
+    if let zero = zeroWarning(statistics.trackPointsAtZero, of: statistics.trackPoints, "track points of \(track)") {
+      warnings.append(zero)
     }
     return warnings
   }
