@@ -82,8 +82,10 @@ final class CellPolygonEdges: Sendable {
     let width = box.east - box.west
     var shift: [Double] = []
     shift.reserveCapacity(polygons.count)
+    // Room for every edge of every polygon at once (growing by doubling copied the array about
+    // three times a cell); cut back below when large polygons meet the cell with few edges.
     var edges: [Edge] = []
-    edges.reserveCapacity(polygons.count * 8)
+    edges.reserveCapacity(polygons.reduce(0) { $0 + $1.geometry.planar.vertexCount })
     for (k, (geometry, west)) in polygons.enumerated() {
       let planar = geometry.planar
       if planar.box.east - planar.box.west > Self.widestShifted {
@@ -102,7 +104,18 @@ final class CellPolygonEdges: Sendable {
     }
     self.shift = shift
     hasWidePolygons = shift.contains { $0.isNaN }
-    self.edges = edges
+    if edges.capacity > 2 * edges.count + 1024 {
+      // `Array(edges)` would keep the same storage. (No `unsafeUninitializedCapacity` of 0: it
+      // writes the count into the one shared empty-array storage.)
+      self.edges =
+        edges.isEmpty
+        ? []
+        : [Edge](unsafeUninitializedCapacity: edges.count) { storage, initialized in
+          initialized = storage.initialize(fromContentsOf: edges)
+        }
+    } else {
+      self.edges = edges
+    }
     // About four sub-cells per edge, near-square in metres.
     let aspect = (width * metresPerDegreeLongitude) / (height * metresPerDegreeLatitude)
     let target = 4 * Double(max(1, edges.count))
