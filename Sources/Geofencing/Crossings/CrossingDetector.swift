@@ -206,6 +206,7 @@ public struct CrossingDetector: Sendable {
     var moved = false
     let firstIndex = fixCount
     let walks = !cell.polygonSlots.isEmpty
+    let hasCircles = !cell.circles.isEmpty
     let edges = cell.polygonEdges
     // The sub-cell and coordinates of the fix before, for the walk: each fix's sub-cell is
     // computed once, and the fix itself is read again only for a step that may cross.
@@ -232,7 +233,9 @@ public struct CrossingDetector: Sendable {
         beforeLatitude = latitude
         beforeLongitude = longitude
       }
-      if cache.isQuiet(cell, latitude: latitude, longitude: longitude) {
+      if !hasCircles {
+        // Polygons only: nothing to look at (``look(_:from:to:)`` would find every point quiet).
+      } else if cache.isQuiet(cell, latitude: latitude, longitude: longitude) {
         moved = true
       } else {
         if moved { previousCartesianIsValid = false }
@@ -242,6 +245,11 @@ public struct CrossingDetector: Sendable {
       if !pending.isEmpty { flush(into: &crossings, fromFix: firstIndex + (j - start) - 1) }
       beforeTime = time
       j += 1
+    }
+    if !hasCircles && j > start {
+      cache.looked(
+        latitude: fixes[j - 1].coordinate.latitude, longitude: fixes[j - 1].coordinate.longitude, margin: .infinity)
+      previousCartesianIsValid = false
     }
     if moved { previousCartesianIsValid = false }
     if j > start {
