@@ -236,6 +236,8 @@ final class PolygonGeometry: Sendable {
     -> Bool
   {
     if max(e.x, e.z) < west || min(e.x, e.z) > east || max(e.y, e.w) < south || min(e.y, e.w) > north { return false }
+    // An end in the rectangle: it meets (the usual edge of a polygon in a cell it lies in).
+    if e.x >= west && e.x <= east && e.y >= south && e.y <= north { return true }
     let dx = e.z - e.x
     let dy = e.w - e.y
     // Signed areas of the four corners against the edge's line: all strictly on one side, no meeting.
