@@ -40,7 +40,7 @@ extension CrossingsCommand {
       crossings.removeAll(keepingCapacity: true)
       checks.add(fix)
       do { try detector.process(fix, into: &crossings) } catch {
-        throw TrackIOError(path: path, line: line, column: 1, message: error.description)
+        throw TrackIOError(path: path, line: line, column: 1, message: error.message)
       }
       for c in crossings {
         outcome.events[c.isPassThrough ? "\(c.direction.rawValue) (pass)" : c.direction.rawValue, default: 0] += 1

@@ -91,7 +91,7 @@ struct CrossingsCommand: AsyncParsableCommand {
         }
         do { try detector.process(fix, into: &crossings) } catch {
           throw Diagnostics.fail(
-            TrackIOError(path: reader.path, line: reader.lineNumber, column: 1, message: error.description))
+            TrackIOError(path: reader.path, line: reader.lineNumber, column: 1, message: error.message))
         }
         if firstTime == nil { firstTime = fix.time }
         lastTime = fix.time

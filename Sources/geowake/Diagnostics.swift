@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Geofencing
 import TrackIO
 
 /// Writes diagnostics to standard error.
@@ -22,5 +23,25 @@ enum Diagnostics {
     }
     if error.message.hasPrefix("write failed") || error.message.hasPrefix("read failed") { return SysExit.ioError }
     return SysExit.noInput
+  }
+}
+
+extension CrossingDetectorError {
+  /// The error with its times as ISO 8601 UTC text rather than seconds since 1970: to the
+  /// microsecond when the two would otherwise read the same.
+  var message: String {
+    switch reason {
+    case .timeNotFinite:
+      return description
+    case .outOfOrder(let previousTime):
+      var this = TimestampText.iso8601Compact(time)
+      var before = TimestampText.iso8601Compact(previousTime)
+      if this == before {
+        this = TimestampText.iso8601(time, fractionDigits: 6)
+        before = TimestampText.iso8601(previousTime, fractionDigits: 6)
+      }
+      return
+        "fix \(fixIndex) at \(this) is earlier than fix \(fixIndex - 1) at \(before): fixes must arrive in time order"
+    }
   }
 }

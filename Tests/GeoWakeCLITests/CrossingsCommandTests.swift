@@ -45,7 +45,19 @@ struct CrossingsCommandTests {
     let track = try folder.file("track.csv", containing: "time,lat,lon\n10,35.0,139.0\n# a comment\n5,35.0,139.0\n")
     let result = try CommandRunner.run(["crossings", "--regions", "Fixtures/demo/tokyo-regions.csv", track])
     #expect(result.status == 65)
-    #expect(result.stderr == "\(track):4:1: error: fix 1 at time 5.0 is earlier than fix 0 at 10.0: fixes must arrive in time order\n")
+    #expect(
+      result.stderr
+        == "\(track):4:1: error: fix 1 at 1970-01-01T00:00:05Z is earlier than fix 0 at 1970-01-01T00:00:10Z: fixes must arrive in time order\n"
+    )
+    // Times a fraction of a millisecond apart are told apart.
+    let close = try folder.file(
+      "close.csv", containing: "time,lat,lon\n2024-05-01T07:00:10.0004Z,35.0,139.0\n2024-05-01T07:00:10.0001Z,35.0,139.0\n")
+    let closeResult = try CommandRunner.run(["crossings", "--regions", "Fixtures/demo/tokyo-regions.csv", close])
+    #expect(closeResult.status == 65)
+    #expect(
+      closeResult.stderr
+        == "\(close):3:1: error: fix 1 at 2024-05-01T07:00:10.000100Z is earlier than fix 0 at 2024-05-01T07:00:10.000400Z: fixes must arrive in time order\n"
+    )
   }
 
   @Test func missingTrackExits66() throws {
