@@ -265,6 +265,9 @@ struct GenerateCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Fewest and most vertices of a polygon, as MIN,MAX (3 … 100,000).")
     var vertices: String = "5,12"
 
+    @Option(help: "A polygon's outline: star (each vertex at its own random distance from the centre) or coast (smooth at every scale, like a coastline or a district's border).", transform: { $0.lowercased() })
+    var outline: String = "star"
+
     @Option(help: "A track file (any track format) to place the regions along, instead of a generated track.")
     var along: String?
 
@@ -287,6 +290,7 @@ struct GenerateCommand: ParsableCommand {
       if f == .csv && polygons > 0 { throw ValidationError("polygons need --format geojson") }
       guard radiusRange() != nil else { throw ValidationError("--radii \"\(radii)\": expected MIN,MAX with 0 < MIN ≤ MAX ≤ 10000000") }
       guard vertexRange() != nil else { throw ValidationError("--vertices \"\(vertices)\": expected MIN,MAX with 3 ≤ MIN ≤ MAX ≤ 100000") }
+      guard SyntheticRegions.Outline(rawValue: outline) != nil else { throw ValidationError("--outline must be star or coast, got \(outline)") }
       OutputFormat.warnIfDisagreeing(formatOption, output: placement.output)
       // About 45 bytes a CSV circle, 130 a GeoJSON one, 40 a polygon's vertex.
       let perRegion = f == .csv ? 45 : 130 * (1 - polygons) + polygons * 40 * Double(vertexRange()?.upperBound ?? 12)
@@ -331,7 +335,7 @@ struct GenerateCommand: ParsableCommand {
       }
       let regions = SyntheticRegions(
         seed: placement.seed, count: count, center: center, radii: radiusRange() ?? 50...2000, polygonFraction: polygons,
-        vertices: vertexRange() ?? 5...12
+        vertices: vertexRange() ?? 5...12, outline: SyntheticRegions.Outline(rawValue: outline) ?? .star
       ).generate(near: sample)
       let sink = try placement.sink()
       do {

@@ -110,4 +110,50 @@ struct CrossingsCommandTests {
       #expect(refused.stderr.contains("--vertices"), "\(refused.stderr)")
     }
   }
+
+  /// `--outline coast` draws boundaries smooth at every scale: valid polygons (GEOS, as `regions
+  /// check` reads them) with the vertex counts asked for, the same for the same seed, and far less
+  /// jagged from one vertex to the next than the default star, whose vertices each lie at their own
+  /// random distance.
+  @Test func coastOutlinesAreValidAndSmootherThanStars() throws {
+    let folder = try TemporaryFolder()
+    func generate(_ outline: String, to name: String) throws -> (path: String, rings: [[[Double]]]) {
+      let path = folder.path(name)
+      let made = try CommandRunner.run([
+        "generate", "regions", "--count", "30", "--polygons", "1", "--vertices", "200,400", "--radii", "1000,5000",
+        "--outline", outline, "--track-count", "2000", "--seed", "12", "-o", path,
+      ])
+      #expect(made.status == 0, "\(made.stderr)")
+      let parsed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+      let features = try #require(parsed?["features"] as? [[String: Any]])
+      let rings = features.compactMap { (($0["geometry"] as? [String: Any])?["coordinates"] as? [[[Double]]])?.first }
+      #expect(rings.count == 30)
+      return (path, rings)
+    }
+    /// The mean change of distance from the ring's vertex centroid between neighbouring vertices,
+    /// over the mean distance.
+    func jaggedness(_ ring: [[Double]]) -> Double {
+      let points = ring.dropLast()
+      let cx = points.map { $0[0] }.reduce(0, +) / Double(points.count)
+      let cy = points.map { $0[1] }.reduce(0, +) / Double(points.count)
+      let squash = cos(cy * .pi / 180)
+      let d = points.map { (($0[0] - cx) * squash * ($0[0] - cx) * squash + ($0[1] - cy) * ($0[1] - cy)).squareRoot() }
+      let steps = d.indices.map { abs(d[$0] - d[($0 + 1) % d.count]) }
+      return steps.reduce(0, +) / d.reduce(0, +)
+    }
+    let coast = try generate("coast", to: "coast.geojson")
+    let star = try generate("star", to: "star.geojson")
+    for ring in coast.rings { #expect((201...401).contains(ring.count), "\(ring.count) positions") }
+    let checked = try CommandRunner.run(["regions", "check", coast.path])
+    #expect(checked.status == 0 && checked.stdout.contains("all valid"), "\(checked.stdout)\(checked.stderr)")
+    let again = try generate("coast", to: "again.geojson")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: again.path)) == Data(contentsOf: URL(fileURLWithPath: coast.path)))
+    let coastJagged = coast.rings.map(jaggedness).reduce(0, +) / 30
+    let starJagged = star.rings.map(jaggedness).reduce(0, +) / 30
+    #expect(coastJagged < starJagged / 4, "coast \(coastJagged), star \(starJagged)")
+    let refused = try CommandRunner.run([
+      "generate", "regions", "--polygons", "1", "--format", "geojson", "--outline", "round", "--track-count", "2000",
+    ])
+    #expect(refused.status == 64 && refused.stderr.contains("--outline"), "\(refused.stderr)")
+  }
 }
