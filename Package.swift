@@ -188,7 +188,7 @@ package.targets += [
   ),
   .testTarget(
     name: "GEOSValidationTests",
-    dependencies: ["GEOSValidation", "Geofencing", "Geodesy", "_GeoWakeTestSupport"]
+    dependencies: ["GEOSValidation", "Geofencing", "Geodesy", "SyntheticData", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "CellHandoffTests",

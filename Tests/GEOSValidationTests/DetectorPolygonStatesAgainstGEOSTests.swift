@@ -1,6 +1,7 @@
 import Geodesy
 @testable import GEOSValidation
 @testable import Geofencing
+import SyntheticData
 import Testing
 import _GeoWakeTestSupport
 
@@ -96,5 +97,70 @@ import _GeoWakeTestSupport
     }
     #expect(checked > 90_000)
     #expect(changes > 5_000)
+  }
+
+  /// Large polygons of thousands of vertices shaped like coastlines (cells of tens of thousands of
+  /// edges in fine sub-cells) and a sparse track whose steps of up to 3 km cross many sub-cells:
+  /// every polygon's state after every fix equals GEOS's, at the automatic grid level and a finer
+  /// one.
+  @Test(arguments: [21, 22] as [UInt64])
+  func longStepsAmongLargeCoastlinesEqualGEOS(seed: UInt64) throws {
+    let center = try Coordinate(latitude: 37.75, longitude: -122.42)
+    let polygons = SyntheticRegions(
+      seed: seed, count: 16, center: center, radii: 1_000...4_000, polygonFraction: 1, vertices: 1_000...3_000,
+      outline: .coast
+    ).generate(near: [center]).compactMap { region -> PolygonRegion? in
+      if case .polygon(let polygon) = region { return polygon }
+      return nil
+    }
+    try #require(polygons.count == 16)
+    let context = try GEOSContext()
+    let prepared = try polygons.map {
+      try GEOSPreparedGeometry(GEOSGeometry.polygonal(context, polygons: $0.planar.rings))
+    }
+    // Half the polygons lie on the centre, the rest over a 30 km square around it: a walk about
+    // the centre, steps of 20 m to 3 km a minute apart.
+    var rng = SeededGenerator(seed: seed)
+    var (latitude, longitude) = (center.latitude, center.longitude)
+    var fixes: [LocationFix] = []
+    for k in 0..<800 {
+      let step = [20.0, 200, 1_000, 3_000][Int(rng.next() % 4)] * rng.uniform(0.5...1)
+      let angle = rng.uniform(0...(2 * Double.pi))
+      latitude += step * Double.cos(angle) / 111_000
+      longitude += step * Double.sin(angle) / 88_000
+      latitude = min(center.latitude + 0.05, max(center.latitude - 0.05, latitude))
+      longitude = min(center.longitude + 0.06, max(center.longitude - 0.06, longitude))
+      fixes.append(
+        LocationFix(
+          time: Double(k) * 60, coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude),
+          horizontalAccuracy: 5))
+    }
+    for level in [nil, 12] as [Int?] {
+      let set = RegionSet(polygons.map { .polygon($0) }, configuration: .init(gridLevel: level))
+      var scratch: [Int32] = []
+      let middle = CellCandidates(
+        key: GridCell.key(latitude: center.latitude, longitude: center.longitude, level: set.index.gridLevel),
+        regions: set.index, scratch: &scratch)
+      var detector = CrossingDetector(regions: set)
+      var crossings: [RegionCrossing] = []
+      var wrong: [String] = []
+      var inside = 0
+      for (i, fix) in fixes.enumerated() {
+        try detector.process(fix, into: &crossings)
+        for (k, polygon) in polygons.enumerated() {
+          let point = try GEOSGeometry.point(
+            context, x: polygon.planar.x(longitude: fix.coordinate.longitude), y: fix.coordinate.latitude)
+          let expected = try prepared[k].intersects(point)
+          if detector.isInside(polygon.identifier) != expected { wrong.append("fix \(i) \(polygon.identifier)") }
+          if expected { inside += 1 }
+        }
+      }
+      let mismatches = wrong.count
+      #expect(mismatches == 0, "level \(level.map(String.init) ?? "auto"): first \(wrong.prefix(3))")
+      let (insidePairs, crossed) = (inside, crossings.count)
+      #expect(insidePairs > 300 && crossed > 200, "\(insidePairs) inside, \(crossed) crossings")
+      // The case meant: a cell of many edges in many sub-cells.
+      #expect(middle.polygonEdges.count > 5_000 && middle.polygonEdges.rows * middle.polygonEdges.columns > 10_000)
+    }
   }
 }

@@ -14,9 +14,10 @@ import CDetectorKernels
 /// **Sub-cells.** Each sub-cell lists every edge that meets its closed rectangle grown by a
 /// billionth of its size (at least 10⁻¹² degrees, ten times the rounding of a longitude shifted by
 /// whole turns), so that the rounding of a point's sub-cell index never leaves an edge out. The
-/// path between two fixes is straight in latitude and longitude (the documented path model) and
-/// stays in the rectangle of sub-cells their indices span, so it can cross only the edges those
-/// sub-cells list.
+/// path between two fixes is straight in latitude and longitude (the documented path model): ends
+/// in one sub-cell or two side by side keep it in them; a longer step meets the sub-cells the same
+/// computation that filed the edges finds for it (``Runs``). Either way it can cross only the
+/// edges those sub-cells list.
 ///
 /// **Rejection.** Most listed edges are dismissed by the side of their line each end of the
 /// segment lies on, in floating point with a bound on its rounding (``Edge``): both ends farther
@@ -63,14 +64,14 @@ final class CellPolygonEdges: Sendable {
   private let lastColumn: Double
   private let subStart: [Int32]
   private let subEdges: [Int32]
+  /// The sub-cells a segment meets (``Runs``), as the filing found them.
+  private let runs: Runs
 
   /// The widest polygon (degrees of longitude) whose turns are the same all over a cell it meets:
   /// its points lie within 90° of its middle, and the turns change only 180° from the middle.
   static let widestShifted = 180.0
   /// At most this many sub-cells a side.
   static let largestGrid = 128
-  /// The most sub-cells a segment's rectangle is gathered from; beyond, every edge is tested.
-  static let largestSpan = 16
 
   /// The edges of `polygons` (each with the cell's west edge in its projected coordinates) that
   /// meet the cell `box`, filed in sub-cells about square in metres of M and p per degree.
@@ -127,9 +128,10 @@ final class CellPolygonEdges: Sendable {
     columnScale = Double(columns) / width
     lastRow = Double(rows - 1)
     lastColumn = Double(columns - 1)
-    (subStart, subEdges) = Self.file(
-      edges, rows: rows, columns: columns, south: south, west: west, rowHeight: height / Double(rows),
+    runs = Runs(
+      rows: rows, columns: columns, south: south, west: west, rowHeight: height / Double(rows),
       columnWidth: width / Double(columns))
+    (subStart, subEdges) = Self.file(edges, rows: rows, columns: columns, runs: runs)
   }
 
   /// The number of edges.
@@ -153,6 +155,92 @@ final class CellPolygonEdges: Sendable {
     geowake_grid_index(offset, scale, last)
   }
 
+  /// The sub-cell grid's geometry for finding the sub-cells a segment meets: the rows it spans,
+  /// and in each the columns whose rectangles, grown by a billionth of their size (at least 10⁻¹²
+  /// degrees) and by as much again for the rounding of this computation, the segment clipped to the
+  /// row's grown band meets. Used to file an edge and to gather the edges a long step may meet:
+  /// both compute the same, so an edge and a step that meet at a point of the cell share the
+  /// sub-cell of that point.
+  struct Runs {
+    let south: Double
+    let west: Double
+    let rowHeight: Double
+    let growX: Double
+    let growY: Double
+    let rowScale: Double
+    let columnScale: Double
+    let rowLimit: Double
+    let columnLimit: Double
+    let columns: Int
+
+    init(rows: Int, columns: Int, south: Double, west: Double, rowHeight: Double, columnWidth: Double) {
+      // The sub-cells' own growth (the rounding of an index), and as much again for the rounding
+      // of the clipping below: far beyond either.
+      growY = 2 * max(rowHeight * 1e-9, 1e-12)
+      growX = 2 * max(columnWidth * 1e-9, 1e-12)
+      rowScale = 1 / rowHeight
+      columnScale = 1 / columnWidth
+      rowLimit = Double(rows - 1)
+      columnLimit = Double(columns - 1)
+      self.south = south
+      self.west = west
+      self.rowHeight = rowHeight
+      self.columns = columns
+    }
+
+    /// The first and last rows the segment between latitudes y0 and y1 meets (clamped to the grid).
+    @inline(__always)
+    func rows(_ y0: Double, _ y1: Double) -> (first: Int, last: Int) {
+      let (lowY, highY) = y0 <= y1 ? (y0, y1) : (y1, y0)
+      return (
+        CellPolygonEdges.index(lowY - growY - south, scale: rowScale, last: rowLimit),
+        CellPolygonEdges.index(highY + growY - south, scale: rowScale, last: rowLimit)
+      )
+    }
+
+    /// Calls `body` with each row of `rows` and the first and last sub-cells (row · columns +
+    /// column) of it that the segment from (x0, y0) to (x0 + east, y0 + north) (longitudes of the
+    /// cell) meets.
+    @inline(__always)
+    func forEachRun(
+      x0: Double, y0: Double, east: Double, north: Double, rows: (first: Int, last: Int),
+      _ body: (_ first: Int, _ last: Int) -> Void
+    ) {
+      // The whole segment's longitudes, for a segment within one row.
+      let x1 = x0 + east
+      let (segmentWest, segmentEast) = x0 <= x1 ? (x0, x1) : (x1, x0)
+      let clips = rows.first != rows.last && north != 0
+      let inverseNorth = clips ? 1 / north : 0
+      var row = rows.first
+      while row <= rows.last {
+        var westX = segmentWest
+        var eastX = segmentEast
+        if clips {
+          // The part of the segment within the row's grown band: parameters where it enters and
+          // leaves, clamped to the segment (a segment ending in the band's rounding keeps the
+          // row: listing costs only time).
+          let bandSouth = south + Double(row) * rowHeight - growY
+          let bandNorth = south + Double(row &+ 1) * rowHeight + growY
+          let a = (bandSouth - y0) * inverseNorth
+          let b = (bandNorth - y0) * inverseNorth
+          var low = a < b ? a : b
+          var high = a < b ? b : a
+          low = low > 0 ? low : 0
+          high = high < 1 ? high : 1
+          if low > high { (low, high) = (high, low) }
+          let xa = x0 + low * east
+          let xb = x0 + high * east
+          westX = xa < xb ? xa : xb
+          eastX = xa < xb ? xb : xa
+        }
+        let firstColumn = CellPolygonEdges.index(westX - growX - west, scale: columnScale, last: columnLimit)
+        let lastColumn = CellPolygonEdges.index(eastX + growX - west, scale: columnScale, last: columnLimit)
+        body(row &* columns &+ firstColumn, row &* columns &+ lastColumn)
+        row &+= 1
+      }
+    }
+  }
+
   /// Every edge filed in each sub-cell whose rectangle, grown by a billionth of its size (at least
   /// 10⁻¹² degrees) and by as much again for the rounding of this computation, it meets: per row
   /// of sub-cells, the edge clipped to the row's grown band of latitudes spans an interval of
@@ -163,18 +251,8 @@ final class CellPolygonEdges: Sendable {
   /// vectorised, unrolled loops of a speed build spent a quarter of the filing's instructions on
   /// setting themselves up (callgrind, the benchmark track at 10,000 polygons: 97 M instructions
   /// for speed, 68 M for size).
-  @_optimize(size)
-  private static func file(
-    _ edges: [Edge], rows: Int, columns: Int, south: Double, west: Double, rowHeight: Double, columnWidth: Double
-  ) -> (start: [Int32], list: [Int32]) {
-    // The sub-cells' own growth (the rounding of an index), and as much again for the rounding
-    // of the clipping below: far beyond either.
-    let growY = 2 * max(rowHeight * 1e-9, 1e-12)
-    let growX = 2 * max(columnWidth * 1e-9, 1e-12)
-    let rowScale = 1 / rowHeight
-    let columnScale = 1 / columnWidth
-    let rowLimit = Double(rows - 1)
-    let columnLimit = Double(columns - 1)
+  @_optimize(size) @inline(never)
+  private static func file(_ edges: [Edge], rows: Int, columns: Int, runs: Runs) -> (start: [Int32], list: [Int32]) {
     let cells = rows * columns
     // (sub-cell, edge) pairs, packed sub-cell · 2³² + edge, in a buffer grown by hand: the filing
     // loop then has no uniqueness or bounds checks, and the sub-cell counts neither.
@@ -188,16 +266,9 @@ final class CellPolygonEdges: Sendable {
         var e = 0
         while e < edges.count {
           let edge = edges[e]
-          // In the cell's longitudes (rounded: the filing's growth is far beyond that).
-          let (x0, y0) = (edge.x0 - edge.shift, edge.y0)
-          let y1 = edge.y1
-          let east = edge.x1 - edge.x0
-          let north = y1 - y0
-          let (lowY, highY) = y0 <= y1 ? (y0, y1) : (y1, y0)
-          let firstRow = Self.index(lowY - growY - south, scale: rowScale, last: rowLimit)
-          let lastRow = Self.index(highY + growY - south, scale: rowScale, last: rowLimit)
+          let edgeRows = runs.rows(edge.y0, edge.y1)
           // At most this many pairs from this edge: make room for them at once.
-          let most = (lastRow &- firstRow &+ 1) &* columns
+          let most = (edgeRows.last &- edgeRows.first &+ 1) &* columns
           if count &+ most > capacity {
             let grown = UnsafeMutablePointer<UInt64>.allocate(capacity: max(2 * capacity, count + most))
             grown.moveInitialize(from: pairs, count: count)
@@ -205,45 +276,18 @@ final class CellPolygonEdges: Sendable {
             pairs = grown
             capacity = max(2 * capacity, count + most)
           }
-          // The whole edge's longitudes, for an edge within one row.
-          let x1 = x0 + east
-          let (edgeWest, edgeEast) = x0 <= x1 ? (x0, x1) : (x1, x0)
-          let clips = firstRow != lastRow && north != 0
-          let inverseNorth = clips ? 1 / north : 0
           let packedEdge = UInt64(truncatingIfNeeded: e)
-          var row = firstRow
-          while row <= lastRow {
-            var westX = edgeWest
-            var eastX = edgeEast
-            if clips {
-              // The part of the edge within the row's grown band: parameters where it enters and
-              // leaves, clamped to the edge (an edge ending in the band's rounding keeps the row:
-              // listing costs only time).
-              let bandSouth = south + Double(row) * rowHeight - growY
-              let bandNorth = south + Double(row &+ 1) * rowHeight + growY
-              let a = (bandSouth - y0) * inverseNorth
-              let b = (bandNorth - y0) * inverseNorth
-              var low = a < b ? a : b
-              var high = a < b ? b : a
-              low = low > 0 ? low : 0
-              high = high < 1 ? high : 1
-              if low > high { (low, high) = (high, low) }
-              let xa = x0 + low * east
-              let xb = x0 + high * east
-              westX = xa < xb ? xa : xb
-              eastX = xa < xb ? xb : xa
-            }
-            let firstColumn = Self.index(westX - growX - west, scale: columnScale, last: columnLimit)
-            let lastColumn = Self.index(eastX + growX - west, scale: columnScale, last: columnLimit)
-            var cell = row &* columns &+ firstColumn
-            let lastCell = row &* columns &+ lastColumn
+          // In the cell's longitudes (rounded: the filing's growth is far beyond that).
+          runs.forEachRun(
+            x0: edge.x0 - edge.shift, y0: edge.y0, east: edge.x1 - edge.x0, north: edge.y1 - edge.y0, rows: edgeRows
+          ) { first, last in
+            var cell = first
             repeat {
               pairs[count] = UInt64(truncatingIfNeeded: cell) &<< 32 | packedEdge
               count &+= 1
               start[cell &+ 1] &+= 1
               cell &+= 1
-            } while cell <= lastCell
-            row &+= 1
+            } while cell <= last
           }
           e &+= 1
         }
@@ -317,8 +361,7 @@ final class CellPolygonEdges: Sendable {
 
   /// Calls `body` with every edge the segment from (lat0, lon0) to (lat1, lon1) (longitudes of
   /// the cell; either end may lie outside it) may meet within the cell: each edge of the sub-cells
-  /// the two ends span that the side test keeps, each once. Every edge when the span is larger
-  /// than ``largestSpan`` sub-cells.
+  /// the segment meets (``Runs``) that the side test keeps, each once.
   @inline(__always)
   func forEachEdge(
     lat0: Double, lon0: Double, lat1: Double, lon1: Double, scratch: inout [Int32], _ body: (Int) -> Void
@@ -365,26 +408,27 @@ final class CellPolygonEdges: Sendable {
       }
       return
     }
+    // A longer step: the edges of the sub-cells its line meets (about as many as the rows and
+    // columns it spans, not their product), each once.
+    scratch.removeAll(keepingCapacity: true)
     edges.withUnsafeBufferPointer { edges in
-      let rowRange = min(from.row, to.row)...max(from.row, to.row)
-      let columnRange = min(from.column, to.column)...max(from.column, to.column)
-      if rowRange.count * columnRange.count > Self.largestSpan {
-        for e in 0..<edges.count where Self.mayMeet(edges[e], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { body(e) }
-        return
-      }
-      scratch.removeAll(keepingCapacity: true)
-      for row in rowRange {
-        for column in columnRange {
-          let s = row * self.columns + column
-          for k in Int(subStart[s])..<Int(subStart[s + 1]) {
-            let e = subEdges[k]
-            if Self.mayMeet(edges[Int(e)], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { scratch.append(e) }
+      subEdges.withUnsafeBufferPointer { list in
+        subStart.withUnsafeBufferPointer { start in
+          runs.forEachRun(
+            x0: lon0, y0: lat0, east: lon1 - lon0, north: lat1 - lat0, rows: runs.rows(lat0, lat1)
+          ) { first, last in
+            for s in first...last {
+              for k in Int(start[s])..<Int(start[s &+ 1]) {
+                let e = list[k]
+                if Self.mayMeet(edges[Int(e)], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { scratch.append(e) }
+              }
+            }
           }
         }
       }
-      if scratch.count > 1 { scratch.sort() }
-      for (i, e) in scratch.enumerated() where i == 0 || scratch[i - 1] != e { body(Int(e)) }
     }
+    if scratch.count > 1 { scratch.sort() }
+    for (i, e) in scratch.enumerated() where i == 0 || scratch[i - 1] != e { body(Int(e)) }
   }
 
   /// How the segment (lon0, lat0) → (lon1, lat1) of the cell (longitudes of the cell; the edge's

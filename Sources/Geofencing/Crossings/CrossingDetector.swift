@@ -675,9 +675,10 @@ public struct CrossingDetector: Sendable {
       insideBySlot[slot] = old.touchingPolygonCoverage[k] == .inside
     }
     // The polygons the segment may cross: those with an edge the segment may meet in either
-    // cell. The segment's part in a cell lies in the rectangle of sub-cells its two ends span
-    // there (indices clamped to the cell's grid), as long as its longitudes do not wrap;
-    // otherwise, or when a cell cannot tell, every boundary polygon of both cells is a candidate.
+    // cell. The segment's part in a cell lies in the sub-cells it meets there
+    // (``CellPolygonEdges/forEachEdge(lat0:lon0:lat1:lon1:scratch:_:)``), as long as its
+    // longitudes do not wrap; otherwise, or when a cell cannot tell, every boundary polygon of
+    // both cells is a candidate.
     nearSlots.clearKeepingCapacity()
     /// Adds the polygons with an edge of `cell` the segment may meet; false when the cell
     /// cannot tell.
