@@ -70,8 +70,10 @@ final class CellPolygonEdges: Sendable {
   /// The widest polygon (degrees of longitude) whose turns are the same all over a cell it meets:
   /// its points lie within 90° of its middle, and the turns change only 180° from the middle.
   static let widestShifted = 180.0
-  /// At most this many sub-cells a side.
-  static let largestGrid = 128
+  /// At most this many sub-cells a side: a cell of many edges (large polygons of many vertices)
+  /// still has only a few in each sub-cell. (At 128 a side, a cell of the 200 coastline-shaped
+  /// districts of `Benchmarks/compare-peers` has about 16 in a sub-cell, all tested at every fix.)
+  static let largestGrid = 512
 
   /// The edges of `polygons` (each with the cell's west edge in its projected coordinates) that
   /// meet the cell `box`, filed in sub-cells about square in metres of M and p per degree.
