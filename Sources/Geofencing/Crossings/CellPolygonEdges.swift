@@ -71,8 +71,9 @@ final class CellPolygonEdges: Sendable {
   /// its points lie within 90° of its middle, and the turns change only 180° from the middle.
   static let widestShifted = 180.0
   /// At most this many sub-cells a side: a cell of many edges (large polygons of many vertices)
-  /// still has only a few in each sub-cell. (At 128 a side, a cell of the 200 coastline-shaped
-  /// districts of `Benchmarks/compare-peers` has about 16 in a sub-cell, all tested at every fix.)
+  /// still has only a few in each sub-cell. (The 200 coastline-shaped districts of
+  /// `Benchmarks/compare-peers` put up to 185,000 edges in a cell: at 128 a side, about 21 in each
+  /// sub-cell a boundary crosses, all tested at every fix there; at 512, about 4.)
   static let largestGrid = 512
 
   /// The edges of `polygons` (each with the cell's west edge in its projected coordinates) that
