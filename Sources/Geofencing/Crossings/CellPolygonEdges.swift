@@ -52,19 +52,12 @@ final class CellPolygonEdges: Sendable {
   let edges: [Edge]
 
   /// The sub-cell grid: `rows` × `columns` over the cell's box, sub-cell (i, j) at i · columns + j
-  /// listing `subEdges[subStart[s] ..< subStart[s + 1]]` (ascending).
-  private let south: Double
-  private let west: Double
-  private let rowScale: Double
-  private let columnScale: Double
+  /// listing `subEdges[subStart[s] ..< subStart[s + 1]]` (ascending); its geometry is ``runs``.
   let rows: Int
   let columns: Int
-  /// `rows − 1` and `columns − 1` as doubles, for ``subCell(latitude:longitude:)``.
-  private let lastRow: Double
-  private let lastColumn: Double
   private let subStart: [Int32]
   private let subEdges: [Int32]
-  /// The sub-cells a segment meets (``Runs``), as the filing found them.
+  /// The sub-cells a point or a segment is in (``Runs``), as the filing found them.
   private let runs: Runs
 
   /// The widest polygon (degrees of longitude) whose turns are the same all over a cell it meets:
@@ -125,14 +118,8 @@ final class CellPolygonEdges: Sendable {
     let target = 4 * Double(max(1, edges.count))
     rows = edges.isEmpty ? 1 : min(Self.largestGrid, max(1, Int((target / aspect).squareRoot().rounded(.up))))
     columns = edges.isEmpty ? 1 : min(Self.largestGrid, max(1, Int((target * aspect).squareRoot().rounded(.up))))
-    south = box.south
-    west = box.west
-    rowScale = Double(rows) / height
-    columnScale = Double(columns) / width
-    lastRow = Double(rows - 1)
-    lastColumn = Double(columns - 1)
     runs = Runs(
-      rows: rows, columns: columns, south: south, west: west, rowHeight: height / Double(rows),
+      rows: rows, columns: columns, south: box.south, west: box.west, rowHeight: height / Double(rows),
       columnWidth: width / Double(columns))
     (subStart, subEdges) = Self.file(edges, rows: rows, columns: columns, runs: runs)
   }
@@ -145,8 +132,8 @@ final class CellPolygonEdges: Sendable {
   @inline(__always)
   func subCell(latitude: Double, longitude: Double) -> (row: Int, column: Int) {
     (
-      Self.index(latitude - south, scale: rowScale, last: lastRow),
-      Self.index(longitude - west, scale: columnScale, last: lastColumn)
+      Self.index(latitude - runs.south, scale: runs.rowScale, last: runs.rowLimit),
+      Self.index(longitude - runs.west, scale: runs.columnScale, last: runs.columnLimit)
     )
   }
 
@@ -163,7 +150,8 @@ final class CellPolygonEdges: Sendable {
   /// degrees) and by as much again for the rounding of this computation, the segment clipped to the
   /// row's grown band meets. Used to file an edge and to gather the edges a long step may meet:
   /// both compute the same, so an edge and a step that meet at a point of the cell share the
-  /// sub-cell of that point.
+  /// sub-cell of that point. A point's own sub-cell (``subCell(latitude:longitude:)``) is found
+  /// with the same scales.
   struct Runs {
     let south: Double
     let west: Double
