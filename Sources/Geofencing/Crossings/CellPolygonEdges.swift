@@ -79,40 +79,55 @@ final class CellPolygonEdges: Sendable {
     let width = box.east - box.west
     var shift: [Double] = []
     shift.reserveCapacity(polygons.count)
-    // Room for every edge of every polygon at once (growing by doubling copied the array about
-    // three times a cell); cut back below when large polygons meet the cell with few edges.
-    var edges: [Edge] = []
-    edges.reserveCapacity(polygons.reduce(0) { $0 + $1.geometry.planar.vertexCount })
-    for (k, (geometry, west)) in polygons.enumerated() {
-      let planar = geometry.planar
-      if planar.box.east - planar.box.west > Self.widestShifted {
-        shift.append(.nan)
-        continue
+    // Room for every edge of every polygon, written in place.
+    let room = polygons.reduce(0) { $0 + $1.geometry.planar.vertexCount }
+    // One polygon's edges meeting the cell, before they become records.
+    let polygonEdges = UnsafeMutablePointer<SIMD4<Double>>.allocate(
+      capacity: max(1, polygons.reduce(0) { max($0, $1.geometry.planar.vertexCount) }))
+    defer { polygonEdges.deallocate() }
+    var edges =
+      room == 0
+      ? []
+      : [Edge](unsafeUninitializedCapacity: room) { storage, initialized in
+        var count = 0
+        for (k, (geometry, west)) in polygons.enumerated() {
+          let planar = geometry.planar
+          if planar.box.east - planar.box.west > Self.widestShifted {
+            shift.append(.nan)
+            continue
+          }
+          let turns = planar.turns(longitude: box.west)
+          shift.append(turns)
+          let meeting = geometry.edgesMeeting(
+            west: west, south: box.south, east: west + width, north: box.north, into: polygonEdges)
+          for i in 0..<meeting {
+            let e = polygonEdges[i]
+            let east = abs(e.z - e.x)
+            let north = abs(e.w - e.y)
+            let products = (2 * width + east) * north + (2 * height + north) * east
+            storage.initializeElement(
+              at: count,
+              to: Edge(
+                x0: e.x, y0: e.y, x1: e.z, y1: e.w, shift: turns, bound: 16 * 0x1p-53 * products, polygon: Int32(k)))
+            count &+= 1
+          }
+        }
+        initialized = count
       }
-      let turns = planar.turns(longitude: box.west)
-      shift.append(turns)
-      geometry.forEachEdgeMeeting(west: west, south: box.south, east: west + width, north: box.north) { e in
-        let east = abs(e.z - e.x)
-        let north = abs(e.w - e.y)
-        let products = (2 * width + east) * north + (2 * height + north) * east
-        edges.append(
-          Edge(x0: e.x, y0: e.y, x1: e.z, y1: e.w, shift: turns, bound: 16 * 0x1p-53 * products, polygon: Int32(k)))
-      }
-    }
     self.shift = shift
     hasWidePolygons = shift.contains { $0.isNaN }
-    if edges.capacity > 2 * edges.count + 1024 {
-      // `Array(edges)` would keep the same storage. (No `unsafeUninitializedCapacity` of 0: it
-      // writes the count into the one shared empty-array storage.)
-      self.edges =
-        edges.isEmpty
-        ? []
-        : [Edge](unsafeUninitializedCapacity: edges.count) { storage, initialized in
-          initialized = storage.initialize(fromContentsOf: edges)
-        }
-    } else {
-      self.edges = edges
+    if edges.isEmpty {
+      // No capacity kept. (Not `unsafeUninitializedCapacity` of 0: it writes the count into the
+      // one shared empty-array storage.)
+      edges = []
+    } else if edges.capacity > 2 * edges.count + 1024 {
+      // Large polygons meeting the cell with few edges: cut back to the size. (`Array(edges)`
+      // would keep the same storage.)
+      edges = [Edge](unsafeUninitializedCapacity: edges.count) { storage, initialized in
+        initialized = storage.initialize(fromContentsOf: edges)
+      }
     }
+    self.edges = edges
     // About four sub-cells per edge, near-square in metres.
     let aspect = (width * metresPerDegreeLongitude) / (height * metresPerDegreeLatitude)
     let target = 4 * Double(max(1, edges.count))
