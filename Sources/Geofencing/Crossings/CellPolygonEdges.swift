@@ -216,28 +216,26 @@ final class CellPolygonEdges: Sendable {
       let x1 = x0 + east
       let (segmentWest, segmentEast) = x0 <= x1 ? (x0, x1) : (x1, x0)
       let clips = rows.first != rows.last && north != 0
-      let inverseNorth = clips ? 1 / north : 0
+      // Degrees of longitude per degree of latitude along the segment.
+      let slope = clips ? east / north : 0
       var row = rows.first
       while row <= rows.last {
         var westX = segmentWest
         var eastX = segmentEast
         if clips {
-          // The part of the segment within the row's grown band: parameters where it enters and
-          // leaves, clamped to the segment (a segment ending in the band's rounding keeps the
-          // row: listing costs only time).
+          // The part of the segment within the row's grown band: its line's longitudes at the
+          // band's edges, clamped to the segment's (a segment ending in the band's rounding
+          // keeps the row: listing costs only time). Without branches: min and max.
           let bandSouth = south + Double(row) * rowHeight - growY
           let bandNorth = south + Double(row &+ 1) * rowHeight + growY
-          let a = (bandSouth - y0) * inverseNorth
-          let b = (bandNorth - y0) * inverseNorth
-          var low = a < b ? a : b
-          var high = a < b ? b : a
-          low = low > 0 ? low : 0
-          high = high < 1 ? high : 1
-          if low > high { (low, high) = (high, low) }
-          let xa = x0 + low * east
-          let xb = x0 + high * east
-          westX = xa < xb ? xa : xb
-          eastX = xa < xb ? xb : xa
+          let xs = x0 + (bandSouth - y0) * slope
+          let xn = x0 + (bandNorth - y0) * slope
+          let low = xs < xn ? xs : xn
+          let high = xs < xn ? xn : xs
+          let a = low > segmentWest ? low : segmentWest
+          let b = high < segmentEast ? high : segmentEast
+          westX = a < b ? a : b
+          eastX = a < b ? b : a
         }
         let firstColumn = CellPolygonEdges.index(westX - growX - west, scale: columnScale, last: columnLimit)
         let lastColumn = CellPolygonEdges.index(eastX + growX - west, scale: columnScale, last: columnLimit)
