@@ -411,8 +411,18 @@ public struct CrossingDetector: Sendable {
         cache.polygonInside[k] = solvePolygon(polygon, slot: slot, path: segment, wasInside: wasInside)
         continue
       }
+      if end == first + 1 {
+        // One crossing, the usual: the identifier goes into the record without a second copy.
+        let u = polygonHits[first].u
+        pending.append(
+          PendingCrossing(
+            time: segment.time(at: u), coordinate: segment.point(at: u), slot: slot,
+            identifier: regions.index.identifier(slot: slot), enter: !wasInside, passThrough: false))
+        cache.polygonInside[k] = !wasInside
+        continue
+      }
       let identifier = regions.index.identifier(slot: slot)
-      let passThrough = end - first >= 2 && (end - first) % 2 == 0
+      let passThrough = (end - first) % 2 == 0
       var state = wasInside
       for h in first..<end {
         state.toggle()
@@ -926,14 +936,17 @@ public struct CrossingDetector: Sendable {
         if a.time != b.time { return a.time < b.time }
         return a.identifier.rawValue < b.identifier.rawValue
       }
+      // Taken from the end below.
+      pending.reverse()
     }
-    for p in pending {
+    // Each pending crossing moved out of the scratch array, its identifier into the record:
+    // no copy of the identifier to retain here and release when the array is emptied.
+    while let p = pending.popLast() {
       crossings.append(
         RegionCrossing(
           region: p.identifier, direction: p.enter ? .enter : .exit, time: p.time, coordinate: p.coordinate,
           fromFix: fromFix, toFix: fromFix + 1, isPassThrough: p.passThrough, slot: Int32(p.slot)))
     }
-    pending.clearKeepingCapacity()
   }
 }
 
