@@ -90,10 +90,15 @@ final class CellCandidates: Sendable {
   let polygonSlots: [Int32]
   /// The edges of ``polygonSlots`` that meet the cell.
   let polygonEdges: CellPolygonEdges
-  /// Every polygon whose bounding box touches the cell, boundary in the cell or not.
-  let touchingPolygonSlots: [Int32]
-  /// How each of ``touchingPolygonSlots`` covers the cell.
-  let touchingPolygonCoverage: [RectangleCoverage]
+  /// The polygons whose bounding box touches the cell but whose boundary does not pass through
+  /// it, with their one state all over it (inside: the polygon covers the cell).
+  let coveringPolygons: [CoveringPolygon]
+
+  /// A polygon of ``coveringPolygons``.
+  struct CoveringPolygon: Sendable {
+    var slot: Int32
+    var inside: Bool
+  }
 
   /// Builds the cell `key` from the regions whose bounding box touches it.
   init(key: UInt64, regions: borrowing RegionIndex, scratch: inout [Int32]) {
@@ -133,22 +138,21 @@ final class CellCandidates: Sendable {
     var circles: [Circle] = []
     var polygonSlots: [Int32] = []
     var boundaryPolygons: [(geometry: PolygonGeometry, west: Double)] = []
-    var touchingPolygonSlots: [Int32] = []
-    var touchingPolygonCoverage: [RectangleCoverage] = []
+    var coveringPolygons: [CoveringPolygon] = []
     for slot32 in scratch {
       let slot = Int(slot32)
       guard regions.boxes[slot].intersects(box) else { continue }
       if regions.circles[slot].isCircle {
         slots.append(slot32)
       } else if let polygon = regions.polygons[slot] {
-        touchingPolygonSlots.append(slot32)
         let west = polygon.planar.x(longitude: box.west)
         let east = west + (box.east - box.west)
         let coverage = polygon.coverage(west: west, south: box.south, east: east, north: box.north)
-        touchingPolygonCoverage.append(coverage)
         if coverage == .boundary {
           polygonSlots.append(slot32)
           boundaryPolygons.append((polygon, west))
+        } else {
+          coveringPolygons.append(CoveringPolygon(slot: slot32, inside: coverage == .inside))
         }
       }
     }
@@ -191,8 +195,7 @@ final class CellCandidates: Sendable {
     if filterUsesMap { epsilon += 2 * mapError }
     filter = CircleFilter.blocks(circles, origin: centre, epsilon: epsilon)
     self.polygonSlots = polygonSlots
-    self.touchingPolygonSlots = touchingPolygonSlots
-    self.touchingPolygonCoverage = touchingPolygonCoverage
+    self.coveringPolygons = coveringPolygons
   }
 
   /// The index's geometry of circle `k`, rebuilt from the cell's own arrays.
@@ -298,7 +301,9 @@ struct CandidateCache {
   /// A spare array the next cell's states are built in while the current cell's are still read
   /// (then swapped), so that a move allocates nothing.
   var spareInside: [Bool] = []
-  /// The state of each polygon whose boundary passes through the cell (``CellCandidates/polygonSlots``).
+  /// The state of each polygon whose boundary passes through the cell
+  /// (``CellCandidates/polygonSlots``), in its first entries; the array is never shortened, so
+  /// that entering a cell writes the states in place (``setPolygonStates(_:from:)``).
   var polygonInside: [Bool] = []
 
   /// The fix of the last look (degrees) and the squared semi-axis, in metres², of the quiet
@@ -338,20 +343,34 @@ struct CandidateCache {
     quietSquared = -1
     inside.removeAll(keepingCapacity: true)
     for slot in cell.slots { inside.append(insideBySlot[slot]) }
-    polygonInside.removeAll(keepingCapacity: true)
-    for slot in cell.polygonSlots { polygonInside.append(insideBySlot[slot]) }
+    setPolygonStates(cell, from: insideBySlot)
     rebuildMasks()
   }
 
+  /// Sets the states of `cell`'s boundary polygons (``CellCandidates/polygonSlots``) in
+  /// ``polygonInside`` from `insideBySlot`.
+  mutating func setPolygonStates(_ cell: CellCandidates, from insideBySlot: SlotSet) {
+    let slots = cell.polygonSlots
+    while polygonInside.count < slots.count { polygonInside.append(false) }
+    slots.withUnsafeBufferPointer { slots in
+      polygonInside.withUnsafeMutableBufferPointer { states in
+        if insideBySlot.isEmpty {
+          for k in slots.indices { states[k] = false }
+        } else {
+          for k in slots.indices { states[k] = insideBySlot.contains(slots[k]) }
+        }
+      }
+    }
+  }
+
   /// Starts a visit to `cell` with the states built in ``spareInside`` (in the cell's order; it
-  /// becomes ``inside``) and no polygon state: the caller appends the polygons' states. Its
-  /// circles are looked at at the next fix.
+  /// becomes ``inside``) and no polygon state: the caller sets the polygons' states
+  /// (``setPolygonStates(_:from:)``). Its circles are looked at at the next fix.
   mutating func begin(_ cell: CellCandidates, generation: Int) {
     self.cell = cell
     self.generation = generation
     quietSquared = -1
     swap(&inside, &spareInside)
-    polygonInside.clearKeepingCapacity()
     rebuildMasks()
   }
 

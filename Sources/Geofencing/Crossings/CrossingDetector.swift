@@ -667,7 +667,7 @@ public struct CrossingDetector: Sendable {
     }
     cache.begin(next, generation: regions.index.generation)
     settlePolygons(from: old, to: next, path: path, last: last.coordinate, fix: fix.coordinate, length: length)
-    for slot in next.polygonSlots { cache.polygonInside.append(insideBySlot[slot]) }
+    cache.setPolygonStates(next, from: insideBySlot)
   }
 
   /// The polygons on a segment from `old` into its neighbour `next` (from `last` to `fix`, at most
@@ -680,10 +680,11 @@ public struct CrossingDetector: Sendable {
   private mutating func settlePolygons(
     from old: CellCandidates, to next: CellCandidates, path: PathSegment, last: Coordinate, fix: Coordinate, length: Double
   ) {
-    guard !old.touchingPolygonSlots.isEmpty || !next.touchingPolygonSlots.isEmpty else { return }
-    for (k, slot) in old.touchingPolygonSlots.enumerated() where old.touchingPolygonCoverage[k] != .boundary {
-      insideBySlot[slot] = old.touchingPolygonCoverage[k] == .inside
-    }
+    guard
+      !old.polygonSlots.isEmpty || !old.coveringPolygons.isEmpty || !next.polygonSlots.isEmpty
+        || !next.coveringPolygons.isEmpty
+    else { return }
+    for polygon in old.coveringPolygons { insideBySlot[polygon.slot] = polygon.inside }
     // The polygons the segment may cross: those with an edge the segment may meet in either
     // cell. The segment's part in a cell lies in the sub-cells it meets there
     // (``CellPolygonEdges/forEachEdge(lat0:lon0:lat1:lon1:scratch:_:)``), as long as its
@@ -725,12 +726,17 @@ public struct CrossingDetector: Sendable {
         insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
       }
     }
-    for slot in old.touchingPolygonSlots where !regions.index.boxes[Int(slot)].intersects(next.box) {
-      insideBySlot[slot] = false
+    // Outside every polygon whose box misses `next`, where the fix is. Only a polygon the device
+    // was inside can change: it touches `old`, where the last fix was, so those are the few in
+    // the set, not every polygon of `old`.
+    nearSlots.clearKeepingCapacity()
+    insideBySlot.forEach { slot in
+      if regions.index.polygons[Int(slot)] != nil && !regions.index.boxes[Int(slot)].intersects(next.box) {
+        nearSlots.append(slot)
+      }
     }
-    for (k, slot) in next.touchingPolygonSlots.enumerated() where next.touchingPolygonCoverage[k] != .boundary {
-      insideBySlot[slot] = next.touchingPolygonCoverage[k] == .inside
-    }
+    for slot in nearSlots { insideBySlot[slot] = false }
+    for polygon in next.coveringPolygons { insideBySlot[polygon.slot] = polygon.inside }
   }
 
 

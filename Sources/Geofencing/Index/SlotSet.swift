@@ -113,6 +113,13 @@ struct SlotSet: Sendable, Equatable {
     count = 0
   }
 
+  /// Calls `body` with every slot, in no particular order.
+  @inline(__always)
+  func forEach(_ body: (Int32) -> Void) {
+    guard count > 0 else { return }
+    for s in table where s != Self.empty { body(s) }
+  }
+
   /// The slots, ascending.
   var sorted: [Int32] {
     var out: [Int32] = []
