@@ -289,26 +289,31 @@ final class CellPolygonEdges: Sendable {
             repeat {
               pairs[count] = UInt64(truncatingIfNeeded: cell) &<< 32 | packedEdge
               count &+= 1
-              start[cell &+ 1] &+= 1
+              start[cell] &+= 1
               cell &+= 1
             } while cell <= last
           }
           e &+= 1
         }
       }
-      for cell in 0..<cells { start[cell &+ 1] &+= start[cell] }
+      // Each sub-cell's end: its count and every count before it.
+      for cell in 1..<max(1, cells) { start[cell] &+= start[cell &- 1] }
+      start[cells] = Int32(truncatingIfNeeded: count)
     }
     // No edge: the empty array. (`unsafeUninitializedCapacity` with a capacity of 0 writes the
     // count into the one shared empty-array storage, a data race between cells built at once.)
     guard count > 0 else { return (start, []) }
-    var fill = start
+    // Each sub-cell's list filled from its end, the pairs taken last first: its edges come out
+    // ascending, and `start[cell]` ends at the list's first place (no second array of places).
     let list = [Int32](unsafeUninitializedCapacity: count) { list, initialized in
-      fill.withUnsafeMutableBufferPointer { fill in
-        for k in 0..<count {
+      start.withUnsafeMutableBufferPointer { start in
+        var k = count
+        while k > 0 {
+          k &-= 1
           let pair = pairs[k]
           let cell = Int(truncatingIfNeeded: pair &>> 32)
-          list[Int(fill[cell])] = Int32(truncatingIfNeeded: pair)
-          fill[cell] &+= 1
+          start[cell] &-= 1
+          list[Int(start[cell])] = Int32(truncatingIfNeeded: pair)
         }
       }
       initialized = count
