@@ -729,13 +729,13 @@ public struct CrossingDetector: Sendable {
     // Outside every polygon whose box misses `next`, where the fix is. Only a polygon the device
     // was inside can change: it touches `old`, where the last fix was, so those are the few in
     // the set, not every polygon of `old`.
-    nearSlots.clearKeepingCapacity()
+    slotBuffer.clearKeepingCapacity()
     insideBySlot.forEach { slot in
       if regions.index.polygons[Int(slot)] != nil && !regions.index.boxes[Int(slot)].intersects(next.box) {
-        nearSlots.append(slot)
+        slotBuffer.append(slot)
       }
     }
-    for slot in nearSlots { insideBySlot[slot] = false }
+    for slot in slotBuffer { insideBySlot[slot] = false }
     for polygon in next.coveringPolygons { insideBySlot[polygon.slot] = polygon.inside }
   }
 

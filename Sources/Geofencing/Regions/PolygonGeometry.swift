@@ -335,11 +335,11 @@ final class PolygonGeometry: Sendable {
   /// once, and returns how many. `out` has room for `planar.vertexCount` edges, more than the
   /// polygons have.
   ///
-  /// A loop of its own, not ``forEachEdge(south:north:_:)`` with a closure: preparing a grid cell
-  /// runs it for every polygon through the cell. A polygon whose box lies in the rectangle has
-  /// every edge in it, copied without a test; one the rectangle spans in latitude has its edges
-  /// tested ring by ring, without the band index (whose lists name an edge in every band it
-  /// spans).
+  /// Preparing a grid cell runs it for every polygon through the cell. A polygon whose box lies
+  /// in the rectangle has every edge in it, copied without a test; one the rectangle spans in
+  /// latitude has its edges tested ring by ring, not through the band index (whose lists name an
+  /// edge in every band it spans); only the rest go through the bands
+  /// (``forEachEdge(south:north:_:)``).
   func edgesMeeting(
     west: Double, south: Double, east: Double, north: Double, into out: UnsafeMutablePointer<SIMD4<Double>>
   ) -> Int {
@@ -347,33 +347,15 @@ final class PolygonGeometry: Sendable {
     let within = box.west >= west && box.east <= east && box.south >= south && box.north <= north
     let range = bands(south: south, north: north)
     var count = 0
-    planar.withVertices { vertices in
-      if within || unindexedEdges > 0 || (range.lowerBound == 0 && range.upperBound == bandCount - 1) {
-        planar.forEachRing { first, end in
-          var i = first
-          while i < end &- 1 {
-            let e = vertices.edge(i)
-            out[count] = e
-            count &+= within || Self.segment(e, meets: west, south, east, north) ? 1 : 0
-            i &+= 1
-          }
-        }
-        return
+    if within || unindexedEdges > 0 || (range.lowerBound == 0 && range.upperBound == bandCount - 1) {
+      forEachEdge { e in
+        out[count] = e
+        count &+= within || Self.segment(e, meets: west, south, east, north) ? 1 : 0
       }
-      bandEdges.withUnsafeBufferPointer { list in
-        for b in range {
-          for k in Int(bandStart[b])..<Int(bandStart[b &+ 1]) {
-            let e = vertices.edge(Int(list[k]))
-            // An edge listed in several bands of the range is taken in the first.
-            if b != range.lowerBound
-              && Self.band(min(e.y, e.w), south: bandSouth, scale: bandScale, count: bandCount) < b
-            {
-              continue
-            }
-            out[count] = e
-            count &+= Self.segment(e, meets: west, south, east, north) ? 1 : 0
-          }
-        }
+    } else {
+      forEachEdge(south: south, north: north) { _, e in
+        out[count] = e
+        count &+= Self.segment(e, meets: west, south, east, north) ? 1 : 0
       }
     }
     return count
