@@ -1,6 +1,7 @@
 /* GEOS peer (C API, re-entrant): each circle as a 32-gon in longitude/latitude (vertices r
  * metres from the centre on a local equirectangular plane), or each polygon of a POLYGONS.txt
- * (polygons_flat.py) with its holes, an STRtree over them, and a prepared contains per candidate.
+ * (polygons_flat.py) with its holes, an STRtree over them, and a prepared covers per candidate (the
+ * boundary counts as inside, as GeoWake's containment has it).
  * Usage: peer_geos TRACK.csv REGIONS.csv|POLYGONS.txt [LIMIT] */
 #define GEOS_USE_ONLY_R_API
 #include <geos_c.h>
@@ -12,7 +13,7 @@ typedef struct { GEOSContextHandle_t ctx; const GEOSPreparedGeometry **prepared;
 static void visit(void *item, void *user) {
   Query *q = user;
   long j = (long)(size_t)item;
-  if (GEOSPreparedContains_r(q->ctx, q->prepared[j], q->point) == 1) q->hits++;
+  if (GEOSPreparedCovers_r(q->ctx, q->prepared[j], q->point) == 1) q->hits++;
 }
 
 static void nothing(void *item, void *user) { (void)item; (void)user; }
