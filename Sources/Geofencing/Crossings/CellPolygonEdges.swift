@@ -79,41 +79,40 @@ final class CellPolygonEdges: Sendable {
     let width = box.east - box.west
     var shift: [Double] = []
     shift.reserveCapacity(polygons.count)
-    // Room for every edge of every polygon, written in place.
-    let room = polygons.reduce(0) { $0 + $1.geometry.planar.vertexCount }
+    // Room for every edge of every polygon, written in place. (At least one: a capacity of 0
+    // would write the count into the one shared empty-array storage, and the loop below, which
+    // also records every polygon's shift, always runs.)
+    let room = max(1, polygons.reduce(0) { $0 + $1.geometry.planar.vertexCount })
     // One polygon's edges meeting the cell, before they become records.
     let polygonEdges = UnsafeMutablePointer<SIMD4<Double>>.allocate(
       capacity: max(1, polygons.reduce(0) { max($0, $1.geometry.planar.vertexCount) }))
     defer { polygonEdges.deallocate() }
-    var edges =
-      room == 0
-      ? []
-      : [Edge](unsafeUninitializedCapacity: room) { storage, initialized in
-        var count = 0
-        for (k, (geometry, west)) in polygons.enumerated() {
-          let planar = geometry.planar
-          if planar.box.east - planar.box.west > Self.widestShifted {
-            shift.append(.nan)
-            continue
-          }
-          let turns = planar.turns(longitude: box.west)
-          shift.append(turns)
-          let meeting = geometry.edgesMeeting(
-            west: west, south: box.south, east: west + width, north: box.north, into: polygonEdges)
-          for i in 0..<meeting {
-            let e = polygonEdges[i]
-            let east = abs(e.z - e.x)
-            let north = abs(e.w - e.y)
-            let products = (2 * width + east) * north + (2 * height + north) * east
-            storage.initializeElement(
-              at: count,
-              to: Edge(
-                x0: e.x, y0: e.y, x1: e.z, y1: e.w, shift: turns, bound: 16 * 0x1p-53 * products, polygon: Int32(k)))
-            count &+= 1
-          }
+    var edges = [Edge](unsafeUninitializedCapacity: room) { storage, initialized in
+      var count = 0
+      for (k, (geometry, west)) in polygons.enumerated() {
+        let planar = geometry.planar
+        if planar.box.east - planar.box.west > Self.widestShifted {
+          shift.append(.nan)
+          continue
         }
-        initialized = count
+        let turns = planar.turns(longitude: box.west)
+        shift.append(turns)
+        let meeting = geometry.edgesMeeting(
+          west: west, south: box.south, east: west + width, north: box.north, into: polygonEdges)
+        for i in 0..<meeting {
+          let e = polygonEdges[i]
+          let east = abs(e.z - e.x)
+          let north = abs(e.w - e.y)
+          let products = (2 * width + east) * north + (2 * height + north) * east
+          storage.initializeElement(
+            at: count,
+            to: Edge(
+              x0: e.x, y0: e.y, x1: e.z, y1: e.w, shift: turns, bound: 16 * 0x1p-53 * products, polygon: Int32(k)))
+          count &+= 1
+        }
       }
+      initialized = count
+    }
     self.shift = shift
     hasWidePolygons = shift.contains { $0.isNaN }
     if edges.isEmpty {
