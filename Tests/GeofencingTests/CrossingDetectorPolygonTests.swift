@@ -126,4 +126,53 @@ struct CrossingDetectorPolygonTests {
       }
     }
   }
+
+  /// Among polygons only (the cell's edges walk the fixes), the batch entry point stops at the
+  /// first unusable fix — time going back, time not finite — having processed exactly the fixes
+  /// before it, and goes on from the fix after it as fix-by-fix processing does: same crossings,
+  /// same errors at the same fix indices.
+  @Test(arguments: 0..<4)
+  func batchStopsAtUnusableFixesAsFixByFixDoes(place: Int) throws {
+    var rng = SeededGenerator(seed: UInt64(170 + place))
+    let (latitude, longitude) = Self.places[place]
+    let start = try Coordinate(latitude: latitude, longitude: longitude)
+    let scout = try Self.walk(from: start, count: 600, polygons: [], &rng)
+    let polygons = try Self.polygons(near: scout, count: 120, &rng)
+    var fixes = try Self.walk(from: start, count: 1_200, polygons: polygons, &rng)
+    let bad = [300 + Int(rng.next() % 200), 700 + Int(rng.next() % 200), 1_000]
+    fixes[bad[0]].time = fixes[bad[0] - 1].time - 0.5
+    fixes[bad[1]].time = .nan
+    fixes[bad[2]].time = .infinity
+    let regions = RegionSet(RegionIndex(polygons.map(Region.polygon)))
+
+    var one = CrossingDetector(regions: regions)
+    var single: [RegionCrossing] = []
+    var singleErrors: [Int] = []
+    for fix in fixes {
+      do throws(CrossingDetectorError) {
+        try one.process(fix, into: &single)
+      } catch {
+        singleErrors.append(error.fixIndex)
+      }
+    }
+    var batch = CrossingDetector(regions: regions)
+    var crossings: [RegionCrossing] = []
+    var batchErrors: [Int] = []
+    var from = 0
+    while from < fixes.count {
+      let processed = batch.fixCount
+      do throws(CrossingDetectorError) {
+        try batch.process(fixes[from...], into: &crossings)
+        from = fixes.count
+      } catch {
+        batchErrors.append(error.fixIndex)
+        // The fixes before the unusable one were processed: go on after it.
+        from += error.fixIndex - processed + 1
+      }
+    }
+    #expect(singleErrors == [bad[0], bad[1] - 1, bad[2] - 2])
+    #expect(batchErrors == singleErrors)
+    #expect(crossings == single)
+    #expect(crossings.count > 50, "the walk should cross boundaries")
+  }
 }

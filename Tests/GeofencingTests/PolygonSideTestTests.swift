@@ -4,14 +4,15 @@ import Testing
 
 @testable import Geofencing
 
-/// The floating-point side test that dismisses most polygon edges before the exact test
-/// (``CellPolygonEdges/mayMeet(_:lat0:lon0:lat1:lon1:)``): whenever it dismisses an edge, the
+/// The single-precision side test that dismisses most polygon edges before the exact test
+/// (``CellPolygonEdges/mayMeet(_:_:_:)``): whenever it dismisses an edge, the
 /// exact orientations of both ends of the segment against the edge's line
 /// (``PlanarOrientation``, on the shifted longitudes the exact crossing test uses) are equal and
 /// not zero. Checked on points a few units in the last place from edges' lines, in cells whose
 /// polygons are shifted by whole turns (across the antimeridian), near a pole, and at latitude and
 /// longitude 0, where coordinates are fine enough for a point to lie closer to a line than the
-/// rounding of the products (there the side test without its bound dismisses edges it meets).
+/// rounding of the products (there the side test without its bound dismisses edges it meets), with
+/// points from on the line to a thousand bounds off it.
 @Suite("Polygon side test")
 struct PolygonSideTestTests {
   static let places: [(latitude: Double, longitude: Double, level: Int)] = [
@@ -45,15 +46,17 @@ struct PolygonSideTestTests {
     var dismissed = 0
     var dismissedNear = 0
     var wrong: [String] = []
-    let offsets: [Double] = [0, 1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-9]
+    let offsets: [Double] = [0, 1e-19, 1e-17, 1e-15, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6]
     for (e, edge) in edges.edges.enumerated() {
-      let (x0, east, north) = (edge.x0 - edge.shift, edge.x1 - edge.x0, edge.y1 - edge.y0)
+      let shift = edges.shift[Int(edge.polygon)]
+      let side = edges.sides[e]
+      let (x0, east, north) = (edge.x0 - shift, edge.x1 - edge.x0, edge.y1 - edge.y0)
       for _ in 0..<500 {
         // Two points of the edge's line (in the cell or its neighbours), each moved off it by a
         // tiny amount, sometimes not at all, sometimes exactly a vertex.
         func point() -> (latitude: Double, longitude: Double) {
           if rng.next() % 10 == 0 {
-            return rng.next() % 2 == 0 ? (edge.y0, edge.x0 - edge.shift) : (edge.y1, edge.x1 - edge.shift)
+            return rng.next() % 2 == 0 ? (edge.y0, edge.x0 - shift) : (edge.y1, edge.x1 - shift)
           }
           let t = rng.uniform(-0.5...1.5)
           let d = offsets[Int(rng.next() % UInt64(offsets.count))] * rng.uniform(-8...8)
@@ -67,19 +70,22 @@ struct PolygonSideTestTests {
         }
         let p0 = point()
         let p1 = rng.next() % 3 == 0 ? p0 : point()
-        guard !CellPolygonEdges.mayMeet(edge, lat0: p0.latitude, lon0: p0.longitude, lat1: p1.latitude, lon1: p1.longitude)
+        guard
+          !CellPolygonEdges.mayMeet(
+            side, edges.local(latitude: p0.latitude, longitude: p0.longitude),
+            edges.local(latitude: p1.latitude, longitude: p1.longitude))
         else { continue }
         dismissed += 1
-        let c = PlanarOrientation.sign(edge.x0, edge.y0, edge.x1, edge.y1, p0.longitude + edge.shift, p0.latitude)
-        let d = PlanarOrientation.sign(edge.x0, edge.y0, edge.x1, edge.y1, p1.longitude + edge.shift, p1.latitude)
+        let c = PlanarOrientation.sign(edge.x0, edge.y0, edge.x1, edge.y1, p0.longitude + shift, p0.latitude)
+        let d = PlanarOrientation.sign(edge.x0, edge.y0, edge.x1, edge.y1, p1.longitude + shift, p1.latitude)
         if c == 0 || c != d { wrong.append("edge \(e): \(p0) \(p1) signs \(c) \(d)") }
-        let far = max(abs(north * (p0.longitude - x0) - east * (p0.latitude - edge.y0)),
-                      abs(north * (p1.longitude - x0) - east * (p1.latitude - edge.y0)))
-        if far < 1e-9 * (abs(east) + abs(north)) { dismissedNear += 1 }
+        let near = min(abs(north * (p0.longitude - x0) - east * (p0.latitude - edge.y0)),
+                       abs(north * (p1.longitude - x0) - east * (p1.latitude - edge.y0)))
+        if near < 4 * Double(side.w) { dismissedNear += 1 }
       }
     }
     #expect(wrong.isEmpty, "\(wrong.count) dismissed edges the segment meets, first \(wrong.prefix(2))")
-    // The test reaches the bound: edges are dismissed with both ends within 10⁻⁹ degrees of them.
+    // The test reaches the bound: edges are dismissed with an end within four bounds of the line.
     #expect(dismissedNear > 100, "\(dismissedNear) of \(dismissed) dismissals near the line")
   }
 }

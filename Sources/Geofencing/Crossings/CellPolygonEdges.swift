@@ -1,4 +1,5 @@
 import CDetectorKernels
+import Geodesy
 
 /// The edges of the polygons whose boundary passes through one grid cell, restricted to the edges
 /// that meet the cell, filed in a grid of sub-cells: what a segment between two fixes needs to know
@@ -20,29 +21,28 @@ import CDetectorKernels
 /// edges those sub-cells list.
 ///
 /// **Rejection.** Most listed edges are dismissed by the side of their line each end of the
-/// segment lies on, in floating point with a bound on its rounding (``Edge``): both ends farther
-/// than the bound on one side means no contact at all, which the exact test
+/// segment lies on, in single precision with a bound on its rounding (``sides``): both ends
+/// farther than the bound on one side means no contact at all, which the exact test
 /// (``crossing(_:lon0:lat0:lon1:lat1:)``) would also find. Only the rest are tested exactly.
 final class CellPolygonEdges: Sendable {
-  /// One edge: its ends in its polygon's projected coordinates (degrees), its polygon's shift, the
-  /// bound on the rounding of its side test (``mayMeet(_:lat0:lon0:lat1:lon1:)``) and its polygon
-  /// (an index into ``shift``). 56 bytes: everything the side test and the exact test read.
-  ///
-  /// The side value S = (x − x₀)·(y₁ − y₀) − (y − y₀)·(x₁ − x₀) of a point, with x its longitude
-  /// plus the shift rounded exactly as the exact test rounds it, computed in floating point differs
-  /// from the exact determinant by at most 4 ε of the products' magnitudes (ε = 2⁻⁵³: three
-  /// roundings in each product's factors and itself, one in the difference), with
-  /// |x − x₀| ≤ two cell widths plus |x₁ − x₀| and |y − y₀| ≤ two cell heights plus |y₁ − y₀| for
-  /// a point of the cell or a neighbour, as the edge meets the cell. ``bound`` is four times that.
+  /// One edge for the exact test: its ends in its polygon's projected coordinates (degrees) and its
+  /// polygon (an index into ``shift``).
   struct Edge: Sendable {
     var x0: Double
     var y0: Double
     var x1: Double
     var y1: Double
-    var shift: Double
-    var bound: Double
     var polygon: Int32
   }
+
+  /// Each edge's line for the side test, (a, b, c, bound) in single precision, 16 bytes: the side
+  /// value of a point of the cell or a neighbour is s = a·u + b·v + c, with u = longitude − west
+  /// and v = latitude − south of the cell (``local(latitude:longitude:)``), computed in single
+  /// precision. It differs from the exact S = (X − x₀)·(y₁ − y₀) − (y − y₀)·(x₁ − x₀), with X the
+  /// longitude plus the shift rounded as the exact test rounds it, by at most `bound`
+  /// (``sideBound(north:east:c:width:height:west:shift:)``): so s > bound means S > 0 and
+  /// s < −bound means S < 0.
+  let sides: [SIMD4<Float>]
 
   /// Whole turns (degrees, a multiple of 360) that take a longitude of the cell to polygon k's
   /// projected x; NaN for a polygon wider than ``widestShifted``.
@@ -77,6 +77,8 @@ final class CellPolygonEdges: Sendable {
   ) {
     let height = box.north - box.south
     let width = box.east - box.west
+    south = box.south
+    west = box.west
     var shift: [Double] = []
     shift.reserveCapacity(polygons.count)
     // Room for every edge of every polygon, written in place. (At least one: a capacity of 0
@@ -87,6 +89,9 @@ final class CellPolygonEdges: Sendable {
     let polygonEdges = UnsafeMutablePointer<SIMD4<Double>>.allocate(
       capacity: max(1, polygons.reduce(0) { max($0, $1.geometry.planar.vertexCount) }))
     defer { polygonEdges.deallocate() }
+    // The side-test lines, copied to an array of their number at the end.
+    let sideBuffer = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: room)
+    defer { sideBuffer.deallocate() }
     var edges = [Edge](unsafeUninitializedCapacity: room) { storage, initialized in
       var count = 0
       for (k, (geometry, west)) in polygons.enumerated() {
@@ -101,13 +106,14 @@ final class CellPolygonEdges: Sendable {
           west: west, south: box.south, east: west + width, north: box.north, into: polygonEdges)
         for i in 0..<meeting {
           let e = polygonEdges[i]
-          let east = abs(e.z - e.x)
-          let north = abs(e.w - e.y)
-          let products = (2 * width + east) * north + (2 * height + north) * east
-          storage.initializeElement(
-            at: count,
-            to: Edge(
-              x0: e.x, y0: e.y, x1: e.z, y1: e.w, shift: turns, bound: 16 * 0x1p-53 * products, polygon: Int32(k)))
+          let east = e.z - e.x
+          let north = e.w - e.y
+          // The line's constant at the cell's south-west corner.
+          let c = ((box.west + turns) - e.x) * north - (box.south - e.y) * east
+          let bound = Self.sideBound(
+            north: north, east: east, c: c, width: width, height: height, west: box.west, shift: turns)
+          (sideBuffer + count).initialize(to: SIMD4(Float(north), Float(-east), Float(c), bound))
+          storage.initializeElement(at: count, to: Edge(x0: e.x, y0: e.y, x1: e.z, y1: e.w, polygon: Int32(k)))
           count &+= 1
         }
       }
@@ -127,6 +133,7 @@ final class CellPolygonEdges: Sendable {
       }
     }
     self.edges = edges
+    sides = edges.isEmpty ? [] : Array(UnsafeBufferPointer(start: sideBuffer, count: edges.count))
     // About four sub-cells per edge, near-square in metres.
     let aspect = (width * metresPerDegreeLongitude) / (height * metresPerDegreeLatitude)
     let target = 4 * Double(max(1, edges.count))
@@ -135,7 +142,47 @@ final class CellPolygonEdges: Sendable {
     runs = Runs(
       rows: rows, columns: columns, south: box.south, west: box.west, rowHeight: height / Double(rows),
       columnWidth: width / Double(columns))
-    (subStart, subEdges) = Self.file(edges, rows: rows, columns: columns, runs: runs)
+    (subStart, subEdges) = Self.file(edges, shift: shift, rows: rows, columns: columns, runs: runs)
+  }
+
+  /// The cell's south-west corner: the origin of ``sides``.
+  let south: Double
+  let west: Double
+
+  /// A point's coordinates for the side test (``sides``): degrees east of the cell's west edge and
+  /// north of its south edge, in single precision.
+  @inline(__always)
+  func local(latitude: Double, longitude: Double) -> (u: Float, v: Float) {
+    (Float(longitude - west), Float(latitude - south))
+  }
+
+  /// The bound on the side test's rounding for an edge going `east` and `north` (degrees, as
+  /// rounded from its ends) whose line has constant `c` at the cell's south-west corner (`west`,
+  /// computed in double precision with the polygon's `shift`), for points of a cell `width` ×
+  /// `height` or of its neighbours (|u| ≤ 2 width, |v| ≤ 2 height).
+  ///
+  /// With a = |north|, b = |east|, ε = 2⁻²⁴ (single precision) and ε₅₃ = 2⁻⁵³, and
+  /// M = a·2 width + b·2 height + |c|:
+  /// - u, v and the three coefficients each carry one single rounding of a value at most a few
+  ///   double roundings off (relative error ≤ 1.01 ε): ≤ 2.03 ε·M in all;
+  /// - the evaluation a·u + (b·v + c) rounds two products and two sums: ≤ 3.1 ε·M;
+  /// - c in double precision is off by at most 8 ε₅₃ of its products' sizes,
+  ///   |west + shift − x₀|·a + |south − y₀|·b ≤ (width + b)·a + (height + a)·b ≤ M + 2ab, as the
+  ///   edge meets the cell;
+  /// - the exact test's x is the longitude plus the shift rounded, off by ε₅₃·|longitude + shift|
+  ///   (times a), as is west + shift in c.
+  ///
+  /// So 8 ε·(M + 2ab) + 4 ε₅₃·(|west| + |shift| + 2 width)·a bounds it all; it is rounded up to
+  /// single precision, and is at least the least normal single, which covers products and sums
+  /// that underflow (each off by at most 2⁻¹⁵⁰).
+  static func sideBound(
+    north: Double, east: Double, c: Double, width: Double, height: Double, west: Double, shift: Double
+  ) -> Float {
+    let a = abs(north)
+    let b = abs(east)
+    let m = a * 2 * width + b * 2 * height + abs(c)
+    let bound = 8 * 0x1p-24 * (m + 2 * a * b) + 4 * 0x1p-53 * (abs(west) + abs(shift) + 2 * width) * a
+    return max(Float(bound * (1 + 0x1p-20)).nextUp, Float.leastNormalMagnitude)
   }
 
   /// The number of edges.
@@ -255,7 +302,9 @@ final class CellPolygonEdges: Sendable {
   /// setting themselves up (callgrind, the benchmark track at 10,000 polygons: 97 M instructions
   /// for speed, 68 M for size).
   @_optimize(size) @inline(never)
-  private static func file(_ edges: [Edge], rows: Int, columns: Int, runs: Runs) -> (start: [Int32], list: [Int32]) {
+  private static func file(_ edges: [Edge], shift: [Double], rows: Int, columns: Int, runs: Runs) -> (
+    start: [Int32], list: [Int32]
+  ) {
     let cells = rows * columns
     // (sub-cell, edge) pairs, packed sub-cell · 2³² + edge, in a buffer grown by hand: the filing
     // loop then has no uniqueness or bounds checks, and the sub-cell counts neither.
@@ -282,7 +331,8 @@ final class CellPolygonEdges: Sendable {
           let packedEdge = UInt64(truncatingIfNeeded: e)
           // In the cell's longitudes (rounded: the filing's growth is far beyond that).
           runs.forEachRun(
-            x0: edge.x0 - edge.shift, y0: edge.y0, east: edge.x1 - edge.x0, north: edge.y1 - edge.y0, rows: edgeRows
+            x0: edge.x0 - shift[Int(edge.polygon)], y0: edge.y0, east: edge.x1 - edge.x0, north: edge.y1 - edge.y0,
+            rows: edgeRows
           ) { first, last in
             var cell = first
             repeat {
@@ -320,16 +370,17 @@ final class CellPolygonEdges: Sendable {
     return (start, list)
   }
 
-  /// Whether the segment from (lat0, lon0) to (lat1, lon1), longitudes of the cell, may meet
-  /// `edge`: false only when both ends lie beyond the rounding bound on one side of its line, where
-  /// the exact test finds no contact either.
+  /// Whether the segment between two points of the cell or its neighbours (``local(latitude:longitude:)``)
+  /// may meet the edge whose line is `side` (``sides``): false only when both ends lie beyond the
+  /// rounding bound on one side of the line, where the exact test finds no contact either.
   @inline(__always)
-  static func mayMeet(_ edge: Edge, lat0: Double, lon0: Double, lat1: Double, lon1: Double) -> Bool {
-    let east = edge.x1 - edge.x0
-    let north = edge.y1 - edge.y0
-    let s0 = ((lon0 + edge.shift) - edge.x0) * north - (lat0 - edge.y0) * east
-    let s1 = ((lon1 + edge.shift) - edge.x0) * north - (lat1 - edge.y0) * east
-    return !(min(s0, s1) > edge.bound || max(s0, s1) < -edge.bound)
+  static func mayMeet(_ side: SIMD4<Float>, _ p0: (u: Float, v: Float), _ p1: (u: Float, v: Float)) -> Bool {
+    let s0 = side.x * p0.u + (side.y * p0.v + side.z)
+    let s1 = side.x * p1.u + (side.y * p1.v + side.z)
+    // Without Swift's NaN-aware min and max (the values are finite): minss and maxss.
+    let low = s0 < s1 ? s0 : s1
+    let high = s0 < s1 ? s1 : s0
+    return !(low > side.w || high < -side.w)
   }
 
   /// Whether the segment from (lat0, lon0) in sub-cell `from` to (lat1, lon1) in sub-cell `to`,
@@ -348,20 +399,81 @@ final class CellPolygonEdges: Sendable {
     guard rows &* rows &+ columns &* columns <= 1 else { return true }
     let a = from.row &* self.columns &+ from.column
     let b = to.row &* self.columns &+ to.column
+    let p0 = local(latitude: lat0, longitude: lon0)
+    let p1 = local(latitude: lat1, longitude: lon1)
     // Sub-cell indices are within the grid (``subCell(latitude:longitude:)`` clamps them).
-    return edges.withUnsafeBufferPointer { edges in
+    return sides.withUnsafeBufferPointer { sides in
       subEdges.withUnsafeBufferPointer { list in
         subStart.withUnsafeBufferPointer { start in
-          for k in Int(start[b])..<Int(start[b &+ 1])
-          where Self.mayMeet(edges[Int(list[k])], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) {
+          for k in Int(start[b])..<Int(start[b &+ 1]) where Self.mayMeet(sides[Int(list[k])], p0, p1) {
             return true
           }
           guard a != b else { return false }
-          for k in Int(start[a])..<Int(start[a &+ 1])
-          where Self.mayMeet(edges[Int(list[k])], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) {
+          for k in Int(start[a])..<Int(start[a &+ 1]) where Self.mayMeet(sides[Int(list[k])], p0, p1) {
             return true
           }
           return false
+        }
+      }
+    }
+  }
+
+  /// Walks `fixes` from `start` (`last`, the fix before it, in the cell) while the steps between
+  /// them are in time order, end in `box` (the cell's) and meet no edge: the steady state of a
+  /// device in a cell whose regions are all polygons, each with its shift (no
+  /// ``hasWidePolygons``), in one tight loop.
+  ///
+  /// A step is dismissed as ``mayMeetAny(from:to:lat0:lon0:lat1:lon1:)`` dismisses it: both ends
+  /// in one sub-cell, or in two side by side, and every edge they list on one side of the step.
+  /// Each fix's sub-cell and side-test coordinates are computed once.
+  ///
+  /// - Returns: The first fix not walked: `mayCross` false when it is out of order, not finite or
+  ///   outside `box` (or the end of `fixes`); true when the step to it may meet an edge, so that
+  ///   it must be settled (it is in order and in `box`).
+  func walk(
+    _ fixes: UnsafeBufferPointer<LocationFix>, from start: Int, after last: LocationFix, within box: GeoBox
+  ) -> (next: Int, mayCross: Bool) {
+    var beforeTime = last.time
+    var a = subCell(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude)
+    var flatA = a.row &* columns &+ a.column
+    var p0 = local(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude)
+    let columns = self.columns
+    return sides.withUnsafeBufferPointer { sides in
+      subEdges.withUnsafeBufferPointer { list in
+        subStart.withUnsafeBufferPointer { subStart in
+          var j = start
+          while j < fixes.count {
+            let time = fixes[j].time
+            let latitude = fixes[j].coordinate.latitude
+            let longitude = fixes[j].coordinate.longitude
+            // After a finite time, `time >= beforeTime` leaves out NaN and −∞.
+            guard time >= beforeTime, time < .infinity, latitude >= box.south, latitude < box.north,
+              longitude >= box.west, longitude < box.east
+            else { return (j, false) }
+            let b = subCell(latitude: latitude, longitude: longitude)
+            let flatB = b.row &* columns &+ b.column
+            let p1 = local(latitude: latitude, longitude: longitude)
+            // Sub-cell indices are within the grid (``subCell(latitude:longitude:)`` clamps them).
+            for k in Int(subStart[flatB])..<Int(subStart[flatB &+ 1]) where Self.mayMeet(sides[Int(list[k])], p0, p1) {
+              return (j, true)
+            }
+            if flatB != flatA {
+              // |r| + |c| ≤ 1 exactly when r² + c² ≤ 1; indices are at most ``largestGrid`` apart.
+              let rows = b.row &- a.row
+              let columns = b.column &- a.column
+              guard rows &* rows &+ columns &* columns <= 1 else { return (j, true) }
+              for k in Int(subStart[flatA])..<Int(subStart[flatA &+ 1])
+              where Self.mayMeet(sides[Int(list[k])], p0, p1) {
+                return (j, true)
+              }
+            }
+            a = b
+            flatA = flatB
+            p0 = p1
+            beforeTime = time
+            j &+= 1
+          }
+          return (j, false)
         }
       }
     }
@@ -390,24 +502,24 @@ final class CellPolygonEdges: Sendable {
   ) {
     let rows = from.row &- to.row
     let columns = from.column &- to.column
+    let p0 = local(latitude: lat0, longitude: lon0)
+    let p1 = local(latitude: lat1, longitude: lon1)
     if rows &* rows &+ columns &* columns <= 1 {
       let a = from.row &* self.columns &+ from.column
       let b = to.row &* self.columns &+ to.column
       // Sub-cell indices are within the grid (``subCell(latitude:longitude:)`` clamps them).
-      edges.withUnsafeBufferPointer { edges in
+      sides.withUnsafeBufferPointer { sides in
         subEdges.withUnsafeBufferPointer { list in
           subStart.withUnsafeBufferPointer { start in
             let listed = Int(start[b])..<Int(start[b &+ 1])
             for k in listed {
               let e = Int(list[k])
-              if Self.mayMeet(edges[e], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { body(e) }
+              if Self.mayMeet(sides[e], p0, p1) { body(e) }
             }
             guard a != b else { return }
             for k in Int(start[a])..<Int(start[a &+ 1]) {
               let e = Int(list[k])
-              if Self.mayMeet(edges[e], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1)
-                && !listed.contains(where: { Int(list[$0]) == e })
-              {
+              if Self.mayMeet(sides[e], p0, p1) && !listed.contains(where: { Int(list[$0]) == e }) {
                 body(e)
               }
             }
@@ -419,7 +531,7 @@ final class CellPolygonEdges: Sendable {
     // A longer step: the edges of the sub-cells its line meets (about as many as the rows and
     // columns it spans, not their product), each once.
     scratch.removeAll(keepingCapacity: true)
-    edges.withUnsafeBufferPointer { edges in
+    sides.withUnsafeBufferPointer { sides in
       subEdges.withUnsafeBufferPointer { list in
         subStart.withUnsafeBufferPointer { start in
           runs.forEachRun(
@@ -428,7 +540,7 @@ final class CellPolygonEdges: Sendable {
             for s in first...last {
               for k in Int(start[s])..<Int(start[s &+ 1]) {
                 let e = list[k]
-                if Self.mayMeet(edges[Int(e)], lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1) { scratch.append(e) }
+                if Self.mayMeet(sides[Int(e)], p0, p1) { scratch.append(e) }
               }
             }
           }
@@ -450,8 +562,9 @@ final class CellPolygonEdges: Sendable {
   @inline(__always)
   func crossing(_ e: Int, lon0: Double, lat0 py0: Double, lon1: Double, lat1 py1: Double) -> Double? {
     let edge = edges[e]
-    let px0 = lon0 + edge.shift
-    let px1 = lon1 + edge.shift
+    let shift = self.shift[Int(edge.polygon)]
+    let px0 = lon0 + shift
+    let px1 = lon1 + shift
     let (ax, ay, bx, by) = (edge.x0, edge.y0, edge.x1, edge.y1)
     if max(ax, bx) < min(px0, px1) || min(ax, bx) > max(px0, px1) || max(ay, by) < min(py0, py1)
       || min(ay, by) > max(py0, py1)

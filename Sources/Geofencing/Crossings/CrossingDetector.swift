@@ -200,14 +200,17 @@ public struct CrossingDetector: Sendable {
     _ cell: CellCandidates, _ fixes: UnsafeBufferPointer<LocationFix>, from start: Int, after last: LocationFix,
     into crossings: inout [RegionCrossing]
   ) -> Int {
+    let walks = !cell.polygonSlots.isEmpty
+    let hasCircles = !cell.circles.isEmpty
+    let edges = cell.polygonEdges
+    if walks && !hasCircles && !edges.hasWidePolygons {
+      return walkPolygons(cell, fixes, from: start, after: last, into: &crossings)
+    }
     var j = start
     var beforeTime = last.time
     // Set when a fix passed without a look: the previous fix's coordinates are then not known.
     var moved = false
     let firstIndex = fixCount
-    let walks = !cell.polygonSlots.isEmpty
-    let hasCircles = !cell.circles.isEmpty
-    let edges = cell.polygonEdges
     // The sub-cell and coordinates of the fix before, for the walk: each fix's sub-cell is
     // computed once, and the fix itself is read again only for a step that may cross.
     var before = walks ? edges.subCell(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude) : (0, 0)
@@ -253,6 +256,43 @@ public struct CrossingDetector: Sendable {
     }
     if moved { previousCartesianIsValid = false }
     if j > start {
+      previous = fixes[j - 1]
+      fixCount += j - start
+    }
+    return j
+  }
+
+  /// ``runWithinCell(_:_:from:after:into:)`` in a cell whose regions are all polygons, each with
+  /// its shift: the cell's edges walk the fixes (``CellPolygonEdges/walk(_:from:after:within:)``)
+  /// up to a step that may cross, which is settled, and on from the fix after it.
+  private mutating func walkPolygons(
+    _ cell: CellCandidates, _ fixes: UnsafeBufferPointer<LocationFix>, from start: Int, after last: LocationFix,
+    into crossings: inout [RegionCrossing]
+  ) -> Int {
+    let edges = cell.polygonEdges
+    let firstIndex = fixCount
+    var j = start
+    var before = last
+    while true {
+      let (next, mayCross) = edges.walk(fixes, from: j, after: before, within: cell.box)
+      j = next
+      guard mayCross else { break }
+      let fix = fixes[j]
+      let from = j == start ? last : fixes[j - 1]
+      let subCells = (
+        edges.subCell(latitude: from.coordinate.latitude, longitude: from.coordinate.longitude),
+        edges.subCell(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+      )
+      settlePolygons(cell, from: from, to: fix, subCells: subCells)
+      if !pending.isEmpty { flush(into: &crossings, fromFix: firstIndex + (j - start) - 1) }
+      before = fix
+      j += 1
+    }
+    if j > start {
+      // Nothing for the circle filter to look at: quiet until the cell changes.
+      cache.looked(
+        latitude: fixes[j - 1].coordinate.latitude, longitude: fixes[j - 1].coordinate.longitude, margin: .infinity)
+      previousCartesianIsValid = false
       previous = fixes[j - 1]
       fixCount += j - start
     }
