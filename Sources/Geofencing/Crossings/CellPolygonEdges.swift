@@ -375,12 +375,24 @@ final class CellPolygonEdges: Sendable {
   /// rounding bound on one side of the line, where the exact test finds no contact either.
   @inline(__always)
   static func mayMeet(_ side: SIMD4<Float>, _ p0: (u: Float, v: Float), _ p1: (u: Float, v: Float)) -> Bool {
+    !(clearance(side, p0, p1) > 0)
+  }
+
+  /// How far beyond the bound both ends of the segment lie on one side of the edge's line `side`,
+  /// in side-value units: positive exactly when ``mayMeet(_:_:_:)`` dismisses the edge. (The
+  /// differences are exact in sign: x − y > 0 exactly when x > y in IEEE arithmetic, with
+  /// gradual underflow.)
+  @inline(__always)
+  static func clearance(_ side: SIMD4<Float>, _ p0: (u: Float, v: Float), _ p1: (u: Float, v: Float)) -> Float {
     let s0 = side.x * p0.u + (side.y * p0.v + side.z)
     let s1 = side.x * p1.u + (side.y * p1.v + side.z)
     // Without Swift's NaN-aware min and max (the values are finite): minss and maxss.
     let low = s0 < s1 ? s0 : s1
     let high = s0 < s1 ? s1 : s0
-    return !(low > side.w || high < -side.w)
+    // Both above the bound: low − bound > 0; both below its negative: −high − bound > 0.
+    let above = low - side.w
+    let below = -high - side.w
+    return above > below ? above : below
   }
 
   /// Whether the segment from (lat0, lon0) in sub-cell `from` to (lat1, lon1) in sub-cell `to`,
@@ -453,19 +465,26 @@ final class CellPolygonEdges: Sendable {
             let b = subCell(latitude: latitude, longitude: longitude)
             let flatB = b.row &* columns &+ b.column
             let p1 = local(latitude: latitude, longitude: longitude)
+            // Both sub-cells' lists as one run of listings (the first empty when the sub-cells are
+            // the same), their least clearance taken without a branch per edge: most steps meet
+            // nothing, and a branch on each edge's side test was mispredicted one time in four.
             // Sub-cell indices are within the grid (``subCell(latitude:longitude:)`` clamps them).
-            for k in Int(subStart[flatB])..<Int(subStart[flatB &+ 1]) where Self.mayMeet(sides[Int(list[k])], p0, p1) {
-              return (j, true)
+            let same = flatA == flatB
+            var least = Float.infinity
+            for k in Int(subStart[flatB])..<Int(subStart[flatB &+ 1]) {
+              let clearance = Self.clearance(sides[Int(list[k])], p0, p1)
+              least = clearance < least ? clearance : least
             }
-            if flatB != flatA {
+            for k in (same ? 0 : Int(subStart[flatA]))..<(same ? 0 : Int(subStart[flatA &+ 1])) {
+              let clearance = Self.clearance(sides[Int(list[k])], p0, p1)
+              least = clearance < least ? clearance : least
+            }
+            guard least > 0 else { return (j, true) }
+            if !same {
               // |r| + |c| ≤ 1 exactly when r² + c² ≤ 1; indices are at most ``largestGrid`` apart.
               let rows = b.row &- a.row
               let columns = b.column &- a.column
               guard rows &* rows &+ columns &* columns <= 1 else { return (j, true) }
-              for k in Int(subStart[flatA])..<Int(subStart[flatA &+ 1])
-              where Self.mayMeet(sides[Int(list[k])], p0, p1) {
-                return (j, true)
-              }
             }
             a = b
             flatA = flatB
