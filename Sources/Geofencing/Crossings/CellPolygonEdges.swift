@@ -243,7 +243,9 @@ final class CellPolygonEdges: Sendable {
     /// The first and last rows the segment between latitudes y0 and y1 meets (clamped to the grid).
     @inline(__always)
     func rows(_ y0: Double, _ y1: Double) -> (first: Int, last: Int) {
-      let (lowY, highY) = y0 <= y1 ? (y0, y1) : (y1, y0)
+      // One select each (minsd, maxsd): a tuple's was a branch, mispredicted for half the edges.
+      let lowY = y0 < y1 ? y0 : y1
+      let highY = y0 < y1 ? y1 : y0
       return (
         CellPolygonEdges.index(lowY - growY - south, scale: rowScale, last: rowLimit),
         CellPolygonEdges.index(highY + growY - south, scale: rowScale, last: rowLimit)
@@ -260,7 +262,8 @@ final class CellPolygonEdges: Sendable {
     ) {
       // The whole segment's longitudes, for a segment within one row.
       let x1 = x0 + east
-      let (segmentWest, segmentEast) = x0 <= x1 ? (x0, x1) : (x1, x0)
+      let segmentWest = x0 < x1 ? x0 : x1
+      let segmentEast = x0 < x1 ? x1 : x0
       let clips = rows.first != rows.last && north != 0
       // Degrees of longitude per degree of latitude along the segment.
       let slope = clips ? east / north : 0
@@ -319,8 +322,8 @@ final class CellPolygonEdges: Sendable {
         while e < edges.count {
           let edge = edges[e]
           let edgeRows = runs.rows(edge.y0, edge.y1)
-          // At most this many pairs from this edge: make room for them at once.
-          let most = (edgeRows.last &- edgeRows.first &+ 1) &* columns
+          // At most this many pairs from this edge, and one written past them: make room at once.
+          let most = (edgeRows.last &- edgeRows.first &+ 1) &* columns &+ 1
           if count &+ most > capacity {
             let grown = UnsafeMutablePointer<UInt64>.allocate(capacity: max(2 * capacity, count + most))
             grown.moveInitialize(from: pairs, count: count)
@@ -334,13 +337,22 @@ final class CellPolygonEdges: Sendable {
             x0: edge.x0 - shift[Int(edge.polygon)], y0: edge.y0, east: edge.x1 - edge.x0, north: edge.y1 - edge.y0,
             rows: edgeRows
           ) { first, last in
-            var cell = first
-            repeat {
+            // A run is one sub-cell or two, mostly: both written without a branch (the second
+            // counted only when it is in the run; `start` has a place past the last sub-cell), the
+            // rest in a loop. A loop over every run mispredicted its end one time in three.
+            let second = last > first ? 1 : 0
+            pairs[count] = UInt64(truncatingIfNeeded: first) &<< 32 | packedEdge
+            pairs[count &+ 1] = UInt64(truncatingIfNeeded: first &+ 1) &<< 32 | packedEdge
+            start[first] &+= 1
+            start[first &+ 1] &+= Int32(truncatingIfNeeded: second)
+            count &+= 1 &+ second
+            var cell = first &+ 2
+            while cell <= last {
               pairs[count] = UInt64(truncatingIfNeeded: cell) &<< 32 | packedEdge
               count &+= 1
               start[cell] &+= 1
               cell &+= 1
-            } while cell <= last
+            }
           }
           e &+= 1
         }
