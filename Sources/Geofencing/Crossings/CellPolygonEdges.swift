@@ -587,9 +587,13 @@ final class CellPolygonEdges: Sendable {
   /// proper crossing (an orientation is exactly zero), `-1` when it misses it, else the parameter
   /// u ∈ [0, 1] of the proper crossing.
   ///
-  /// The orientations are exact (``PlanarOrientation``), so a proper crossing is exactly an edge
-  /// whose ends lie strictly on both sides of the segment while the segment's ends lie strictly on
-  /// both sides of the edge; each changes the even-odd containment once.
+  /// The orientations are exact, so a proper crossing is exactly an edge whose ends lie strictly
+  /// on both sides of the segment while the segment's ends lie strictly on both sides of the
+  /// edge; each changes the even-odd containment once. The segment's ends against the edge's line
+  /// come from the side test (``sides``) where it is beyond its bound, which decides their signs
+  /// (the side value is the orientation's negative), and from ``PlanarOrientation`` otherwise;
+  /// the edge's ends against the segment's line from ``PlanarOrientation``. Both ends strictly on
+  /// one side of the other's line is a miss.
   @inline(__always)
   func crossing(_ e: Int, lon0: Double, lat0 py0: Double, lon1: Double, lat1 py1: Double) -> Double? {
     let edge = edges[e]
@@ -597,17 +601,26 @@ final class CellPolygonEdges: Sendable {
     let px0 = lon0 + shift
     let px1 = lon1 + shift
     let (ax, ay, bx, by) = (edge.x0, edge.y0, edge.x1, edge.y1)
-    if max(ax, bx) < min(px0, px1) || min(ax, bx) > max(px0, px1) || max(ay, by) < min(py0, py1)
-      || min(ay, by) > max(py0, py1)
-    {
-      return -1
-    }
+    let side = sides[e]
+    let p0 = local(latitude: py0, longitude: lon0)
+    let p1 = local(latitude: py1, longitude: lon1)
+    let s0 = side.x * p0.u + (side.y * p0.v + side.z)
+    let s1 = side.x * p1.u + (side.y * p1.v + side.z)
+    let c = s0 > side.w ? -1 : s0 < -side.w ? 1 : PlanarOrientation.sign(ax, ay, bx, by, px0, py0)
+    let d = s1 > side.w ? -1 : s1 < -side.w ? 1 : PlanarOrientation.sign(ax, ay, bx, by, px1, py1)
+    if c == d && c != 0 { return -1 }
     let a = PlanarOrientation.sign(px0, py0, px1, py1, ax, ay)
     let b = PlanarOrientation.sign(px0, py0, px1, py1, bx, by)
-    let c = PlanarOrientation.sign(ax, ay, bx, by, px0, py0)
-    let d = PlanarOrientation.sign(ax, ay, bx, by, px1, py1)
-    if a == 0 || b == 0 || c == 0 || d == 0 { return nil }
-    guard a != b && c != d else { return -1 }
+    if a == b && a != 0 { return -1 }
+    if a == 0 || b == 0 || c == 0 || d == 0 {
+      // Contact is possible only where the two boxes meet.
+      if max(ax, bx) < min(px0, px1) || min(ax, bx) > max(px0, px1) || max(ay, by) < min(py0, py1)
+        || min(ay, by) > max(py0, py1)
+      {
+        return -1
+      }
+      return nil
+    }
     let ex = bx - ax
     let ey = by - ay
     let dx = px1 - px0
