@@ -482,6 +482,13 @@ final class CellPolygonEdges: Sendable {
             // nothing, and a branch on each edge's side test was mispredicted one time in four.
             // Sub-cell indices are within the grid (``subCell(latitude:longitude:)`` clamps them).
             let same = flatA == flatB
+            if !same {
+              // |r| + |c| ≤ 1 exactly when r² + c² ≤ 1; indices are at most ``largestGrid`` apart.
+              // A longer step is settled without looking at the lists.
+              let rows = b.row &- a.row
+              let columns = b.column &- a.column
+              guard rows &* rows &+ columns &* columns <= 1 else { return (j, true) }
+            }
             var least = Float.infinity
             for k in Int(subStart[flatB])..<Int(subStart[flatB &+ 1]) {
               let clearance = Self.clearance(sides[Int(list[k])], p0, p1)
@@ -492,12 +499,6 @@ final class CellPolygonEdges: Sendable {
               least = clearance < least ? clearance : least
             }
             guard least > 0 else { return (j, true) }
-            if !same {
-              // |r| + |c| ≤ 1 exactly when r² + c² ≤ 1; indices are at most ``largestGrid`` apart.
-              let rows = b.row &- a.row
-              let columns = b.column &- a.column
-              guard rows &* rows &+ columns &* columns <= 1 else { return (j, true) }
-            }
             a = b
             flatA = flatB
             p0 = p1
