@@ -477,10 +477,10 @@ final class CellPolygonEdges: Sendable {
             let b = subCell(latitude: latitude, longitude: longitude)
             let flatB = b.row &* columns &+ b.column
             let p1 = local(latitude: latitude, longitude: longitude)
-            // Both sub-cells' lists as one run of listings (the first empty when the sub-cells are
-            // the same), their least clearance taken without a branch per edge: most steps meet
-            // nothing, and a branch on each edge's side test was mispredicted one time in four.
-            // Sub-cell indices are within the grid (``subCell(latitude:longitude:)`` clamps them).
+            // The least clearance over both sub-cells' lists (the last fix's list only when its
+            // sub-cell differs), without a branch per edge: most steps meet nothing, and a branch
+            // on each edge's side test was mispredicted one time in four. Sub-cell indices are
+            // within the grid (``subCell(latitude:longitude:)`` clamps them).
             let same = flatA == flatB
             if !same {
               // |r| + |c| ≤ 1 exactly when r² + c² ≤ 1; indices are at most ``largestGrid`` apart.
