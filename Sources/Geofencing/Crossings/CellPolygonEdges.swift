@@ -390,14 +390,21 @@ final class CellPolygonEdges: Sendable {
     !(clearance(side, p0, p1) > 0)
   }
 
+  /// The side value of a point (``local(latitude:longitude:)``) against the line `side`
+  /// (``sides``), in single precision as its bound assumes: a·u + (b·v + c).
+  @inline(__always)
+  static func sideValue(_ side: SIMD4<Float>, _ p: (u: Float, v: Float)) -> Float {
+    side.x * p.u + (side.y * p.v + side.z)
+  }
+
   /// How far beyond the bound both ends of the segment lie on one side of the edge's line `side`,
   /// in side-value units: positive exactly when ``mayMeet(_:_:_:)`` dismisses the edge. (The
   /// differences are exact in sign: x − y > 0 exactly when x > y in IEEE arithmetic, with
   /// gradual underflow.)
   @inline(__always)
   static func clearance(_ side: SIMD4<Float>, _ p0: (u: Float, v: Float), _ p1: (u: Float, v: Float)) -> Float {
-    let s0 = side.x * p0.u + (side.y * p0.v + side.z)
-    let s1 = side.x * p1.u + (side.y * p1.v + side.z)
+    let s0 = Self.sideValue(side, p0)
+    let s1 = Self.sideValue(side, p1)
     // Without Swift's NaN-aware min and max (the values are finite): minss and maxss.
     let low = s0 < s1 ? s0 : s1
     let high = s0 < s1 ? s1 : s0
@@ -453,7 +460,8 @@ final class CellPolygonEdges: Sendable {
   ///
   /// - Returns: The first fix not walked: `mayCross` false when it is out of order, not finite or
   ///   outside `box` (or the end of `fixes`); true when the step to it may meet an edge, so that
-  ///   it must be settled (it is in order and in `box`).
+  ///   it must be settled (it is in order and in `box`). The settle finds the step's two
+  ///   sub-cells again, which costs fewer instructions than carrying them out of the loop.
   func walk(
     _ fixes: UnsafeBufferPointer<LocationFix>, from start: Int, after last: LocationFix, within box: GeoBox
   ) -> (next: Int, mayCross: Bool) {
@@ -605,8 +613,8 @@ final class CellPolygonEdges: Sendable {
     let side = sides[e]
     let p0 = local(latitude: py0, longitude: lon0)
     let p1 = local(latitude: py1, longitude: lon1)
-    let s0 = side.x * p0.u + (side.y * p0.v + side.z)
-    let s1 = side.x * p1.u + (side.y * p1.v + side.z)
+    let s0 = Self.sideValue(side, p0)
+    let s1 = Self.sideValue(side, p1)
     let c = s0 > side.w ? -1 : s0 < -side.w ? 1 : PlanarOrientation.sign(ax, ay, bx, by, px0, py0)
     let d = s1 > side.w ? -1 : s1 < -side.w ? 1 : PlanarOrientation.sign(ax, ay, bx, by, px1, py1)
     if c == d && c != 0 { return -1 }
