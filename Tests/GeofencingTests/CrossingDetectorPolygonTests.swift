@@ -81,15 +81,22 @@ struct CrossingDetectorPolygonTests {
     return fixes
   }
 
+  /// `count` polygons along a first walk from place `place`, then a walk of `fixes` fixes through
+  /// them: the one that is checked.
+  static func scene(
+    place: Int, polygons count: Int, fixes: Int, _ rng: inout SeededGenerator
+  ) throws -> (polygons: [PolygonRegion], fixes: [LocationFix]) {
+    let (latitude, longitude) = places[place]
+    let start = try Coordinate(latitude: latitude, longitude: longitude)
+    let scout = try walk(from: start, count: 600, polygons: [], &rng)
+    let polygons = try Self.polygons(near: scout, count: count, &rng)
+    return (polygons, try walk(from: start, count: fixes, polygons: polygons, &rng))
+  }
+
   @Test(arguments: 0..<4)
   func statesAgreeWithContainmentAtEveryFix(place: Int) throws {
     var rng = SeededGenerator(seed: UInt64(70 + place))
-    let (latitude, longitude) = Self.places[place]
-    let start = try Coordinate(latitude: latitude, longitude: longitude)
-    // Polygons along a first walk, then the walk that is checked, through them.
-    let scout = try Self.walk(from: start, count: 600, polygons: [], &rng)
-    let polygons = try Self.polygons(near: scout, count: 160, &rng)
-    let fixes = try Self.walk(from: start, count: 1_500, polygons: polygons, &rng)
+    let (polygons, fixes) = try Self.scene(place: place, polygons: 160, fixes: 1_500, &rng)
     let regions = polygons.map(Region.polygon)
     // Each fix's containment, once for every grid level.
     let truth = fixes.map { fix in polygons.map { $0.contains(fix.coordinate) } }
@@ -134,11 +141,9 @@ struct CrossingDetectorPolygonTests {
   @Test(arguments: 0..<4)
   func batchStopsAtUnusableFixesAsFixByFixDoes(place: Int) throws {
     var rng = SeededGenerator(seed: UInt64(170 + place))
-    let (latitude, longitude) = Self.places[place]
-    let start = try Coordinate(latitude: latitude, longitude: longitude)
-    let scout = try Self.walk(from: start, count: 600, polygons: [], &rng)
-    let polygons = try Self.polygons(near: scout, count: 120, &rng)
-    var fixes = try Self.walk(from: start, count: 1_200, polygons: polygons, &rng)
+    let scene = try Self.scene(place: place, polygons: 120, fixes: 1_200, &rng)
+    let polygons = scene.polygons
+    var fixes = scene.fixes
     let bad = [300 + Int(rng.next() % 200), 700 + Int(rng.next() % 200), 1_000]
     fixes[bad[0]].time = fixes[bad[0] - 1].time - 0.5
     fixes[bad[1]].time = .nan
