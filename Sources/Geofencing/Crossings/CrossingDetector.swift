@@ -283,8 +283,8 @@ public struct CrossingDetector: Sendable {
         edges.subCell(latitude: from.coordinate.latitude, longitude: from.coordinate.longitude),
         edges.subCell(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
       )
-      settlePolygons(cell, from: from, to: fix, subCells: subCells)
-      if !pending.isEmpty { flush(into: &crossings, fromFix: firstIndex + (j - start) - 1) }
+      settleWalkedStep(
+        cell, from: from, to: fix, subCells: subCells, fromFix: firstIndex + (j - start) - 1, into: &crossings)
       before = fix
       j += 1
     }
@@ -297,6 +297,36 @@ public struct CrossingDetector: Sendable {
       fixCount += j - start
     }
     return j
+  }
+
+  /// The step from `last` to `fix` (fixes `fromFix` and `fromFix` + 1) at which the cell's edges
+  /// stopped their walk (``walkPolygons(_:_:from:after:into:)``): its crossings appended to
+  /// `crossings`. One proper crossing, the usual, goes straight into a record; anything else is
+  /// recorded in general (``recordPolygonHits(_:from:to:path:)``) and flushed.
+  @inline(never)
+  private mutating func settleWalkedStep(
+    _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix,
+    subCells: (from: (row: Int, column: Int), to: (row: Int, column: Int)), fromFix: Int,
+    into crossings: inout [RegionCrossing]
+  ) {
+    collectPolygonHits(cell, from: last, to: fix, subCells: subCells)
+    guard !polygonHits.isEmpty else { return }
+    if polygonHits.count == 1 && polygonHits[0].u != .infinity && pending.isEmpty {
+      let k = Int(polygonHits[0].polygon)
+      let slot = Int(cell.polygonSlots[k])
+      let wasInside = cache.polygonInside[k]
+      let u = polygonHits[0].u
+      let segment = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
+      crossings.append(
+        RegionCrossing(
+          region: regions.index.identifier(slot: slot), direction: wasInside ? .exit : .enter,
+          time: segment.time(at: u), coordinate: segment.point(at: u), fromFix: fromFix, toFix: fromFix + 1,
+          isPassThrough: false, slot: Int32(slot)))
+      cache.polygonInside[k] = !wasInside
+      return
+    }
+    recordPolygonHits(cell, from: last, to: fix, path: nil)
+    if !pending.isEmpty { flush(into: &crossings, fromFix: fromFix) }
   }
 
   /// Processes the next fix, appending the crossings on the path from the previous fix to it.
@@ -418,6 +448,21 @@ public struct CrossingDetector: Sendable {
         cache.polygonInside[k] = solvePolygon(polygon, slot: slot, path: segment, wasInside: cache.polygonInside[k])
       }
     }
+    collectPolygonHits(cell, from: last, to: fix, subCells: subCells)
+    recordPolygonHits(cell, from: last, to: fix, path: path)
+  }
+
+  /// Sets ``polygonHits`` to how the step from `last` to `fix` (both in `cell`) meets the edges of
+  /// the cell's polygons: each proper crossing with its parameter, each possible touch with
+  /// infinity (``CellPolygonEdges/crossing(_:lon0:lat0:lon1:lat1:)``).
+  @inline(__always)
+  private mutating func collectPolygonHits(
+    _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix,
+    subCells: (from: (row: Int, column: Int), to: (row: Int, column: Int))
+  ) {
+    let edges = cell.polygonEdges
+    let latitude = fix.coordinate.latitude
+    let longitude = fix.coordinate.longitude
     polygonHits.clearKeepingCapacity()
     let (lon0, lat0) = (last.coordinate.longitude, last.coordinate.latitude)
     edges.forEachEdge(
@@ -430,6 +475,16 @@ public struct CrossingDetector: Sendable {
       default: break
       }
     }
+  }
+
+  /// Records the crossings of ``polygonHits`` on the step from `last` to `fix` in `cell`
+  /// (``collectPolygonHits(_:from:to:subCells:)``) as pending crossings, and sets the polygons'
+  /// states: a polygon with one proper crossing, or several at distinct parameters, changes state
+  /// at each; one whose edge the step may touch is solved in general
+  /// (``solvePolygon(_:slot:path:wasInside:)``). `path`: the step's segment when already made.
+  private mutating func recordPolygonHits(
+    _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix, path: PathSegment?
+  ) {
     guard !polygonHits.isEmpty else { return }
     if polygonHits.count > 1 {
       polygonHits.sort { a, b in a.polygon != b.polygon ? a.polygon < b.polygon : a.u < b.u }
