@@ -436,8 +436,6 @@ public struct CrossingDetector: Sendable {
     subCells: (from: (row: Int, column: Int), to: (row: Int, column: Int))
   ) {
     let edges = cell.polygonEdges
-    let latitude = fix.coordinate.latitude
-    let longitude = fix.coordinate.longitude
     var path: PathSegment?
     if edges.hasWidePolygons {
       let segment = PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
