@@ -28,6 +28,42 @@ struct RegionSetTests {
     #expect(ours.isEmpty && ours.sorted.isEmpty && !ours.contains(0))
   }
 
+  /// Moving polygon states between a cell's array and the set of slots the device is inside gives
+  /// what a lookup of every one of the cell's polygons gives, whether the set has fewer buckets
+  /// than the cell has polygons (its slots looked up in the cell's) or more (the cell's in the set).
+  @Test(arguments: [UInt64(6), 7])
+  func polygonStatesMoveAsPerSlotLookupsMove(seed: UInt64) throws {
+    var rng = SeededGenerator(seed: seed)
+    let center = try Coordinate(latitude: 48.85, longitude: 2.35)
+    let regions = regionsAlong(
+      syntheticFixes(seed: seed, count: 500, interval: 1, center: center), seed: seed, count: 400, polygonFraction: 1)
+    let index = RegionIndex(regions)
+    var scratch: [Int32] = []
+    let cell = CellCandidates(
+      key: GridCell.key(latitude: center.latitude, longitude: center.longitude, level: index.gridLevel), regions: index,
+      scratch: &scratch)
+    let slots = cell.polygonSlots
+    try #require(slots.count >= 20, "the cell should have polygons of its own")
+    let others = (0..<Int32(index.count)).filter { !slots.contains($0) }
+    for members in [0, 1, 3, slots.count / 2, slots.count * 2] {
+      // A set of `members` slots, some of the cell's polygons and some not.
+      var set = SlotSet()
+      for _ in 0..<members {
+        let pool = rng.unit() < 0.5 ? slots : others
+        set.insert(pool[rng.integer(in: 0...(pool.count - 1))])
+      }
+      var cache = CandidateCache()
+      cache.setPolygonStates(cell, from: set)
+      #expect(Array(cache.polygonInside.prefix(slots.count)) == slots.map { set.contains($0) }, "\(members) members")
+      // New states for the cell's polygons, written back.
+      for k in slots.indices { cache.polygonInside[k] = rng.unit() < 0.2 }
+      var expected = set
+      for k in slots.indices { expected[slots[k]] = cache.polygonInside[k] }
+      cache.writePolygonStates(cell, into: &set, scratch: &scratch)
+      #expect(set == expected, "\(members) members")
+    }
+  }
+
   /// Monitors sharing one set give exactly the events of monitors each built from the list.
   @Test(arguments: [UInt64(4), 5])
   func sharedSetGivesTheSameEvents(seed: UInt64) throws {

@@ -349,18 +349,57 @@ struct CandidateCache {
 
   /// Sets the states of `cell`'s boundary polygons (``CellCandidates/polygonSlots``) in
   /// ``polygonInside`` from `insideBySlot`.
+  ///
+  /// The set holds only the regions the device is inside, a few, while a cell has hundreds of
+  /// polygons: when the set's buckets are fewer than the cell's polygons, every state is set to
+  /// outside and each slot of the set is looked up in the cell's slots (ascending) instead.
   mutating func setPolygonStates(_ cell: CellCandidates, from insideBySlot: SlotSet) {
     let slots = cell.polygonSlots
     while polygonInside.count < slots.count { polygonInside.append(false) }
     slots.withUnsafeBufferPointer { slots in
       polygonInside.withUnsafeMutableBufferPointer { states in
-        if insideBySlot.isEmpty {
+        if insideBySlot.bucketCount <= slots.count {
           for k in slots.indices { states[k] = false }
+          insideBySlot.forEach { slot in
+            if let k = Self.position(of: slot, in: slots) { states[k] = true }
+          }
         } else {
           for k in slots.indices { states[k] = insideBySlot.contains(slots[k]) }
         }
       }
     }
+  }
+
+  /// Writes the states of `cell`'s boundary polygons (``polygonInside``, the cell being this
+  /// cache's) into `insideBySlot`. As in ``setPolygonStates(_:from:)``, when the set's buckets
+  /// are fewer than the cell's polygons its slots are looked up in the cell's: those now outside
+  /// are removed (gathered in `scratch` first), then those inside are inserted.
+  func writePolygonStates(_ cell: CellCandidates, into insideBySlot: inout SlotSet, scratch: inout [Int32]) {
+    let slots = cell.polygonSlots
+    guard insideBySlot.bucketCount <= slots.count else {
+      for k in 0..<slots.count { insideBySlot[slots[k]] = polygonInside[k] }
+      return
+    }
+    scratch.removeAll(keepingCapacity: true)
+    slots.withUnsafeBufferPointer { slots in
+      insideBySlot.forEach { slot in
+        if let k = Self.position(of: slot, in: slots), !polygonInside[k] { scratch.append(slot) }
+      }
+    }
+    for slot in scratch { insideBySlot.remove(slot) }
+    for k in 0..<slots.count where polygonInside[k] { insideBySlot.insert(slots[k]) }
+  }
+
+  /// The position of `slot` in `slots` (ascending, each once), if it is there.
+  @inline(__always)
+  static func position(of slot: Int32, in slots: UnsafeBufferPointer<Int32>) -> Int? {
+    var low = 0
+    var high = slots.count
+    while low < high {
+      let middle = (low &+ high) &>> 1
+      if slots[middle] < slot { low = middle &+ 1 } else { high = middle }
+    }
+    return low < slots.count && slots[low] == slot ? low : nil
   }
 
   /// Starts a visit to `cell` with the states built in ``spareInside`` (in the cell's order; it

@@ -703,7 +703,7 @@ public struct CrossingDetector: Sendable {
       }
       first &+= CircleFilter.blocksPerRun
     }
-    for k in 0..<old.polygonSlots.count { insideBySlot[old.polygonSlots[k]] = cache.polygonInside[k] }
+    cache.writePolygonStates(old, into: &insideBySlot, scratch: &slotBuffer)
     // The new cell's circles, merged with the old cell's by slot.
     let oldSlots = old.slots
     let m = next.slots.count
@@ -1021,7 +1021,7 @@ public struct CrossingDetector: Sendable {
     guard let cell = cache.cell else { return }
     if cache.generation == regions.index.generation {
       for k in 0..<cell.slots.count { insideBySlot[cell.slots[k]] = cache.inside[k] }
-      for k in 0..<cell.polygonSlots.count { insideBySlot[cell.polygonSlots[k]] = cache.polygonInside[k] }
+      cache.writePolygonStates(cell, into: &insideBySlot, scratch: &slotBuffer)
     }
     cache.cell = nil
   }

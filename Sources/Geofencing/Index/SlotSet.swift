@@ -16,6 +16,9 @@ struct SlotSet: Sendable, Equatable {
   /// Whether the set holds no slot.
   var isEmpty: Bool { count == 0 }
 
+  /// The number of buckets, which ``forEach(_:)`` reads: at least twice ``count``.
+  var bucketCount: Int { table.count }
+
   @inline(__always)
   private func bucket(_ slot: Int32, mask: Int) -> Int {
     Int(truncatingIfNeeded: (UInt64(UInt32(bitPattern: slot)) &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
