@@ -180,4 +180,62 @@ struct CrossingDetectorPolygonTests {
     #expect(crossings == single)
     #expect(crossings.count > 50, "the walk should cross boundaries")
   }
+
+  /// Many edges at one step: a fan of thin triangles sharing an apex, and passes through the apex
+  /// or close beside it, so that the side test keeps a dozen or more edges at once (lines through
+  /// the apex all separate the ends of such a step) and an edge is listed in both sub-cells of a
+  /// step that changes sub-cell. Every fix's states equal the triangles' containment, and the
+  /// batch entry point (the cell's edges walk the fixes) gives what fix-by-fix processing gives.
+  @Test(arguments: 0..<3)
+  func stepsNearManyEdgesAtOnceAgreeWithContainment(seed: Int) throws {
+    var rng = SeededGenerator(seed: UInt64(270 + seed))
+    let apex = try Coordinate(latitude: 47.37 + Double(seed) * 0.01, longitude: 8.54 - Double(seed) * 0.02)
+    let triangles = try (0..<24).map { k in
+      let azimuth = Double(k) * 15 + rng.uniform(0...3)
+      let left = try #require(Geodesic.wgs84.direct(from: apex, azimuth: azimuth, distance: rng.uniform(200...400)))
+      let right = try #require(
+        Geodesic.wgs84.direct(from: apex, azimuth: azimuth + 9, distance: rng.uniform(200...400)))
+      return try PolygonRegion(
+        identifier: RegionIdentifier("t\(k)"), exterior: [apex, right.destination, left.destination])
+    }
+    // Passes along random lines within 3 m of the apex (some through it exactly), 40 m each way,
+    // in steps of 4–12 m; the next pass starts where it starts (a step of up to 80 m).
+    var fixes: [LocationFix] = []
+    for pass in 0..<60 {
+      let azimuth = rng.uniform(0...360)
+      let offset = pass % 10 == 0 ? 0 : rng.uniform(-3...3)
+      let beside = try #require(Geodesic.wgs84.direct(from: apex, azimuth: azimuth + 90, distance: offset)).destination
+      var along = -40.0
+      while along <= 40 {
+        let point = try #require(
+          Geodesic.wgs84.direct(from: beside, azimuth: along < 0 ? azimuth + 180 : azimuth, distance: abs(along))
+        ).destination
+        fixes.append(LocationFix(time: 1_700_000_000 + Double(fixes.count), coordinate: point))
+        along += rng.uniform(4...12)
+      }
+    }
+    let regions = RegionSet(RegionIndex(triangles.map(Region.polygon)))
+    var batch = CrossingDetector(regions: regions)
+    var crossings: [RegionCrossing] = []
+    try batch.process(fixes, into: &crossings)
+    var one = CrossingDetector(regions: regions)
+    var single: [RegionCrossing] = []
+    for fix in fixes { try one.process(fix, into: &single) }
+    #expect(crossings == single)
+
+    var inside = Dictionary(uniqueKeysWithValues: triangles.map { ($0.identifier, $0.contains(fixes[0].coordinate)) })
+    var next = 0
+    var mismatches: [String] = []
+    for k in 1..<fixes.count {
+      while next < crossings.count && crossings[next].toFix == k {
+        inside[crossings[next].region] = crossings[next].direction == .enter
+        next += 1
+      }
+      for triangle in triangles where inside[triangle.identifier] != triangle.contains(fixes[k].coordinate) {
+        mismatches.append("\(triangle.identifier) at fix \(k)")
+      }
+    }
+    #expect(mismatches.isEmpty, "\(mismatches.count) (fix, triangle) states differ, first \(mismatches.prefix(3))")
+    #expect(crossings.count > 500, "every pass should cross most triangles")
+  }
 }

@@ -88,4 +88,98 @@ struct PolygonSideTestTests {
     // The test reaches the bound: edges are dismissed with an end within four bounds of the line.
     #expect(dismissedNear > 100, "\(dismissedNear) of \(dismissed) dismissals near the line")
   }
+
+  /// The edges a walk stops at a step for (``CellPolygonEdges/WalkStop/kept(count:)``), each
+  /// once, are exactly the edges the settle of the same step would gather
+  /// (``CellPolygonEdges/forEachEdge(lat0:lon0:lat1:lon1:scratch:_:)``), and the walk goes past a
+  /// step only where that gathers none; on random steps of a cell of many edges, within one
+  /// sub-cell, between neighbours and farther.
+  @Test(arguments: 0..<3)
+  func aWalkKeepsTheEdgesTheSettleGathers(place: Int) throws {
+    var rng = SeededGenerator(seed: UInt64(190 + place))
+    let (latitude, longitude, level) = Self.places[place * 2]
+    let centre = try Coordinate(latitude: latitude, longitude: longitude)
+    var regions: [Region] = []
+    for i in 0..<40 {
+      let middle = try #require(
+        Geodesic.wgs84.direct(from: centre, azimuth: rng.uniform(0...360), distance: rng.uniform(0...1_500)))
+      let radius = rng.uniform(30...1_500)
+      let count = 8 + Int(rng.next() % 57)
+      let ring = try (0..<count).map { k in
+        try #require(
+          Geodesic.wgs84.direct(
+            from: middle.destination, azimuth: 360 - Double(k) * 360 / Double(count),
+            distance: radius * rng.uniform(0.5...1)))
+          .destination
+      }
+      regions.append(.polygon(try PolygonRegion(identifier: RegionIdentifier("p\(i)"), exterior: ring)))
+    }
+    let index = RegionIndex(regions, configuration: .init(gridLevel: level))
+    var scratch: [Int32] = []
+    let key = GridCell.key(latitude: latitude, longitude: longitude, level: level)
+    let cell = CellCandidates(key: key, regions: index, scratch: &scratch)
+    let edges = cell.polygonEdges
+    try #require(edges.count > 100, "the cell should hold edges")
+    let box = cell.box
+    var kept = [Int32](repeating: -1, count: edges.keptCapacity)
+    var stops = (cleared: 0, kept: 0, long: 0)
+    var wrong: [String] = []
+    for _ in 0..<20_000 {
+      let lat0 = rng.uniform(box.south...box.north.nextDown)
+      let lon0 = rng.uniform(box.west...box.east.nextDown)
+      // Steps of a sub-cell's size or so, a few of them far longer.
+      let reach = rng.next() % 20 == 0 ? 20.0 : 0.8
+      let north = reach * (box.north - box.south) / Double(edges.rows)
+      let east = reach * (box.east - box.west) / Double(edges.columns)
+      let lat1 = min(max(lat0 + rng.uniform(-north...north), box.south), box.north.nextDown)
+      let lon1 = min(max(lon0 + rng.uniform(-east...east), box.west), box.east.nextDown)
+      let last = LocationFix(time: 0, coordinate: Coordinate(uncheckedLatitude: lat0, longitude: lon0))
+      let fix = [LocationFix(time: 1, coordinate: Coordinate(uncheckedLatitude: lat1, longitude: lon1))]
+      let (next, stop) = kept.withUnsafeMutableBufferPointer { buffer in
+        fix.withUnsafeBufferPointer { edges.walk($0, from: 0, after: last, within: box, kept: buffer.baseAddress!) }
+      }
+      var gathered: [Int32] = []
+      edges.forEachEdge(lat0: lat0, lon0: lon0, lat1: lat1, lon1: lon1, scratch: &scratch) {
+        gathered.append(Int32($0))
+      }
+      switch stop {
+      case .left:
+        stops.cleared += 1
+        if next != 1 || !gathered.isEmpty { wrong.append("walked past a step meeting \(gathered)") }
+      case .kept(let count):
+        stops.kept += 1
+        let distinct = CellPolygonEdges.keepDistinct(&kept, count: count)
+        if next != 0 || Set(kept[0..<distinct]) != Set(gathered) || distinct != Set(gathered).count {
+          wrong.append("kept \(kept[0..<distinct].sorted()), gathered \(gathered.sorted())")
+        }
+      case .longStep:
+        stops.long += 1
+        let from = edges.subCell(latitude: lat0, longitude: lon0)
+        let to = edges.subCell(latitude: lat1, longitude: lon1)
+        if abs(from.row - to.row) + abs(from.column - to.column) <= 1 {
+          wrong.append("a step between neighbours taken as long")
+        }
+      }
+    }
+    #expect(wrong.isEmpty, "\(wrong.count) steps, first \(wrong.prefix(2))")
+    #expect(stops.cleared > 1_000 && stops.kept > 300 && stops.long > 100, "\(stops)")
+  }
+
+  /// ``CellPolygonEdges/keepDistinct(_:count:)`` leaves each edge of the prefix once, as a set does,
+  /// for prefixes of a few edges and of many, with repeats and without, and leaves what follows the
+  /// prefix alone.
+  @Test func keepDistinctLeavesEachEdgeOnce() {
+    var rng = SeededGenerator(seed: 44)
+    for _ in 0..<2_000 {
+      let count = Int(rng.next() % 40)
+      let range = UInt64(1 + rng.next() % 50)
+      let prefix = (0..<count).map { _ in Int32(rng.next() % range) }
+      let tail: [Int32] = [-7, -8]
+      var edges = prefix + tail
+      let distinct = CellPolygonEdges.keepDistinct(&edges, count: count)
+      #expect(distinct == Set(prefix).count)
+      #expect(Set(edges[0..<distinct]) == Set(prefix))
+      #expect(Array(edges[count...]) == tail)
+    }
+  }
 }

@@ -142,8 +142,14 @@ final class CellPolygonEdges: Sendable {
     runs = Runs(
       rows: rows, columns: columns, south: box.south, west: box.west, rowHeight: height / Double(rows),
       columnWidth: width / Double(columns))
-    (subStart, subEdges) = Self.file(edges, shift: shift, rows: rows, columns: columns, runs: runs)
+    let filed = Self.file(edges, shift: shift, rows: rows, columns: columns, runs: runs)
+    (subStart, subEdges) = (filed.start, filed.list)
+    keptCapacity = 2 * filed.longest + 1
   }
+
+  /// Room for the edges one step of ``walk(_:from:after:within:kept:)`` may keep: every edge of
+  /// two sub-cells' lists.
+  let keptCapacity: Int
 
   /// The cell's south-west corner: the origin of ``sides``.
   let south: Double
@@ -298,7 +304,7 @@ final class CellPolygonEdges: Sendable {
   /// 10⁻¹² degrees) and by as much again for the rounding of this computation, it meets: per row
   /// of sub-cells, the edge clipped to the row's grown band of latitudes spans an interval of
   /// longitudes, and the columns whose grown rectangles meet that interval list it. Then ordered by
-  /// sub-cell, edges ascending.
+  /// sub-cell, edges ascending; `longest`, the most edges a sub-cell lists.
   ///
   /// Built for size: the rows of an edge are a few and their columns one or two, and the
   /// vectorised, unrolled loops of a speed build spent a quarter of the filing's instructions on
@@ -306,7 +312,7 @@ final class CellPolygonEdges: Sendable {
   /// for speed, 68 M for size).
   @_optimize(size) @inline(never)
   private static func file(_ edges: [Edge], shift: [Double], rows: Int, columns: Int, runs: Runs) -> (
-    start: [Int32], list: [Int32]
+    start: [Int32], list: [Int32], longest: Int
   ) {
     let cells = rows * columns
     // (sub-cell, edge) pairs, packed sub-cell · 2³² + edge, in a buffer grown by hand: the filing
@@ -315,6 +321,7 @@ final class CellPolygonEdges: Sendable {
     var pairs = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
     defer { pairs.deallocate() }
     var count = 0
+    var longest = 0
     var start = [Int32](repeating: 0, count: cells + 1)
     start.withUnsafeMutableBufferPointer { start in
       edges.withUnsafeBufferPointer { edges in
@@ -358,12 +365,16 @@ final class CellPolygonEdges: Sendable {
         }
       }
       // Each sub-cell's end: its count and every count before it.
-      for cell in 1..<max(1, cells) { start[cell] &+= start[cell &- 1] }
+      longest = Int(start[0])
+      for cell in 1..<max(1, cells) {
+        longest = max(longest, Int(start[cell]))
+        start[cell] &+= start[cell &- 1]
+      }
       start[cells] = Int32(truncatingIfNeeded: count)
     }
     // No edge: the empty array. (`unsafeUninitializedCapacity` with a capacity of 0 writes the
     // count into the one shared empty-array storage, a data race between cells built at once.)
-    guard count > 0 else { return (start, []) }
+    guard count > 0 else { return (start, [], longest) }
     // Each sub-cell's list filled from its end, the pairs taken last first: its edges come out
     // ascending, and `start[cell]` ends at the list's first place (no second array of places).
     let list = [Int32](unsafeUninitializedCapacity: count) { list, initialized in
@@ -379,7 +390,7 @@ final class CellPolygonEdges: Sendable {
       }
       initialized = count
     }
-    return (start, list)
+    return (start, list, longest)
   }
 
   /// Whether the segment between two points of the cell or its neighbours (``local(latitude:longitude:)``)
@@ -449,6 +460,49 @@ final class CellPolygonEdges: Sendable {
     }
   }
 
+  /// Where ``walk(_:from:after:within:kept:)`` stopped.
+  enum WalkStop: Equatable {
+    /// At a fix out of order, not finite or outside the cell, or at the end of the fixes.
+    case left
+    /// At a step whose ends are in one sub-cell or two side by side, and the first `count` places
+    /// of `kept` hold every edge of their lists that the side test keeps (an edge both lists hold,
+    /// twice): the only edges the step may meet.
+    case kept(count: Int)
+    /// At a step whose ends are farther apart: its edges are gathered along its line
+    /// (``forEachEdge(from:to:lat0:lon0:lat1:lon1:scratch:_:)``).
+    case longStep
+  }
+
+  /// Moves each edge of the first `count` of `edges` (the edges a walk kept,
+  /// ``WalkStop/kept(count:)``, an edge of both sub-cells' lists twice) to the front once, in no
+  /// particular order, and returns their number: among a few, each compared with those already
+  /// moved; among more, sorted first.
+  @inline(__always)
+  static func keepDistinct(_ edges: inout [Int32], count: Int) -> Int {
+    // One edge, the usual: nothing to move.
+    if count <= 1 { return count }
+    if count > 8 { edges[0..<count].sort() }
+    var distinct = 0
+    for i in 0..<count {
+      let e = edges[i]
+      var seen = false
+      if count > 8 {
+        seen = distinct > 0 && edges[distinct - 1] == e
+      } else {
+        var k = 0
+        while !seen && k < distinct {
+          seen = edges[k] == e
+          k += 1
+        }
+      }
+      if !seen {
+        if distinct != i { edges[distinct] = e }
+        distinct += 1
+      }
+    }
+    return distinct
+  }
+
   /// Walks `fixes` from `start` (`last`, the fix before it, in the cell) while the steps between
   /// them are in time order, end in `box` (the cell's) and meet no edge: the steady state of a
   /// device in a cell whose regions are all polygons, each with its shift (no
@@ -458,13 +512,14 @@ final class CellPolygonEdges: Sendable {
   /// in one sub-cell, or in two side by side, and every edge they list on one side of the step.
   /// Each fix's sub-cell and side-test coordinates are computed once.
   ///
-  /// - Returns: The first fix not walked: `mayCross` false when it is out of order, not finite or
-  ///   outside `box` (or the end of `fixes`); true when the step to it may meet an edge, so that
-  ///   it must be settled (it is in order and in `box`). The settle finds the step's two
-  ///   sub-cells again, which costs fewer instructions than carrying them out of the loop.
+  /// - Parameter kept: Room for ``keptCapacity`` edges: each edge tested is written at the next
+  ///   free place, which it keeps only when the side test keeps the edge (no branch per edge).
+  /// - Returns: The first fix not walked, and why the walk stopped there: a step that may meet an
+  ///   edge is in order and in `box`, and must be settled.
   func walk(
-    _ fixes: UnsafeBufferPointer<LocationFix>, from start: Int, after last: LocationFix, within box: GeoBox
-  ) -> (next: Int, mayCross: Bool) {
+    _ fixes: UnsafeBufferPointer<LocationFix>, from start: Int, after last: LocationFix, within box: GeoBox,
+    kept: UnsafeMutablePointer<Int32>
+  ) -> (next: Int, stop: WalkStop) {
     var beforeTime = last.time
     var a = subCell(latitude: last.coordinate.latitude, longitude: last.coordinate.longitude)
     var flatA = a.row &* columns &+ a.column
@@ -481,39 +536,42 @@ final class CellPolygonEdges: Sendable {
             // After a finite time, `time >= beforeTime` leaves out NaN and −∞.
             guard time >= beforeTime, time < .infinity, latitude >= box.south, latitude < box.north,
               longitude >= box.west, longitude < box.east
-            else { return (j, false) }
+            else { return (j, .left) }
             let b = subCell(latitude: latitude, longitude: longitude)
             let flatB = b.row &* columns &+ b.column
             let p1 = local(latitude: latitude, longitude: longitude)
-            // The least clearance over both sub-cells' lists (the last fix's list only when its
-            // sub-cell differs), without a branch per edge: most steps meet nothing, and a branch
-            // on each edge's side test was mispredicted one time in four. Sub-cell indices are
-            // within the grid (``subCell(latitude:longitude:)`` clamps them).
+            // Every edge of both sub-cells' lists (the last fix's list only when its sub-cell
+            // differs) written to `kept`, counted only when the side test keeps it: most steps
+            // meet nothing, and a branch on each edge's side test was mispredicted one time in
+            // four. Sub-cell indices are within the grid (``subCell(latitude:longitude:)`` clamps
+            // them).
             let same = flatA == flatB
             if !same {
               // |r| + |c| ≤ 1 exactly when r² + c² ≤ 1; indices are at most ``largestGrid`` apart.
               // A longer step is settled without looking at the lists.
               let rows = b.row &- a.row
               let columns = b.column &- a.column
-              guard rows &* rows &+ columns &* columns <= 1 else { return (j, true) }
+              guard rows &* rows &+ columns &* columns <= 1 else { return (j, .longStep) }
             }
-            var least = Float.infinity
+            var count = 0
             for k in Int(subStart[flatB])..<Int(subStart[flatB &+ 1]) {
-              let clearance = Self.clearance(sides[Int(list[k])], p0, p1)
-              least = clearance < least ? clearance : least
+              let e = list[k]
+              kept[count] = e
+              count &+= Self.clearance(sides[Int(e)], p0, p1) > 0 ? 0 : 1
             }
             for k in (same ? 0 : Int(subStart[flatA]))..<(same ? 0 : Int(subStart[flatA &+ 1])) {
-              let clearance = Self.clearance(sides[Int(list[k])], p0, p1)
-              least = clearance < least ? clearance : least
+              let e = list[k]
+              kept[count] = e
+              count &+= Self.clearance(sides[Int(e)], p0, p1) > 0 ? 0 : 1
             }
-            guard least > 0 else { return (j, true) }
+            guard count == 0 else { return (j, .kept(count: count)) }
             a = b
             flatA = flatB
             p0 = p1
             beforeTime = time
             j &+= 1
           }
-          return (j, false)
+          return (j, .left)
         }
       }
     }

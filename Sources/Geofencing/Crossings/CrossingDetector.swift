@@ -46,6 +46,8 @@ public struct CrossingDetector: Sendable {
   var roots: [(u: Double, enter: Bool)] = []
   var parameters: [Double] = []
   var slotBuffer: [Int32] = []
+  /// The edges a walk keeps for the step it stops at (``CellPolygonEdges/walk(_:from:after:within:kept:)``).
+  var keptEdges: [Int32] = []
   var polygonHits: [PolygonHit] = []
   /// Polygons near a segment that moves to a neighbouring cell.
   var nearSlots: [Int32] = []
@@ -273,18 +275,28 @@ public struct CrossingDetector: Sendable {
     let firstIndex = fixCount
     var j = start
     var before = last
+    if keptEdges.count < edges.keptCapacity {
+      keptEdges = [Int32](repeating: 0, count: max(edges.keptCapacity, 2 * keptEdges.count))
+    }
     while true {
-      let (next, mayCross) = edges.walk(fixes, from: j, after: before, within: cell.box)
+      let (next, stop) = keptEdges.withUnsafeMutableBufferPointer { kept in
+        // Non-empty: `keptCapacity` is at least 1.
+        edges.walk(fixes, from: j, after: before, within: cell.box, kept: kept.baseAddress!)
+      }
       j = next
-      guard mayCross else { break }
+      if stop == .left { break }
       let fix = fixes[j]
       let from = j == start ? last : fixes[j - 1]
-      let subCells = (
-        edges.subCell(latitude: from.coordinate.latitude, longitude: from.coordinate.longitude),
-        edges.subCell(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
-      )
-      settleWalkedStep(
-        cell, from: from, to: fix, subCells: subCells, fromFix: firstIndex + (j - start) - 1, into: &crossings)
+      if case .kept(let count) = stop {
+        collectKeptHits(cell, count: count, from: from, to: fix)
+      } else {
+        let subCells = (
+          edges.subCell(latitude: from.coordinate.latitude, longitude: from.coordinate.longitude),
+          edges.subCell(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+        )
+        collectPolygonHits(cell, from: from, to: fix, subCells: subCells)
+      }
+      settleWalkedStep(cell, from: from, to: fix, fromFix: firstIndex + (j - start) - 1, into: &crossings)
       before = fix
       j += 1
     }
@@ -300,16 +312,15 @@ public struct CrossingDetector: Sendable {
   }
 
   /// The step from `last` to `fix` (fixes `fromFix` and `fromFix` + 1) at which the cell's edges
-  /// stopped their walk (``walkPolygons(_:_:from:after:into:)``): its crossings appended to
-  /// `crossings`. One proper crossing, the usual, goes straight into a record; anything else is
-  /// recorded in general (``recordPolygonHits(_:from:to:path:)``) and flushed.
+  /// stopped their walk (``walkPolygons(_:_:from:after:into:)``), its ``polygonHits`` collected:
+  /// its crossings appended to `crossings`. One proper crossing, the usual, goes straight into a
+  /// record; anything else is recorded in general (``recordPolygonHits(_:from:to:path:)``) and
+  /// flushed.
   @inline(never)
   private mutating func settleWalkedStep(
-    _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix,
-    subCells: (from: (row: Int, column: Int), to: (row: Int, column: Int)), fromFix: Int,
+    _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix, fromFix: Int,
     into crossings: inout [RegionCrossing]
   ) {
-    collectPolygonHits(cell, from: last, to: fix, subCells: subCells)
     guard !polygonHits.isEmpty else { return }
     if polygonHits.count == 1 && polygonHits[0].u != .infinity && pending.isEmpty {
       let k = Int(polygonHits[0].polygon)
@@ -467,11 +478,37 @@ public struct CrossingDetector: Sendable {
       from: subCells.from, to: subCells.to, lat0: lat0, lon0: lon0, lat1: latitude, lon1: longitude,
       scratch: &slotBuffer
     ) { e in
-      switch edges.crossing(e, lon0: lon0, lat0: lat0, lon1: longitude, lat1: latitude) {
-      case nil: polygonHits.append(PolygonHit(polygon: edges.edges[e].polygon, u: .infinity))
-      case let u? where u >= 0: polygonHits.append(PolygonHit(polygon: edges.edges[e].polygon, u: u))
-      default: break
-      }
+      Self.appendHit(edges, e, lon0: lon0, lat0: lat0, lon1: longitude, lat1: latitude, to: &polygonHits)
+    }
+  }
+
+  /// Appends to `hits` how the step (lon0, lat0) → (lon1, lat1) meets edge `e` of `edges`
+  /// (``CellPolygonEdges/crossing(_:lon0:lat0:lon1:lat1:)``): nothing for a miss.
+  @inline(__always)
+  private static func appendHit(
+    _ edges: CellPolygonEdges, _ e: Int, lon0: Double, lat0: Double, lon1: Double, lat1: Double,
+    to hits: inout [PolygonHit]
+  ) {
+    switch edges.crossing(e, lon0: lon0, lat0: lat0, lon1: lon1, lat1: lat1) {
+    case nil: hits.append(PolygonHit(polygon: edges.edges[e].polygon, u: .infinity))
+    case let u? where u >= 0: hits.append(PolygonHit(polygon: edges.edges[e].polygon, u: u))
+    default: break
+    }
+  }
+
+  /// Sets ``polygonHits`` as ``collectPolygonHits(_:from:to:subCells:)`` does, from the edges the
+  /// walk kept for the step (the first `count` of ``keptEdges``, an edge of both sub-cells' lists
+  /// perhaps twice, ``CellPolygonEdges/WalkStop/kept(count:)``): each tested once.
+  @inline(__always)
+  private mutating func collectKeptHits(_ cell: CellCandidates, count: Int, from last: LocationFix, to fix: LocationFix)
+  {
+    let edges = cell.polygonEdges
+    let (lon0, lat0) = (last.coordinate.longitude, last.coordinate.latitude)
+    let (lon1, lat1) = (fix.coordinate.longitude, fix.coordinate.latitude)
+    polygonHits.clearKeepingCapacity()
+    let distinct = CellPolygonEdges.keepDistinct(&keptEdges, count: count)
+    for i in 0..<distinct {
+      Self.appendHit(edges, Int(keptEdges[i]), lon0: lon0, lat0: lat0, lon1: lon1, lat1: lat1, to: &polygonHits)
     }
   }
 
