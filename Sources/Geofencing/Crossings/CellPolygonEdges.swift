@@ -364,12 +364,7 @@ final class CellPolygonEdges: Sendable {
           e &+= 1
         }
       }
-      // Each sub-cell's end: its count and every count before it.
-      longest = Int(start[0])
-      for cell in 1..<max(1, cells) {
-        longest = max(longest, Int(start[cell]))
-        start[cell] &+= start[cell &- 1]
-      }
+      longest = Int(Self.sumUp(UnsafeMutableBufferPointer(rebasing: start[0..<cells])))
       start[cells] = Int32(truncatingIfNeeded: count)
     }
     // No edge: the empty array. (`unsafeUninitializedCapacity` with a capacity of 0 writes the
@@ -391,6 +386,22 @@ final class CellPolygonEdges: Sendable {
       initialized = count
     }
     return (start, list, longest)
+  }
+
+  /// Replaces each of `counts` (a sub-cell's edges) by its sum with every count before it (the
+  /// sub-cell's end in the lists), and returns the largest count (0 for none). In a function of
+  /// its own, built for speed: the largest is found in vector lanes, which
+  /// ``file(_:shift:rows:columns:runs:)``, built for size, would not do.
+  @inline(never)
+  private static func sumUp(_ counts: UnsafeMutableBufferPointer<Int32>) -> Int32 {
+    var largest: Int32 = 0
+    for count in counts { largest = max(largest, count) }
+    var sum: Int32 = 0
+    for k in counts.indices {
+      sum &+= counts[k]
+      counts[k] = sum
+    }
+    return largest
   }
 
   /// Whether the segment between two points of the cell or its neighbours (``local(latitude:longitude:)``)
