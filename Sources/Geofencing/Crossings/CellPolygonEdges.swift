@@ -656,7 +656,8 @@ final class CellPolygonEdges: Sendable {
         }
       }
     }
-    if scratch.count > 1 { scratch.sort() }
+    // Each sub-cell's list is ascending: a few ascending runs, which insertion sorts with few moves.
+    if scratch.count <= 64 { scratch.insertionSort(by: <) } else { scratch.sort() }
     for (i, e) in scratch.enumerated() where i == 0 || scratch[i - 1] != e { body(Int(e)) }
   }
 

@@ -522,7 +522,7 @@ public struct CrossingDetector: Sendable {
   ) {
     guard !polygonHits.isEmpty else { return }
     if polygonHits.count > 1 {
-      polygonHits.sort { a, b in a.polygon != b.polygon ? a.polygon < b.polygon : a.u < b.u }
+      Self.sortByPolygon(&polygonHits)
     }
     let segment = path ?? PathSegment(from: last.coordinate, at: last.time, to: fix.coordinate, at: fix.time)
     var first = 0
@@ -997,7 +997,9 @@ public struct CrossingDetector: Sendable {
     var state = wasInside
     var crossingsHere = 0
     let firstPending = pending.count
-    for shift in [0.0, 360, -360] {
+    for turn in 0..<3 {
+      // The polygon's own turn, then one more and one fewer (no array to allocate).
+      let shift = turn == 0 ? 0.0 : turn == 1 ? 360 : -360
       if shift > 0 && x1 >= planar.middleX - 180 { continue }
       if shift < 0 && x1 <= planar.middleX + 180 { continue }
       polygon.boundaryParameters(x0: x0 + shift, y0: y0, x1: x1 + shift, y1: y1, into: &parameters)
@@ -1063,17 +1065,33 @@ public struct CrossingDetector: Sendable {
     cache.cell = nil
   }
 
+  /// The most elements a scratch array is sorted by insertion (``Array/insertionSort(by:)``).
+  static let shortSort = 32
+
+  /// Sorts `hits` by polygon, then parameter.
+  @inline(__always)
+  static func sortByPolygon(_ hits: inout [PolygonHit]) {
+    let order = { (a: PolygonHit, b: PolygonHit) in a.polygon != b.polygon ? a.polygon < b.polygon : a.u < b.u }
+    if hits.count <= shortSort { hits.insertionSort(by: order) } else { hits.sort(by: order) }
+  }
+
   /// Sorts this segment's crossings and appends them as ``RegionCrossing`` values.
   private mutating func flush(into crossings: inout [RegionCrossing], fromFix: Int) {
     if pending.count > 1 {
       // One region's crossings are recorded in the order of the path, and the sort is stable:
       // two at the same time (a rounding step apart) keep their order, so enter and exit alternate.
-      pending.sort { a, b in
-        if a.time != b.time { return a.time < b.time }
-        return a.identifier.rawValue < b.identifier.rawValue
+      // Sorted last first, as they are taken from the end below.
+      let precedes = { (a: PendingCrossing, b: PendingCrossing) in
+        a.time != b.time ? a.time < b.time : a.identifier.rawValue < b.identifier.rawValue
       }
-      // Taken from the end below.
-      pending.reverse()
+      if pending.count <= Self.shortSort {
+        // The reverse of the stable ascending order: each crossing goes before every earlier one
+        // it does not precede.
+        pending.insertionSort { a, b in !precedes(a, b) }
+      } else {
+        pending.sort(by: precedes)
+        pending.reverse()
+      }
     }
     // Each pending crossing moved out of the scratch array, its identifier into the record:
     // no copy of the identifier to retain here and release when the array is emptied.
