@@ -47,11 +47,12 @@ struct CrossingDetectorPolygonTests {
     return regions
   }
 
-  /// A walk of `count` fixes a second apart from `start`: steps of 1–25 m, a jump of 200–900 m
-  /// every 150 fixes, and now and then a fix exactly on a vertex of a polygon, on the midpoint of
-  /// one of its edges in latitude and longitude, or repeated.
+  /// A walk of `count` fixes a second apart from `start`: steps of `steps` metres (1–25 m), a
+  /// jump of 200–900 m every 150 fixes, and now and then a fix exactly on a vertex of a polygon,
+  /// on the midpoint of one of its edges in latitude and longitude, or repeated.
   static func walk(
-    from start: Coordinate, count: Int, polygons: [PolygonRegion], _ rng: inout SeededGenerator
+    from start: Coordinate, count: Int, polygons: [PolygonRegion], steps: ClosedRange<Double> = 1...25,
+    _ rng: inout SeededGenerator
   ) throws -> [LocationFix] {
     var position = start
     var azimuth = rng.uniform(0...360)
@@ -74,7 +75,7 @@ struct CrossingDetectorPolygonTests {
       case 85:
         break  // the same position again
       default:
-        let step = k % 150 == 149 ? rng.uniform(200...900) : rng.uniform(1...25)
+        let step = k % 150 == 149 ? rng.uniform(200...900) : rng.uniform(steps)
         position = try #require(Geodesic.wgs84.direct(from: position, azimuth: azimuth, distance: step)).destination
       }
     }
@@ -84,13 +85,78 @@ struct CrossingDetectorPolygonTests {
   /// `count` polygons along a first walk from place `place`, then a walk of `fixes` fixes through
   /// them: the one that is checked.
   static func scene(
-    place: Int, polygons count: Int, fixes: Int, _ rng: inout SeededGenerator
+    place: Int, polygons count: Int, fixes: Int, steps: ClosedRange<Double> = 1...25, _ rng: inout SeededGenerator
   ) throws -> (polygons: [PolygonRegion], fixes: [LocationFix]) {
     let (latitude, longitude) = places[place]
     let start = try Coordinate(latitude: latitude, longitude: longitude)
-    let scout = try walk(from: start, count: 600, polygons: [], &rng)
+    let scout = try walk(from: start, count: 600, polygons: [], steps: steps, &rng)
     let polygons = try Self.polygons(near: scout, count: count, &rng)
-    return (polygons, try walk(from: start, count: fixes, polygons: polygons, &rng))
+    return (polygons, try walk(from: start, count: fixes, polygons: polygons, steps: steps, &rng))
+  }
+
+  /// Where `crossings` (over the fixes whose containment in each of `polygons` is `truth`) leave a
+  /// polygon's state other than its containment at a fix, or enter or exit it twice in a row.
+  static func mismatches(
+    _ crossings: [RegionCrossing], polygons: [PolygonRegion], truth: [[Bool]]
+  ) -> [String] {
+    var inside = Dictionary(uniqueKeysWithValues: zip(polygons.map(\.identifier), truth[0]))
+    var next = 0
+    var mismatches: [String] = []
+    for k in 1..<truth.count {
+      while next < crossings.count && crossings[next].toFix == k {
+        let c = crossings[next]
+        if (c.direction == .enter) == inside[c.region] {
+          mismatches.append("\(c.region) \(c.direction) twice at fix \(k)")
+        }
+        inside[c.region] = c.direction == .enter
+        next += 1
+      }
+      for (p, polygon) in polygons.enumerated() where inside[polygon.identifier] != truth[k][p] {
+        mismatches.append("\(polygon.identifier) at fix \(k)")
+      }
+    }
+    return mismatches
+  }
+
+  /// A device reporting now and then, as a fleet's do: steps of 150–1,500 m among the dense
+  /// polygons, so that most steps move to another grid cell (a neighbour, or one across a
+  /// corner) or cross many sub-cells, and many cross several boundaries at once. At every fix
+  /// the states equal containment, at every grid level, and the levels and fix-by-fix processing
+  /// give the same crossings.
+  @Test(arguments: 0..<4)
+  func longStepsAgreeWithContainmentAtEveryFix(place: Int) throws {
+    var rng = SeededGenerator(seed: UInt64(170 + place))
+    let (latitude, longitude) = Self.places[place]
+    // The polygons along the walk itself (a second walk of such steps soon leaves the first), and
+    // every 50th fix put on a vertex of one of them: a jump across many cells.
+    let start = try Coordinate(latitude: latitude, longitude: longitude)
+    var fixes = try Self.walk(from: start, count: 600, polygons: [], steps: 150...1_500, &rng)
+    let polygons = try Self.polygons(near: fixes, count: 400, &rng)
+    for k in stride(from: 50, to: fixes.count, by: 50) {
+      let ring = polygons[Int(rng.next() % UInt64(polygons.count))].polygons[0].exterior
+      fixes[k] = LocationFix(time: fixes[k].time, coordinate: ring[Int(rng.next() % UInt64(ring.count))])
+    }
+    let regions = polygons.map(Region.polygon)
+    let truth = fixes.map { fix in polygons.map { $0.contains(fix.coordinate) } }
+    var first: [RegionCrossing]?
+    for level in [nil, 11, 13, 15, 17] as [Int?] {
+      var detector = CrossingDetector(regions: RegionIndex(regions, configuration: .init(gridLevel: level)))
+      var crossings: [RegionCrossing] = []
+      try detector.process(fixes, into: &crossings)
+      let wrong = Self.mismatches(crossings, polygons: polygons, truth: truth)
+      #expect(wrong.isEmpty, "level \(level.map(String.init) ?? "auto"): \(wrong.count), first \(wrong.prefix(3))")
+      #expect(crossings.count > 500, "the walk should cross many boundaries")
+      let described = crossings.map { "\($0.region) \($0.direction) \($0.fromFix)" }
+      if let first {
+        #expect(described == first.map { "\($0.region) \($0.direction) \($0.fromFix)" })
+      } else {
+        first = crossings
+        var one = CrossingDetector(regions: RegionIndex(regions))
+        var single: [RegionCrossing] = []
+        for fix in fixes { try one.process(fix, into: &single) }
+        #expect(single == crossings)
+      }
+    }
   }
 
   @Test(arguments: 0..<4)
@@ -105,20 +171,7 @@ struct CrossingDetectorPolygonTests {
       var detector = CrossingDetector(regions: RegionIndex(regions, configuration: .init(gridLevel: level)))
       var crossings: [RegionCrossing] = []
       try detector.process(fixes, into: &crossings)
-      var inside = Dictionary(uniqueKeysWithValues: zip(polygons.map(\.identifier), truth[0]))
-      var next = 0
-      var mismatches: [String] = []
-      for k in 1..<fixes.count {
-        while next < crossings.count && crossings[next].toFix == k {
-          let c = crossings[next]
-          #expect((c.direction == .enter) != inside[c.region], "\(c.region) at fix \(k): enter and exit alternate")
-          inside[c.region] = c.direction == .enter
-          next += 1
-        }
-        for (p, polygon) in polygons.enumerated() where inside[polygon.identifier] != truth[k][p] {
-          mismatches.append("\(polygon.identifier) at fix \(k)")
-        }
-      }
+      let mismatches = Self.mismatches(crossings, polygons: polygons, truth: truth)
       #expect(mismatches.isEmpty, "level \(level.map(String.init) ?? "auto"): \(mismatches.count) (fix, polygon) states differ, first \(mismatches.prefix(3))")
       #expect(crossings.count > 100, "the walk should cross boundaries")
       if level == nil {

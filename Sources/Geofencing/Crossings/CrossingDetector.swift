@@ -49,8 +49,8 @@ public struct CrossingDetector: Sendable {
   /// The edges a walk keeps for the step it stops at (``CellPolygonEdges/walk(_:from:after:within:kept:)``).
   var keptEdges: [Int32] = []
   var polygonHits: [PolygonHit] = []
-  /// Polygons near a segment that moves to a neighbouring cell.
-  var nearSlots: [Int32] = []
+  /// How a segment that moves to a neighbouring cell meets the polygon edges near it.
+  var moveHits: [MoveHit] = []
   /// The cells entered last (most recent last), looked at before the set's shared cells.
   var recentCells: [CellCandidates] = []
   /// Circles a move to a neighbouring cell settles after its pass over the cells' arrays.
@@ -60,11 +60,21 @@ public struct CrossingDetector: Sendable {
   /// finds them without the shared cache's lock.
   static let recentCapacity = 4
 
-  /// A proper crossing of polygon `polygon` of the cell at parameter `u` of the segment; infinity
-  /// when the segment may touch one of its edges.
+  /// A proper crossing of polygon `polygon` (of the cell, or a region slot on a move to a
+  /// neighbouring cell) at parameter `u` of the segment; infinity when the segment may touch one
+  /// of its edges.
   struct PolygonHit: Sendable {
     var polygon: Int32
     var u: Double
+  }
+
+  /// How a segment moving to a neighbouring cell meets an edge of polygon slot `slot` (whose ends
+  /// are `edge`, in its projected coordinates): a proper crossing at parameter `u`, or infinity
+  /// when it may touch the edge.
+  struct MoveHit: Sendable {
+    var slot: Int32
+    var u: Double
+    var edge: SIMD4<Double>
   }
 
   struct PendingCrossing: Sendable {
@@ -514,9 +524,8 @@ public struct CrossingDetector: Sendable {
 
   /// Records the crossings of ``polygonHits`` on the step from `last` to `fix` in `cell`
   /// (``collectPolygonHits(_:from:to:subCells:)``) as pending crossings, and sets the polygons'
-  /// states: a polygon with one proper crossing, or several at distinct parameters, changes state
-  /// at each; one whose edge the step may touch is solved in general
-  /// (``solvePolygon(_:slot:path:wasInside:)``). `path`: the step's segment when already made.
+  /// states (``recordHits(_:_:slot:wasInside:segment:)``). `path`: the step's segment when
+  /// already made.
   private mutating func recordPolygonHits(
     _ cell: CellCandidates, from last: LocationFix, to fix: LocationFix, path: PathSegment?
   ) {
@@ -530,40 +539,47 @@ public struct CrossingDetector: Sendable {
       let k = Int(polygonHits[first].polygon)
       var end = first + 1
       while end < polygonHits.count && Int(polygonHits[end].polygon) == k { end += 1 }
-      defer { first = end }
       let slot = Int(cell.polygonSlots[k])
-      let wasInside = cache.polygonInside[k]
-      // A touch (sorted last) or two crossings at one parameter: in general.
-      let general =
-        polygonHits[end - 1].u == .infinity || (first + 1..<end).contains { polygonHits[$0].u == polygonHits[$0 - 1].u }
-      if general {
-        guard let polygon = regions.index.polygons[slot] else { continue }
-        cache.polygonInside[k] = solvePolygon(polygon, slot: slot, path: segment, wasInside: wasInside)
-        continue
-      }
-      if end == first + 1 {
-        // One crossing, the usual: the identifier goes into the record without a second copy.
-        let u = polygonHits[first].u
-        pending.append(
-          PendingCrossing(
-            time: segment.time(at: u), coordinate: segment.point(at: u), slot: slot,
-            identifier: regions.index.identifier(slot: slot), enter: !wasInside, passThrough: false))
-        cache.polygonInside[k] = !wasInside
-        continue
-      }
-      let identifier = regions.index.identifier(slot: slot)
-      let passThrough = (end - first) % 2 == 0
-      var state = wasInside
-      for h in first..<end {
-        state.toggle()
-        let u = polygonHits[h].u
-        pending.append(
-          PendingCrossing(
-            time: segment.time(at: u), coordinate: segment.point(at: u), slot: slot, identifier: identifier,
-            enter: state, passThrough: passThrough))
-      }
-      cache.polygonInside[k] = state
+      cache.polygonInside[k] = recordHits(first, end, slot: slot, wasInside: cache.polygonInside[k], segment: segment)
+      first = end
     }
+  }
+
+  /// Records the crossings of one polygon (in region slot `slot`) that `polygonHits[first ..< end]`
+  /// (sorted by parameter) found on `segment` as pending crossings, and returns its state after
+  /// them, from `wasInside` before: one proper crossing, or several at distinct parameters, change
+  /// the state at each; a possible touch (sorted last) or two crossings at one parameter are
+  /// solved in general (``solvePolygon(_:slot:path:wasInside:)``).
+  private mutating func recordHits(
+    _ first: Int, _ end: Int, slot: Int, wasInside: Bool, segment: PathSegment
+  ) -> Bool {
+    let general =
+      polygonHits[end - 1].u == .infinity || (first + 1..<end).contains { polygonHits[$0].u == polygonHits[$0 - 1].u }
+    if general {
+      guard let polygon = regions.index.polygons[slot] else { return wasInside }
+      return solvePolygon(polygon, slot: slot, path: segment, wasInside: wasInside)
+    }
+    if end == first + 1 {
+      // One crossing, the usual: the identifier goes into the record without a second copy.
+      let u = polygonHits[first].u
+      pending.append(
+        PendingCrossing(
+          time: segment.time(at: u), coordinate: segment.point(at: u), slot: slot,
+          identifier: regions.index.identifier(slot: slot), enter: !wasInside, passThrough: false))
+      return !wasInside
+    }
+    let identifier = regions.index.identifier(slot: slot)
+    let passThrough = (end - first) % 2 == 0
+    var state = wasInside
+    for h in first..<end {
+      state.toggle()
+      let u = polygonHits[h].u
+      pending.append(
+        PendingCrossing(
+          time: segment.time(at: u), coordinate: segment.point(at: u), slot: slot, identifier: identifier,
+          enter: state, passThrough: passThrough))
+    }
+    return state
   }
 
   /// Looks at every circle of the cell at `fix` (the filter, then the exact test for the few it
@@ -804,9 +820,11 @@ public struct CrossingDetector: Sendable {
   /// `length` long in both cells' step norms), states in ``insideBySlot``.
   ///
   /// The segment stays in the two cells, so only a polygon whose boundary passes through one of
-  /// them can have been crossed, and only one with an edge near the segment's ends: those are
-  /// solved on it. Any other polygon touching either cell has one state all over it, the state
-  /// the cell recorded (outside in a cell its box misses).
+  /// them can have been crossed, and only at an edge that one of them files where the segment
+  /// passes: each such edge is tested exactly, as within a cell
+  /// (``CellPolygonEdges/crossing(_:lon0:lat0:lon1:lat1:)``), and the hits recorded
+  /// (``recordMoveHits(path:)``). Any other polygon touching either cell has one state all over
+  /// it, the state the cell recorded (outside in a cell its box misses).
   private mutating func settlePolygons(
     from old: CellCandidates, to next: CellCandidates, path: PathSegment, last: Coordinate, fix: Coordinate, length: Double
   ) {
@@ -820,21 +838,29 @@ public struct CrossingDetector: Sendable {
     // (``CellPolygonEdges/forEachEdge(lat0:lon0:lat1:lon1:scratch:_:)``), as long as its
     // longitudes do not wrap; otherwise, or when a cell cannot tell, every boundary polygon of
     // both cells is a candidate.
-    nearSlots.clearKeepingCapacity()
-    /// Adds the polygons with an edge of `cell` the segment may meet; false when the cell
-    /// cannot tell.
+    moveHits.clearKeepingCapacity()
+    /// Adds how the segment meets each edge of `cell` it may meet (``MoveHit``); false when the
+    /// cell cannot tell.
     func collect(_ cell: CellCandidates) -> Bool {
       let edges = cell.polygonEdges
       guard !edges.hasWidePolygons, abs(fix.longitude - last.longitude) <= 180 else { return false }
       edges.forEachEdge(
         lat0: last.latitude, lon0: last.longitude, lat1: fix.latitude, lon1: fix.longitude, scratch: &slotBuffer
-      ) { e in nearSlots.append(cell.polygonSlots[Int(edges.edges[e].polygon)]) }
+      ) { e in
+        let u = edges.crossing(e, lon0: last.longitude, lat0: last.latitude, lon1: fix.longitude, lat1: fix.latitude)
+        guard u.map({ $0 >= 0 }) ?? true else { return }
+        let edge = edges.edges[e]
+        moveHits.append(
+          MoveHit(
+            slot: cell.polygonSlots[Int(edge.polygon)], u: u ?? .infinity,
+            edge: SIMD4(edge.x0, edge.y0, edge.x1, edge.y1)))
+      }
       return true
     }
     let all = !collect(old) || !collect(next)
-    let box = path.box
     if all {
       // Both cells' boundary polygons, merged by slot (both ascending), each once.
+      let box = path.box
       var i = 0
       var j = 0
       while i < old.polygonSlots.count || j < next.polygonSlots.count {
@@ -847,14 +873,8 @@ public struct CrossingDetector: Sendable {
         guard regions.index.boxes[slot].intersects(box), let polygon = regions.index.polygons[slot] else { continue }
         insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
       }
-    } else if !nearSlots.isEmpty {
-      // In slot order, each once, as the merge above takes them.
-      nearSlots.sort()
-      for (k, slot32) in nearSlots.enumerated() where k == 0 || nearSlots[k - 1] != slot32 {
-        let slot = Int(slot32)
-        guard regions.index.boxes[slot].intersects(box), let polygon = regions.index.polygons[slot] else { continue }
-        insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
-      }
+    } else if !moveHits.isEmpty {
+      recordMoveHits(path: path)
     }
     // Outside every polygon whose box misses `next`, where the fix is. Only a polygon the device
     // was inside can change: it touches `old`, where the last fix was, so those are the few in
@@ -869,6 +889,37 @@ public struct CrossingDetector: Sendable {
     for polygon in next.coveringPolygons { insideBySlot[polygon.slot] = polygon.inside }
   }
 
+
+  /// Records the crossings of ``moveHits`` on a move to a neighbouring cell along `path`, states
+  /// in ``insideBySlot``: an edge both cells list counts once (the two cells test it alike: a
+  /// polygon has the same shift in neighbours it meets, as it spans at most 180° of longitude),
+  /// then each polygon's hits are recorded as a step's within a cell are
+  /// (``recordHits(_:_:slot:wasInside:segment:)``).
+  private mutating func recordMoveHits(path: PathSegment) {
+    if moveHits.count > 1 {
+      let order = { (a: MoveHit, b: MoveHit) in a.slot != b.slot ? a.slot < b.slot : a.u < b.u }
+      if moveHits.count <= Self.shortSort { moveHits.insertionSort(by: order) } else { moveHits.sort(by: order) }
+    }
+    polygonHits.clearKeepingCapacity()
+    for (i, hit) in moveHits.enumerated() {
+      // The same edge from the other cell: among the hits of its polygon at its parameter.
+      var k = i - 1
+      var seen = false
+      while !seen && k >= 0 && moveHits[k].slot == hit.slot && moveHits[k].u == hit.u {
+        seen = moveHits[k].edge == hit.edge
+        k -= 1
+      }
+      if !seen { polygonHits.append(PolygonHit(polygon: hit.slot, u: hit.u)) }
+    }
+    var first = 0
+    while first < polygonHits.count {
+      let slot = Int(polygonHits[first].polygon)
+      var end = first + 1
+      while end < polygonHits.count && Int(polygonHits[end].polygon) == slot { end += 1 }
+      insideBySlot[slot] = recordHits(first, end, slot: slot, wasInside: insideBySlot[slot], segment: path)
+      first = end
+    }
+  }
 
   /// Any other move: ask the index for every region whose box touches the segment's box.
   private mutating func transitionAnywhere(path: PathSegment, last: LocationFix, fix: LocationFix, p1: SIMD3<Double>) {
