@@ -182,4 +182,25 @@ struct PolygonSideTestTests {
       #expect(Array(edges[count...]) == tail)
     }
   }
+
+  /// ``CellPolygonEdges/forEachDistinct(in:_:)``, which a long step's gathered edges go through,
+  /// calls each edge once in the order of first places, as a set built along the array does, and
+  /// leaves the array as it was: short and long arrays, few and many repeats, edge numbers small
+  /// and large.
+  @Test func forEachDistinctCallsEachEdgeOnceInOrder() {
+    var rng = SeededGenerator(seed: 45)
+    for _ in 0..<3_000 {
+      let count = Int(rng.next() % 300)
+      let range = UInt64(1 + rng.next() % 400)
+      let base = rng.next() % 2 == 0 ? 0 : Int32(rng.next() % 180_000)
+      let edges = (0..<count).map { _ in base + Int32(rng.next() % range) }
+      var seen = Set<Int32>()
+      let expected = edges.filter { seen.insert($0).inserted }.map(Int.init)
+      var called: [Int] = []
+      var scratch = edges
+      CellPolygonEdges.forEachDistinct(in: &scratch) { called.append($0) }
+      #expect(called == expected)
+      #expect(scratch == edges)
+    }
+  }
 }

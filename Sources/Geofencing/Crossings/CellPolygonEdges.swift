@@ -656,9 +656,39 @@ final class CellPolygonEdges: Sendable {
         }
       }
     }
-    // Each sub-cell's list is ascending: a few ascending runs, which insertion sorts with few moves.
-    if scratch.count <= 64 { scratch.insertionSort(by: <) } else { scratch.sort() }
-    for (i, e) in scratch.enumerated() where i == 0 || scratch[i - 1] != e { body(Int(e)) }
+    Self.forEachDistinct(in: &scratch, body)
+  }
+
+  /// Calls `body` with each edge of `edges` once, in the order of their first places: among a
+  /// few, each compared with those before it; among more, through a table of twice their number
+  /// (open addressing, in the array past them, removed after), not by sorting them.
+  @inline(__always)
+  static func forEachDistinct(in edges: inout [Int32], _ body: (Int) -> Void) {
+    let count = edges.count
+    if count <= 8 {
+      for i in 0..<count where !edges[0..<i].contains(edges[i]) { body(Int(edges[i])) }
+      return
+    }
+    // A power of two at least twice the count: probes stay short.
+    let size = 1 << (Int.bitWidth - (2 * count - 1).leadingZeroBitCount)
+    for _ in 0..<size { edges.append(-1) }
+    edges.withUnsafeMutableBufferPointer { buffer in
+      // Non-empty (count > 8).
+      let table = buffer.baseAddress! + count
+      let mask = size - 1
+      for i in 0..<count {
+        let e = buffer[i]
+        // An odd multiplier permutes the low bits: edges whose numbers differ only there (a
+        // step's edges are numbered close together) start at distinct places.
+        var h = Int(truncatingIfNeeded: UInt32(bitPattern: e) &* 0x9E37_79B9) & mask
+        while table[h] != -1 && table[h] != e { h = (h &+ 1) & mask }
+        if table[h] == -1 {
+          table[h] = e
+          body(Int(e))
+        }
+      }
+    }
+    edges.removeLast(size)
   }
 
   /// How the segment (lon0, lat0) → (lon1, lat1) of the cell (longitudes of the cell; the edge's
