@@ -187,6 +187,61 @@ struct CrossingDetectorPolygonTests {
     }
   }
 
+  /// Steps from a grid cell into the one across its corner, among polygons whose edges pass
+  /// through all four cells there: through the corner exactly and within 10⁻¹⁰ degrees of it (so
+  /// that both corner cells lie on the step), and a little to either side, after fixes in each of
+  /// the four cells. At every fix the states equal containment, and the crossings are those of a
+  /// coarser grid, where the steps stay within one cell.
+  @Test(arguments: 0..<3)
+  func stepsAcrossACellCornerAgreeWithContainment(seed: Int) throws {
+    var rng = SeededGenerator(seed: UInt64(260 + seed))
+    let level = 14
+    let size = 180.0 / Double(1 << level)
+    // An odd row and column: a corner of this level's grid only, not of the coarser one.
+    let cornerY = Double(2 * Int((37.75 + 90) / size / 2) + 1) * size - 90
+    let cornerX = Double(2 * Int((-122.41 + 180) / size / 2) + 1) * size - 180
+    let corner = try Coordinate(latitude: cornerY, longitude: cornerX)
+    let around = try (0..<40).map { _ in
+      LocationFix(
+        time: 0,
+        coordinate: try #require(
+          Geodesic.wgs84.direct(from: corner, azimuth: rng.uniform(0...360), distance: rng.uniform(0...600)))
+          .destination)
+    }
+    let polygons = try Self.polygons(near: around, count: 30, &rng)
+    var fixes: [LocationFix] = []
+    func add(_ latitude: Double, _ longitude: Double) throws {
+      let coordinate = try Coordinate(latitude: latitude, longitude: longitude)
+      fixes.append(LocationFix(time: 1_700_000_000 + Double(fixes.count), coordinate: coordinate))
+    }
+    // A fix in each of the four cells, so that each is prepared.
+    for (dy, dx) in [(-0.5, -0.5), (-0.5, 0.5), (0.5, 0.5), (0.5, -0.5)] {
+      try add(cornerY + dy * size, cornerX + dx * size)
+    }
+    for k in 0..<300 {
+      let north = rng.uniform(0.05...0.9) * size
+      let east = rng.uniform(0.05...0.9) * size
+      // Through the corner, by a hair beside it, or well beside it.
+      let miss = [0, 1e-10, -1e-10, 0.2 * size, -0.2 * size][k % 5]
+      let (sy, sx) = [(1.0, 1.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, -1.0)][Int(rng.next() % 4)]
+      try add(cornerY - sy * north + miss, cornerX - sx * east)
+      try add(cornerY + sy * north + miss, cornerX + sx * east)
+    }
+    let regions = polygons.map(Region.polygon)
+    let truth = fixes.map { fix in polygons.map { $0.contains(fix.coordinate) } }
+    var fine = CrossingDetector(regions: RegionIndex(regions, configuration: .init(gridLevel: level)))
+    var crossings: [RegionCrossing] = []
+    try fine.process(fixes, into: &crossings)
+    let wrong = Self.mismatches(crossings, polygons: polygons, truth: truth)
+    #expect(wrong.isEmpty, "\(wrong.count), first \(wrong.prefix(3))")
+    #expect(crossings.count > 500, "the steps should cross many boundaries")
+    var coarse = CrossingDetector(regions: RegionIndex(regions, configuration: .init(gridLevel: level - 3)))
+    var reference: [RegionCrossing] = []
+    try coarse.process(fixes, into: &reference)
+    let described = { (c: RegionCrossing) in "\(c.region) \(c.direction) \(c.fromFix)" }
+    #expect(crossings.map(described) == reference.map(described))
+  }
+
   /// Among polygons only (the cell's edges walk the fixes), the batch entry point stops at the
   /// first unusable fix — time going back, time not finite — having processed exactly the fixes
   /// before it, and goes on from the fix after it as fix-by-fix processing does: same crossings,

@@ -713,8 +713,13 @@ public struct CrossingDetector: Sendable {
       latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude, level: regions.index.gridLevel)
     let next = cellCandidates(key)
     let p1 = next.cartesian(fix.coordinate)
-    if let old = cache.cell, cache.generation == regions.index.generation, old.sharesEdge(with: key) {
-      transitionToNeighbour(from: old, to: next, path: path, last: last, fix: fix, p1: p1)
+    let old = cache.generation == regions.index.generation ? cache.cell : nil
+    if let old, old.sharesEdge(with: key) {
+      transitionToNeighbour(from: old, to: next, path: path, last: last, fix: fix, p1: p1, via: [])
+      previousCartesian = p1
+      previousCartesianIsValid = true
+    } else if let old, let via = cornerCells(from: old, to: next, last: last.coordinate, fix: fix.coordinate) {
+      transitionToNeighbour(from: old, to: next, path: path, last: last, fix: fix, p1: p1, via: via)
       previousCartesian = p1
       previousCartesianIsValid = true
     } else {
@@ -726,13 +731,16 @@ public struct CrossingDetector: Sendable {
 
   /// The segment stays within the union of two cells sharing an edge (a rectangle, and the path is
   /// straight in latitude and longitude), so every region it can meet is a candidate of one of them.
+  /// Or the cells share a corner and the segment passes through `via`, cells without circles
+  /// between them (``cornerCells(from:to:last:fix:)``): every circle it can meet is still a
+  /// candidate of `old` or `next`, and the polygons of `via` are settled with theirs.
   ///
   /// Everything happens in the two cells' own arrays, merged by slot (both ascending): no per-slot
   /// array of the whole index is read for a circle the two cells share, so a move costs a pass
   /// over two short lists, not cache misses across the index. Then `next` becomes the cache's cell.
   private mutating func transitionToNeighbour(
     from old: CellCandidates, to next: CellCandidates, path: PathSegment, last: LocationFix, fix: LocationFix,
-    p1: SIMD3<Double>
+    p1: SIMD3<Double>, via: [CellCandidates]
   ) {
     // The path's latitudes are within the two cells': their radius bounds hold for it (no libm
     // sines, as the path's own bound would take).
@@ -812,25 +820,27 @@ public struct CrossingDetector: Sendable {
       i += 1
     }
     cache.begin(next, generation: regions.index.generation)
-    settlePolygons(from: old, to: next, path: path, last: last.coordinate, fix: fix.coordinate, length: length)
+    settlePolygons(from: old, to: next, via: via, path: path, last: last.coordinate, fix: fix.coordinate)
     cache.setPolygonStates(next, from: insideBySlot)
   }
 
-  /// The polygons on a segment from `old` into its neighbour `next` (from `last` to `fix`, at most
-  /// `length` long in both cells' step norms), states in ``insideBySlot``.
+  /// The polygons on a segment from `old` into its neighbour `next` (from `last` to `fix`), or into
+  /// the cell across a corner of `old` through the cells `via`, states in ``insideBySlot``.
   ///
-  /// The segment stays in the two cells, so only a polygon whose boundary passes through one of
+  /// The segment stays in these cells, so only a polygon whose boundary passes through one of
   /// them can have been crossed, and only at an edge that one of them files where the segment
   /// passes: each such edge is tested exactly, as within a cell
   /// (``CellPolygonEdges/crossing(_:lon0:lat0:lon1:lat1:)``), and the hits recorded
-  /// (``recordMoveHits(path:)``). Any other polygon touching either cell has one state all over
-  /// it, the state the cell recorded (outside in a cell its box misses).
+  /// (``recordMoveHits(path:)``). Any other polygon touching these cells has one state all over
+  /// each of them, so the state it had at `last` (the state `old` recorded, outside in a cell its
+  /// box misses) until `next`, which records its own.
   private mutating func settlePolygons(
-    from old: CellCandidates, to next: CellCandidates, path: PathSegment, last: Coordinate, fix: Coordinate, length: Double
+    from old: CellCandidates, to next: CellCandidates, via: [CellCandidates], path: PathSegment, last: Coordinate,
+    fix: Coordinate
   ) {
     guard
       !old.polygonSlots.isEmpty || !old.coveringPolygons.isEmpty || !next.polygonSlots.isEmpty
-        || !next.coveringPolygons.isEmpty
+        || !next.coveringPolygons.isEmpty || via.contains(where: { !$0.polygonSlots.isEmpty })
     else { return }
     for polygon in old.coveringPolygons { insideBySlot[polygon.slot] = polygon.inside }
     // The polygons the segment may cross: those with an edge the segment may meet in either
@@ -857,18 +867,15 @@ public struct CrossingDetector: Sendable {
       }
       return true
     }
-    let all = !collect(old) || !collect(next)
+    let all = !collect(old) || !collect(next) || via.contains { !collect($0) }
     if all {
-      // Both cells' boundary polygons, merged by slot (both ascending), each once.
+      // Every boundary polygon of the cells, in slot order, each once.
       let box = path.box
-      var i = 0
-      var j = 0
-      while i < old.polygonSlots.count || j < next.polygonSlots.count {
-        let a = i < old.polygonSlots.count ? old.polygonSlots[i] : .max
-        let b = j < next.polygonSlots.count ? next.polygonSlots[j] : .max
-        let slot = Int(min(a, b))
-        if a <= b { i += 1 }
-        if b <= a { j += 1 }
+      slotBuffer.removeAll(keepingCapacity: true)
+      for cell in [old, next] + via { slotBuffer.append(contentsOf: cell.polygonSlots) }
+      slotBuffer.sort()
+      for (k, slot32) in slotBuffer.enumerated() where k == 0 || slotBuffer[k - 1] != slot32 {
+        let slot = Int(slot32)
         // A box the segment misses: outside at both ends, nothing crossed.
         guard regions.index.boxes[slot].intersects(box), let polygon = regions.index.polygons[slot] else { continue }
         insideBySlot[slot] = solvePolygon(polygon, slot: slot, path: path, wasInside: insideBySlot[slot])
@@ -889,6 +896,52 @@ public struct CrossingDetector: Sendable {
     for polygon in next.coveringPolygons { insideBySlot[polygon.slot] = polygon.inside }
   }
 
+
+  /// The cells a segment from `last` in `old` to `fix` in `next` passes through between them when
+  /// the two share only a corner (rows and columns one apart, not across the antimeridian): the
+  /// corner cell on the side of the corner the segment passes, both when it passes within 10⁻⁹
+  /// degrees of it. `nil` (the move is settled as any other) when the cells do not share a corner,
+  /// when a corner cell has circles (which neither `old` nor `next` would settle), or when one is
+  /// not prepared yet: a move never prepares a cell its fixes are not in.
+  private mutating func cornerCells(
+    from old: CellCandidates, to next: CellCandidates, last: Coordinate, fix: Coordinate
+  ) -> [CellCandidates]? {
+    let level = old.key >> 56
+    guard next.key >> 56 == level else { return nil }
+    let (row0, column0) = (Int((old.key >> 28) & 0xFFF_FFFF), Int(old.key & 0xFFF_FFFF))
+    let (row1, column1) = (Int((next.key >> 28) & 0xFFF_FFFF), Int(next.key & 0xFFF_FFFF))
+    guard abs(row1 - row0) == 1, abs(column1 - column0) == 1 else { return nil }
+    // The corner: the west edge of the eastern column, the south edge of the northern row.
+    let cornerX = column1 > column0 ? next.box.west : old.box.west
+    let cornerY = row1 > row0 ? next.box.south : old.box.south
+    // The segment's latitude where it crosses the corner's meridian (straight in latitude and
+    // longitude; the ends are in columns one apart, so its longitudes differ).
+    let crossing = last.latitude + (cornerX - last.longitude) * (fix.latitude - last.latitude)
+      / (fix.longitude - last.longitude)
+    // Below the corner: still in the lower row when it changes column; above, in the upper.
+    let lowerRow = min(row0, row1)
+    let inLower = (row: lowerRow, column: row0 == lowerRow ? column1 : column0)
+    let inUpper = (row: lowerRow + 1, column: row0 == lowerRow ? column0 : column1)
+    var cells: [(row: Int, column: Int)] = []
+    if crossing < cornerY + 1e-9 { cells.append(inLower) }
+    if crossing > cornerY - 1e-9 { cells.append(inUpper) }
+    var via: [CellCandidates] = []
+    for cell in cells {
+      let key = GridCell.key(level: Int(level), row: cell.row, column: cell.column)
+      guard let candidates = preparedCell(key), candidates.slots.isEmpty else { return nil }
+      via.append(candidates)
+    }
+    return via
+  }
+
+  /// The cell `key` when this detector or another over the set has prepared it, without preparing
+  /// it.
+  private func preparedCell(_ key: UInt64) -> CellCandidates? {
+    if recentGeneration == regions.index.generation, let cell = recentCells.last(where: { $0.key == key }) {
+      return cell
+    }
+    return regions.cells.prepared(key)
+  }
 
   /// Records the crossings of ``moveHits`` on a move to a neighbouring cell along `path`, states
   /// in ``insideBySlot``: an edge both cells list counts once (the two cells test it alike: a
