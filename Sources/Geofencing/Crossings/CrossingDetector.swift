@@ -900,9 +900,11 @@ public struct CrossingDetector: Sendable {
   /// The cells a segment from `last` in `old` to `fix` in `next` passes through between them when
   /// the two share only a corner (rows and columns one apart, not across the antimeridian): the
   /// corner cell on the side of the corner the segment passes, both when it passes within 10⁻⁹
-  /// degrees of it. `nil` (the move is settled as any other) when the cells do not share a corner,
-  /// when a corner cell has circles (which neither `old` nor `next` would settle), or when one is
-  /// not prepared yet: a move never prepares a cell its fixes are not in.
+  /// degrees of it, prepared as a fix in them would prepare them (a cell the device passes
+  /// through, and the same whatever other detectors over the set have prepared, so that the
+  /// crossings depend on this device's fixes alone). `nil` (the move is settled as any other)
+  /// when the cells do not share a corner or a corner cell has circles, which neither `old` nor
+  /// `next` would settle.
   private mutating func cornerCells(
     from old: CellCandidates, to next: CellCandidates, last: Coordinate, fix: Coordinate
   ) -> [CellCandidates]? {
@@ -928,19 +930,11 @@ public struct CrossingDetector: Sendable {
     var via: [CellCandidates] = []
     for cell in cells {
       let key = GridCell.key(level: Int(level), row: cell.row, column: cell.column)
-      guard let candidates = preparedCell(key), candidates.slots.isEmpty else { return nil }
+      let candidates = cellCandidates(key)
+      guard candidates.slots.isEmpty else { return nil }
       via.append(candidates)
     }
     return via
-  }
-
-  /// The cell `key` when this detector or another over the set has prepared it, without preparing
-  /// it.
-  private func preparedCell(_ key: UInt64) -> CellCandidates? {
-    if recentGeneration == regions.index.generation, let cell = recentCells.last(where: { $0.key == key }) {
-      return cell
-    }
-    return regions.cells.prepared(key)
   }
 
   /// Records the crossings of ``moveHits`` on a move to a neighbouring cell along `path`, states

@@ -29,11 +29,6 @@ final class CellCandidatesCache: @unchecked Sendable {
     }
   }
 
-  /// The cell `key` if it is held, without building it.
-  func prepared(_ key: UInt64) -> CellCandidates? {
-    lock.withLock { cells[key] }
-  }
-
   /// Number of cells held.
   var count: Int { lock.withLock { cells.count } }
 }
