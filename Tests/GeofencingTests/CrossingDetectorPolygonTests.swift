@@ -136,22 +136,33 @@ struct CrossingDetectorPolygonTests {
       let ring = polygons[Int(rng.next() % UInt64(polygons.count))].polygons[0].exterior
       fixes[k] = LocationFix(time: fixes[k].time, coordinate: ring[Int(rng.next() % UInt64(ring.count))])
     }
+    try Self.checkAcrossLevels(polygons, fixes, levels: [nil, 11, 13, 15, 17], least: 500)
+  }
+
+  /// The detector over `polygons` at each grid level of `levels` (the first `nil`, the index's
+  /// own): at every fix the states equal containment, at least `least` crossings, the same
+  /// crossings (region, direction, step) at every level, and at the first level fix-by-fix
+  /// processing gives the batch's crossings exactly.
+  static func checkAcrossLevels(
+    _ polygons: [PolygonRegion], _ fixes: [LocationFix], levels: [Int?], least: Int
+  ) throws {
     let regions = polygons.map(Region.polygon)
     let truth = fixes.map { fix in polygons.map { $0.contains(fix.coordinate) } }
+    let described = { (c: RegionCrossing) in "\(c.region) \(c.direction) \(c.fromFix)" }
     var first: [RegionCrossing]?
-    for level in [nil, 11, 13, 15, 17] as [Int?] {
+    for level in levels {
       var detector = CrossingDetector(regions: RegionIndex(regions, configuration: .init(gridLevel: level)))
       var crossings: [RegionCrossing] = []
       try detector.process(fixes, into: &crossings)
       let wrong = Self.mismatches(crossings, polygons: polygons, truth: truth)
-      #expect(wrong.isEmpty, "level \(level.map(String.init) ?? "auto"): \(wrong.count), first \(wrong.prefix(3))")
-      #expect(crossings.count > 500, "the walk should cross many boundaries")
-      let described = crossings.map { "\($0.region) \($0.direction) \($0.fromFix)" }
+      let name = level.map(String.init) ?? "auto"
+      #expect(wrong.isEmpty, "level \(name): \(wrong.count) (fix, polygon) states differ, first \(wrong.prefix(3))")
+      #expect(crossings.count > least, "the walk should cross boundaries")
       if let first {
-        #expect(described == first.map { "\($0.region) \($0.direction) \($0.fromFix)" })
+        #expect(crossings.map(described) == first.map(described), "level \(name)")
       } else {
         first = crossings
-        var one = CrossingDetector(regions: RegionIndex(regions))
+        var one = CrossingDetector(regions: RegionIndex(regions, configuration: .init(gridLevel: level)))
         var single: [RegionCrossing] = []
         for fix in fixes { try one.process(fix, into: &single) }
         #expect(single == crossings)
@@ -163,28 +174,7 @@ struct CrossingDetectorPolygonTests {
   func statesAgreeWithContainmentAtEveryFix(place: Int) throws {
     var rng = SeededGenerator(seed: UInt64(70 + place))
     let (polygons, fixes) = try Self.scene(place: place, polygons: 160, fixes: 1_500, &rng)
-    let regions = polygons.map(Region.polygon)
-    // Each fix's containment, once for every grid level.
-    let truth = fixes.map { fix in polygons.map { $0.contains(fix.coordinate) } }
-    var batch: [RegionCrossing]?
-    for level in [nil, 10, 16] as [Int?] {
-      var detector = CrossingDetector(regions: RegionIndex(regions, configuration: .init(gridLevel: level)))
-      var crossings: [RegionCrossing] = []
-      try detector.process(fixes, into: &crossings)
-      let mismatches = Self.mismatches(crossings, polygons: polygons, truth: truth)
-      #expect(mismatches.isEmpty, "level \(level.map(String.init) ?? "auto"): \(mismatches.count) (fix, polygon) states differ, first \(mismatches.prefix(3))")
-      #expect(crossings.count > 100, "the walk should cross boundaries")
-      if level == nil {
-        batch = crossings
-        // Fix by fix gives the same crossings as the batch entry point.
-        var one = CrossingDetector(regions: RegionIndex(regions))
-        var single: [RegionCrossing] = []
-        for fix in fixes { try one.process(fix, into: &single) }
-        #expect(single == crossings)
-      } else if let batch {
-        #expect(crossings.map { "\($0.region) \($0.direction) \($0.fromFix)" } == batch.map { "\($0.region) \($0.direction) \($0.fromFix)" })
-      }
-    }
+    try Self.checkAcrossLevels(polygons, fixes, levels: [nil, 10, 16], least: 100)
   }
 
   /// Steps from a grid cell into the one across its corner, among polygons whose edges pass
