@@ -49,7 +49,7 @@ public struct CrossingDetector: Sendable {
   /// The edges a walk keeps for the step it stops at (``CellPolygonEdges/walk(_:from:after:within:kept:)``).
   var keptEdges: [Int32] = []
   var polygonHits: [PolygonHit] = []
-  /// How a segment that moves to a neighbouring cell meets the polygon edges near it.
+  /// How a segment that moves to another cell meets the polygon edges near it.
   var moveHits: [MoveHit] = []
   /// The cells entered last (most recent last), looked at before the set's shared cells.
   var recentCells: [CellCandidates] = []
@@ -68,7 +68,7 @@ public struct CrossingDetector: Sendable {
     var u: Double
   }
 
-  /// How a segment moving to a neighbouring cell meets an edge of polygon slot `slot` (whose ends
+  /// How a segment moving to another cell meets an edge of polygon slot `slot` (whose ends
   /// are `edge`, in its projected coordinates): a proper crossing at parameter `u`, or infinity
   /// when it may touch the edge.
   struct MoveHit: Sendable {
@@ -843,11 +843,11 @@ public struct CrossingDetector: Sendable {
         || !next.coveringPolygons.isEmpty || via.contains(where: { !$0.polygonSlots.isEmpty })
     else { return }
     for polygon in old.coveringPolygons { insideBySlot[polygon.slot] = polygon.inside }
-    // The polygons the segment may cross: those with an edge the segment may meet in either
-    // cell. The segment's part in a cell lies in the sub-cells it meets there
+    // The polygons the segment may cross: those with an edge the segment may meet in one of the
+    // cells. The segment's part in a cell lies in the sub-cells it meets there
     // (``CellPolygonEdges/forEachEdge(lat0:lon0:lat1:lon1:scratch:_:)``), as long as its
     // longitudes do not wrap; otherwise, or when a cell cannot tell, every boundary polygon of
-    // both cells is a candidate.
+    // the cells is a candidate.
     moveHits.clearKeepingCapacity()
     /// Adds how the segment meets each edge of `cell` it may meet (``MoveHit``); false when the
     /// cell cannot tell.
@@ -937,9 +937,9 @@ public struct CrossingDetector: Sendable {
     return via
   }
 
-  /// Records the crossings of ``moveHits`` on a move to a neighbouring cell along `path`, states
-  /// in ``insideBySlot``: an edge both cells list counts once (the two cells test it alike: a
-  /// polygon has the same shift in neighbours it meets, as it spans at most 180° of longitude),
+  /// Records the crossings of ``moveHits`` on a move to another cell along `path`, states in
+  /// ``insideBySlot``: an edge several of the cells list counts once (they test it alike: a
+  /// polygon has the same shift in adjacent cells it meets, as it spans at most 180° of longitude),
   /// then each polygon's hits are recorded as a step's within a cell are
   /// (``recordHits(_:_:slot:wasInside:segment:)``).
   private mutating func recordMoveHits(path: PathSegment) {
