@@ -255,6 +255,42 @@ struct RegionShortcutTests {
     #expect(outcomes.regions > 300 && outcomes.errors > 100, "\(outcomes)")
   }
 
+  /// A polygon's rings are held for as long as its region is: read either way, each ring's
+  /// array is about as large as its positions, not grown by doubling (appending 37 positions
+  /// one by one leaves room for 64).
+  @Test func ringsAreReadIntoArraysOfTheirSize() throws {
+    let folder = try TemporaryFolder()
+    var random = SeededGenerator(seed: 8)
+    func ring(_ count: Int, x: Double, y: Double, r: Double) -> String {
+      let positions = (0..<count).map { k -> String in
+        let angle = Double(k) / Double(count) * 2 * .pi
+        let radius = r * random.uniform(0.8...1)
+        return "[\(x + radius * cos(angle)),\(y + radius * sin(angle))]"
+      }
+      return "[" + (positions + [positions[0]]).joined(separator: ",") + "]"
+    }
+    var features: [String] = []
+    for (k, count) in [3, 36, 37, 300, 1_100].enumerated() {
+      let x = -122.4 + 0.1 * Double(k)
+      let shell = ring(count, x: x, y: 37.7, r: 0.02)
+      let hole = ring(max(3, count / 3), x: x, y: 37.7, r: 0.005)
+      let other = ring(count, x: x + 0.05, y: 37.7, r: 0.01)
+      features.append(#"{"type":"Feature","id":"p\#(k)","properties":{},"geometry":{"type":"Polygon","coordinates":[\#(shell),\#(hole)]}}"#)
+      features.append(#"{"type":"Feature","id":"m\#(k)","properties":{},"geometry":{"type":"MultiPolygon","coordinates":[[\#(shell)],[\#(other)]]}}"#)
+    }
+    let path = try folder.file(
+      "rings.geojson", containing: #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",\n") + "]}")
+    for shortcut in [true, false] {
+      let read = Self.read(path, shortcut: shortcut, checked: false)
+      #expect(read.error == nil && read.regions.count == features.count)
+      for case .polygon(let region) in read.regions {
+        for ring in region.polygons.flatMap({ [$0.exterior] + $0.holes }) {
+          #expect(ring.capacity < ring.count + ring.count / 4 + 2, "\(ring.count) positions in room for \(ring.capacity)")
+        }
+      }
+    }
+  }
+
   /// What exporters write plainly is read by the shortcut (otherwise it would change nothing).
   @Test func plainFeaturesTakeTheShortcut() {
     let texts = [
@@ -266,7 +302,8 @@ struct RegionShortcutTests {
       let bytes = Array(text.utf8)
       let read = bytes.withUnsafeBufferPointer { buffer in
         var scanner = JSONScanner(buffer)
-        return (RegionShortcut.feature(&scanner, checkPolygon: nil), scanner.i)
+        var ring: [Coordinate] = []
+        return (RegionShortcut.feature(&scanner, checkPolygon: nil, ring: &ring), scanner.i)
       }
       #expect(read.0 != nil && read.1 == bytes.count, "\(text)")
     }
@@ -291,7 +328,8 @@ struct RegionShortcutTests {
       let bytes = Array(text.utf8)
       let read = bytes.withUnsafeBufferPointer { buffer in
         var scanner = JSONScanner(buffer)
-        return (RegionShortcut.feature(&scanner, checkPolygon: nil), scanner.i)
+        var ring: [Coordinate] = []
+        return (RegionShortcut.feature(&scanner, checkPolygon: nil, ring: &ring), scanner.i)
       }
       #expect(read.0 == nil && read.1 == 0, "\(text)")
     }

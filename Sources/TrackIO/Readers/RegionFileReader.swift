@@ -66,11 +66,14 @@ public enum RegionFileReader {
     let size = json.sizeAtOpen ?? 0
     let sample = 4_096
     reader.reserve(min(size / 128, sample))
+    // The shortcut's room for a ring's positions (``RegionShortcut/feature(_:checkPolygon:ring:)``).
+    var ring: [Coordinate] = []
     /// Reads one region: the shortcut's, or else the value whole for the general path.
     func element(_ json: inout JSONChunkReader, plain: Bool) throws(TrackIOError) {
       let item = try json.step { (s: inout JSONScanner) throws(JSONError) -> Item in
         if shortcut {
-          let fast = plain ? RegionShortcut.plainRegion(&s) : RegionShortcut.feature(&s, checkPolygon: checkPolygon)
+          let fast =
+            plain ? RegionShortcut.plainRegion(&s) : RegionShortcut.feature(&s, checkPolygon: checkPolygon, ring: &ring)
           if let fast { return .fast(fast) }
         }
         return .node(try JSONParser.value(&s, depth: 1))
@@ -315,7 +318,9 @@ public enum RegionFileReader {
       var rings: [[Coordinate]] = []
       for r in ringNodes {
         guard case .array(let positions) = r.value else { throw fail("ring is \(r.kind): expected an array of positions", r) }
+        // Exactly its size: the region holds it as long as it is held.
         var ring: [Coordinate] = []
+        ring.reserveCapacity(positions.count)
         for p in positions { ring.append(try position(p)) }
         rings.append(ring)
       }

@@ -31,10 +31,17 @@ struct RegionShortcut {
   var identifierOffset: Int
 
   /// Reads the GeoJSON feature at the cursor, or returns nil with the cursor unmoved.
-  static func feature(_ s: inout JSONScanner, checkPolygon: RegionFileReader.PolygonCheck?) -> RegionShortcut? {
+  ///
+  /// - Parameter ring: Room for a ring's positions while they are read, kept from feature to
+  ///   feature: each ring is then copied into an array of exactly its size. (Appending to the
+  ///   ring itself left it up to twice as large as its positions, for as long as the region is
+  ///   held.)
+  static func feature(
+    _ s: inout JSONScanner, checkPolygon: RegionFileReader.PolygonCheck?, ring: inout [Coordinate]
+  ) -> RegionShortcut? {
     let start = s.i
     do throws(Bail) {
-      return try readFeature(&s, checkPolygon: checkPolygon)
+      return try readFeature(&s, checkPolygon: checkPolygon, ring: &ring)
     } catch {
       s.i = start
       return nil
@@ -72,7 +79,9 @@ struct RegionShortcut {
     case polygons([PolygonRegion.Polygon])
   }
 
-  private static func readFeature(_ s: inout JSONScanner, checkPolygon: RegionFileReader.PolygonCheck?) throws(Bail) -> RegionShortcut {
+  private static func readFeature(
+    _ s: inout JSONScanner, checkPolygon: RegionFileReader.PolygonCheck?, ring: inout [Coordinate]
+  ) throws(Bail) -> RegionShortcut {
     try open(&s)
     var isFeature = false
     var identifier: IdentifierValue?
@@ -96,7 +105,7 @@ struct RegionShortcut {
         }
       } else if s.equals(key, "geometry") {
         guard geometry == nil else { throw Bail() }
-        geometry = try readGeometry(&s)
+        geometry = try readGeometry(&s, ring: &ring)
       } else {
         try skip(&s)
       }
@@ -219,7 +228,7 @@ struct RegionShortcut {
     return p
   }
 
-  private static func readGeometry(_ s: inout JSONScanner) throws(Bail) -> Geometry {
+  private static func readGeometry(_ s: inout JSONScanner, ring: inout [Coordinate]) throws(Bail) -> Geometry {
     try open(&s)
     var type: GeometryType?
     var coordinates: Geometry?
@@ -237,7 +246,7 @@ struct RegionShortcut {
       } else if s.equals(key, "coordinates") {
         guard coordinates == nil, pending == nil else { throw Bail() }
         if let type {
-          coordinates = try readCoordinates(&s, type)
+          coordinates = try readCoordinates(&s, type, ring: &ring)
         } else {
           s.skipSpace()
           pending = s.i
@@ -251,32 +260,39 @@ struct RegionShortcut {
     if let pending {
       let end = s.i
       s.i = pending
-      coordinates = try readCoordinates(&s, type)
+      coordinates = try readCoordinates(&s, type, ring: &ring)
       s.i = end
     }
     guard let coordinates else { throw Bail() }
     return coordinates
   }
 
-  private static func readCoordinates(_ s: inout JSONScanner, _ type: GeometryType) throws(Bail) -> Geometry {
+  private static func readCoordinates(
+    _ s: inout JSONScanner, _ type: GeometryType, ring: inout [Coordinate]
+  ) throws(Bail) -> Geometry {
     switch type {
     case .point: return .point(try position(&s))
-    case .polygon: return .polygons([try polygon(&s)])
+    case .polygon: return .polygons([try polygon(&s, ring: &ring)])
     case .multiPolygon:
       var polygons: [PolygonRegion.Polygon] = []
-      try elements(&s, allowEmpty: true) { (s) throws(Bail) in polygons.append(try polygon(&s)) }
+      try elements(&s, allowEmpty: true) { (s) throws(Bail) in polygons.append(try polygon(&s, ring: &ring)) }
       return .polygons(polygons)
     }
   }
 
-  private static func polygon(_ s: inout JSONScanner) throws(Bail) -> PolygonRegion.Polygon {
-    var rings: [[Coordinate]] = []
+  private static func polygon(_ s: inout JSONScanner, ring: inout [Coordinate]) throws(Bail) -> PolygonRegion.Polygon {
+    var exterior: [Coordinate]?
+    var holes: [[Coordinate]] = []
     try elements(&s, allowEmpty: false) { (s) throws(Bail) in
-      var ring: [Coordinate] = []
+      ring.removeAll(keepingCapacity: true)
       try elements(&s, allowEmpty: true) { (s) throws(Bail) in ring.append(try position(&s)) }
-      rings.append(ring)
+      let exact = [Coordinate](unsafeUninitializedCapacity: ring.count) { storage, initialized in
+        initialized = storage.initialize(fromContentsOf: ring)
+      }
+      if exterior == nil { exterior = exact } else { holes.append(exact) }
     }
-    return PolygonRegion.Polygon(exterior: rings[0], holes: Array(rings.dropFirst()))
+    // `elements` with `allowEmpty: false` read at least one ring.
+    return PolygonRegion.Polygon(exterior: exterior ?? [], holes: holes)
   }
 
   /// `[longitude, latitude, …]`: two numbers, then any values (an altitude).
