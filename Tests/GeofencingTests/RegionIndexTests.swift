@@ -97,6 +97,45 @@ struct RegionIndexTests {
     }
   }
 
+  /// A circle's record (64 bytes) is kept only up to the last slot that holds a circle: a set
+  /// of polygons has none, built at once or one region at a time, and the regions read back the
+  /// same whatever the order.
+  @Test func circleRecordsReachOnlyTheLastCircle() throws {
+    var rng = SeededGenerator(seed: 17)
+    let regions = try randomRegions(count: 400, rng: &rng)
+    let polygons = regions.filter { if case .polygon = $0 { true } else { false } }
+    let circles = regions.filter { if case .circle = $0 { true } else { false } }
+    #expect(polygons.count > 50 && circles.count > 50)
+    let sorted = { (list: [Region]) in list.sorted { $0.identifier < $1.identifier } }
+    #expect(RegionIndex(polygons).circles.isEmpty)
+    #expect(RegionIndex(circles + polygons).circles.count == circles.count)
+    let after = RegionIndex(polygons + circles)
+    #expect(after.circles.count == polygons.count + circles.count)
+    #expect(after.allRegions == sorted(polygons + circles))
+    var grown = RegionIndex()
+    for polygon in polygons { grown.insert(polygon) }
+    #expect(grown.circles.isEmpty)
+    // A circle after them, then a polygon in its place, then the circle again in a freed slot.
+    grown.insert(circles[0])
+    #expect(grown.circles.count == polygons.count + 1)
+    let replacement = try PolygonRegion(identifier: circles[0].identifier, polygons: { () -> [PolygonRegion.Polygon] in
+      guard case .polygon(let p) = polygons[0] else { return [] }
+      return p.polygons
+    }())
+    #expect(grown.insert(.polygon(replacement)) == circles[0])
+    #expect(grown.circles.allSatisfy { !$0.isCircle })
+    // Polygon 1's slot is freed and taken by the next region.
+    grown.remove(polygons[1].identifier)
+    grown.insert(circles[1])
+    #expect(grown.circle(1) != nil && grown.circles.filter(\.isCircle).count == 1)
+    let live = polygons.filter { $0.identifier != polygons[1].identifier } + [.polygon(replacement), circles[1]]
+    #expect(grown.allRegions == sorted(live))
+    for point in try queryPoints(near: live, count: 500, rng: &rng) {
+      let expected = live.filter { BruteForceCrossings.exactlyContains($0, point) }.map(\.identifier).sorted()
+      #expect(grown.regions(containing: point) == expected)
+    }
+  }
+
   /// Compacting the postings changes where they are, not what a query returns or in which order,
   /// and leaves each cell's list in consecutive entries.
   @Test func compactedPostingsAnswerTheSameInTheSameOrder() throws {

@@ -125,7 +125,8 @@ final class CellCandidates: Sendable {
           for slot32 in scratch {
             let slot = Int(slot32)
             geowake_prefetch(boxes.baseAddress.map { UnsafeRawPointer($0 + slot) })
-            let circle = circles.baseAddress.map { UnsafeRawPointer($0 + slot) }
+            // `circles` ends at the last circle's slot.
+            let circle = slot < circles.count ? circles.baseAddress.map { UnsafeRawPointer($0 + slot) } : nil
             geowake_prefetch(circle)
             geowake_prefetch(circle.map { $0 + MemoryLayout<CircleGeometry>.stride - 1 })
             geowake_prefetch(records.baseAddress.map { UnsafeRawPointer($0 + slot) })
@@ -142,7 +143,7 @@ final class CellCandidates: Sendable {
     for slot32 in scratch {
       let slot = Int(slot32)
       guard regions.boxes[slot].intersects(box) else { continue }
-      if regions.circles[slot].isCircle {
+      if regions.circle(slot) != nil {
         slots.append(slot32)
       } else if let polygon = regions.polygons[slot] {
         let west = polygon.planar.x(longitude: box.west)

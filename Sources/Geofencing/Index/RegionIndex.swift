@@ -39,8 +39,10 @@ public struct RegionIndex: Sendable {
 
   // Per-slot storage (struct of arrays). A slot is free when `identifiers[slot]` is nil; a
   // circle's slot holds its geometry in `circles` (the region is rebuilt from it), a polygon's
-  // holds ``CircleGeometry/none`` there, its prepared geometry in `polygons` and its region in
-  // `polygonRegions` (empty until the first polygon, then as long as the slots).
+  // its prepared geometry in `polygons` and its region in `polygonRegions` (empty until the
+  // first polygon, then as long as the slots). `circles` reaches only as far as the last slot
+  // that held a circle, ``CircleGeometry/none`` in the others: a set of polygons has none of its
+  // 64-byte records.
   var identifiers: [RegionIdentifier?] = []
   var circles: [CircleGeometry] = []
   var polygons: [PolygonGeometry?] = []
@@ -85,11 +87,14 @@ public struct RegionIndex: Sendable {
     var geometries: [PolygonGeometry?] = []
     geometries.reserveCapacity(regions.count)
     var polygons = 0
+    // Slots up to the last circle's: `circles` is as long as that.
+    var circleSlots = 0
     for region in regions {
       switch region {
       case .circle(let c):
         boxes.append(CircleGeometry.boundingBox(center: c.center, radius: c.radius))
         geometries.append(nil)
+        circleSlots = boxes.count
       case .polygon(let p):
         let geometry = PolygonGeometry(p.planar)
         boxes.append(geometry.planar.box)
@@ -100,7 +105,7 @@ public struct RegionIndex: Sendable {
     if configuration.gridLevel == nil {
       gridLevel = Self.chooseGridLevel(boxes: boxes, target: Self.regionsPerCell(polygonFraction: boxes.isEmpty ? 0 : Double(polygons) / Double(boxes.count)))
     }
-    regionsReserve(regions.count)
+    regionsReserve(regions.count, circleSlots: circleSlots)
     if polygons > 0 { polygonRegions.reserveCapacity(regions.count) }
     // A plain count, not `zip`: its iterator was called unspecialized, 5,000 instructions a
     // region (callgrind).
@@ -140,9 +145,9 @@ public struct RegionIndex: Sendable {
     freePosting = -1
   }
 
-  private mutating func regionsReserve(_ n: Int) {
+  private mutating func regionsReserve(_ n: Int, circleSlots: Int) {
     identifiers.reserveCapacity(n)
-    circles.reserveCapacity(n)
+    circles.reserveCapacity(circleSlots)
     polygons.reserveCapacity(n)
     boxes.reserveCapacity(n)
     levels.reserveCapacity(n)
@@ -213,8 +218,7 @@ public struct RegionIndex: Sendable {
   /// The region in `slot`, or nil for a free slot.
   func region(slot: Int) -> Region? {
     guard let identifier = identifiers[slot] else { return nil }
-    let circle = circles[slot]
-    guard circle.isCircle else { return polygonRegion(slot: slot).map(Region.polygon) }
+    guard let circle = circle(slot) else { return polygonRegion(slot: slot).map(Region.polygon) }
     return .circle(CircularRegion(validIdentifier: identifier, center: circle.center, radius: circle.radius))
   }
 
@@ -224,13 +228,13 @@ public struct RegionIndex: Sendable {
   /// ``Region/stableHash`` of the region in `slot`, computed from the slot's records.
   func stableHash(slot: Int) -> UInt64? {
     guard let identifier = identifiers[slot] else { return nil }
-    let circle = circles[slot]
-    guard circle.isCircle else { return polygonRegion(slot: slot).map { Region.polygon($0).stableHash } }
+    guard let circle = circle(slot) else { return polygonRegion(slot: slot).map { Region.polygon($0).stableHash } }
     return Region.circleStableHash(identifier: identifier, center: circle.center, radius: circle.radius)
   }
 
   /// The prepared geometry of the circle in `slot`; nil for a polygon or a free slot.
   @inline(__always) func circle(_ slot: Int) -> CircleGeometry? {
+    guard slot < circles.count else { return nil }
     let circle = circles[slot]
     return circle.isCircle ? circle : nil
   }
@@ -264,12 +268,16 @@ public struct RegionIndex: Sendable {
     } else {
       slot = identifiers.count
       identifiers.append(nil)
-      circles.append(.none)
       polygons.append(nil)
       boxes.append(box)
       levels.append(0)
     }
-    circles[slot] = circle
+    if circle.isCircle {
+      if circles.count <= slot { circles.append(contentsOf: repeatElement(.none, count: slot + 1 - circles.count)) }
+      circles[slot] = circle
+    } else if slot < circles.count {
+      circles[slot] = .none
+    }
     if case .polygon(let p) = region {
       polygons[slot] = polygon
       if polygonRegions.count < identifiers.count {
@@ -319,7 +327,7 @@ public struct RegionIndex: Sendable {
     regionsPerLevel[level] -= 1
     if regionsPerLevel[level] == 0 { updateOccupiedLevels() }
     identifiers[slot] = nil
-    circles[slot] = .none
+    if slot < circles.count { circles[slot] = .none }
     polygons[slot] = nil
     if slot < polygonRegions.count { polygonRegions[slot] = nil }
     freeSlots.append(Int32(slot))
