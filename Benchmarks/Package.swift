@@ -51,6 +51,17 @@ let package = Package(
       ],
       path: "Sources/FleetMemory"
     ),
+    // The polygon memory bar: the bytes a fence set holds per vertex and per region.
+    .target(name: "MallocInUse", path: "Sources/MallocInUse"),
+    .executableTarget(
+      name: "geowake-region-memory",
+      dependencies: [
+        "MallocInUse",
+        .product(name: "Geofencing", package: geowake),
+        .product(name: "TrackIO", package: geowake),
+      ],
+      path: "Sources/RegionMemory"
+    ),
     // The cell side's performance bar: serving-cell tracking against 1M towers, OpenCellID loading.
     .executableTarget(
       name: "geowake-cells-bench",
