@@ -124,7 +124,7 @@ struct RegionSetTests {
     for fix in fixes {
       try detector.process(fix, into: &crossings)
       largest = max(largest, detector.insideBySlot.count)
-      let inside = detector.insideSlots().map { detector.regions.region(slot: $0).identifier }
+      let inside = detector.insideSlots().map { detector.regions.identifier(slot: $0) }
       #expect(inside == detector.regions.regions(containing: fix.coordinate))
     }
     #expect(largest < 200, "state for \(largest) slots of 20,000")

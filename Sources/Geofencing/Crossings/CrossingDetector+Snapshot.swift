@@ -52,7 +52,7 @@ extension CrossingDetector {
     let cached = cache.cell != nil && cache.generation == regions.index.generation
     return Snapshot(
       regions: regions.fingerprint, fixCount: fixCount, previous: previous.map(FixRecord.init),
-      inside: insideSlots().map { regions.region(slot: $0).identifier.rawValue },
+      inside: insideSlots().map { regions.identifier(slot: $0).rawValue },
       cell: cached ? cache.cell?.key : nil, lookLatitude: cache.lookLatitude, lookLongitude: cache.lookLongitude,
       quietSquared: cache.quietSquared,
       previousCartesian: previousCartesianIsValid ? [previousCartesian.x, previousCartesian.y, previousCartesian.z] : nil)

@@ -120,7 +120,7 @@ public struct CrossingDetector: Sendable {
   /// The regions the device is inside after the last fix, in the set's slot order (registration
   /// order): found from the few the device is in, not by asking every region.
   public var insideRegions: [RegionIdentifier] {
-    insideSlots().map { regions.region(slot: $0).identifier }
+    insideSlots().map { regions.identifier(slot: $0) }
   }
 
   /// The slots of every region the device is inside after the last fix, ascending.

@@ -14,8 +14,10 @@ import RealModule
 /// the old one.
 ///
 /// **Memory.** About 180 bytes per circular region including its identifier (measured by the
-/// "RegionIndex memory per region" benchmark for 100,000 circles); a polygon adds its edges and
-/// their band index. ``memoryFootprint`` reports the index's own share.
+/// "RegionIndex memory per region" benchmark for 100,000 circles). A polygon holds its vertices
+/// once and their band index: within 40 bytes a vertex plus 200 a region in every set measured
+/// (`geowake-region-memory` in `Benchmarks/`, docs/benchmarks.md). ``memoryFootprint`` reports
+/// the index's own share.
 ///
 /// To share one index among many devices, wrap it in a ``RegionSet``.
 public struct RegionIndex: Sendable {
@@ -39,10 +41,12 @@ public struct RegionIndex: Sendable {
 
   // Per-slot storage (struct of arrays). A slot is free when `identifiers[slot]` is nil; a
   // circle's slot holds its geometry in `circles` (the region is rebuilt from it), a polygon's
-  // its prepared geometry in `polygons` and its region in `polygonRegions` (empty until the
-  // first polygon, then as long as the slots). `circles` reaches only as far as the last slot
-  // that held a circle, ``CircleGeometry/none`` in the others: a set of polygons has none of its
-  // 64-byte records.
+  // its prepared geometry in `polygons`, from whose rings its region is rebuilt too when they
+  // are its positions (``PlanarPolygons/reproduces(_:)``: the usual GeoJSON polygon, with or
+  // without holes); only a region whose rings are not is kept whole, in `polygonRegions`. Both
+  // `circles` and `polygonRegions` reach only as far as the last slot that needs them (a
+  // ``CircleGeometry/none`` or nil in the others): a set of polygons holds each vertex once and
+  // no 64-byte circle record.
   var identifiers: [RegionIdentifier?] = []
   var circles: [CircleGeometry] = []
   var polygons: [PolygonGeometry?] = []
@@ -106,7 +110,6 @@ public struct RegionIndex: Sendable {
       gridLevel = Self.chooseGridLevel(boxes: boxes, target: Self.regionsPerCell(polygonFraction: boxes.isEmpty ? 0 : Double(polygons) / Double(boxes.count)))
     }
     regionsReserve(regions.count, circleSlots: circleSlots)
-    if polygons > 0 { polygonRegions.reserveCapacity(regions.count) }
     // A plain count, not `zip`: its iterator was called unspecialized, 5,000 instructions a
     // region (callgrind).
     var k = 0
@@ -280,10 +283,14 @@ public struct RegionIndex: Sendable {
     }
     if case .polygon(let p) = region {
       polygons[slot] = polygon
-      if polygonRegions.count < identifiers.count {
-        polygonRegions.append(contentsOf: repeatElement(nil, count: identifiers.count - polygonRegions.count))
+      if let polygon, polygon.planar.reproduces(p.polygons) {
+        if slot < polygonRegions.count { polygonRegions[slot] = nil }
+      } else {
+        if polygonRegions.count <= slot {
+          polygonRegions.append(contentsOf: repeatElement(nil, count: slot + 1 - polygonRegions.count))
+        }
+        polygonRegions[slot] = p
       }
-      polygonRegions[slot] = p
     }
     identifiers[slot] = region.identifier
     boxes[slot] = box
@@ -448,10 +455,12 @@ extension RegionIndex {
     return found.sorted()
   }
 
-  /// The polygon region in `slot`, if it holds one.
-  @inline(__always)
+  /// The polygon region in `slot`, if it holds one: kept whole, or rebuilt from its prepared
+  /// rings.
   func polygonRegion(slot: Int) -> PolygonRegion? {
-    slot < polygonRegions.count ? polygonRegions[slot] : nil
+    if slot < polygonRegions.count, let kept = polygonRegions[slot] { return kept }
+    guard let polygon = polygons[slot], let identifier = identifiers[slot] else { return nil }
+    return PolygonRegion(validIdentifier: identifier, polygons: polygon.planar.regionPolygons)
   }
 
   /// Approximate bytes of memory the index holds, excluding identifiers' and polygons' own storage.

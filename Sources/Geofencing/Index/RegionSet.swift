@@ -123,10 +123,14 @@ public struct RegionSet: Sendable {
   /// The slot of a region, if the set holds it.
   func slot(of identifier: RegionIdentifier) -> Int32? { index.slot(of: identifier) }
 
-  /// The region in `slot`, which must hold one.
-  func region(slot: Int32) -> Region {
-    guard let region = index.region(slot: Int(slot)) else { preconditionFailure("slot \(slot) holds no region") }
-    return region
+  /// The identifier of the region in `slot`, which must hold one.
+  func identifier(slot: Int32) -> RegionIdentifier { index.identifier(slot: Int(slot)) }
+
+  /// The circle in `slot`; nil for a polygon (its prepared geometry is `index.polygons[slot]`).
+  func circularRegion(slot: Int32) -> CircularRegion? {
+    index.circle(Int(slot)).map {
+      CircularRegion(validIdentifier: index.identifier(slot: Int(slot)), center: $0.center, radius: $0.radius)
+    }
   }
 }
 

@@ -63,7 +63,7 @@ extension RegionMonitor {
       fixCount: fixCount, rejections: rejections,
       suppressedFlaps: Dictionary(uniqueKeysWithValues: suppressedFlaps.map { ($0.key.rawValue, $0.value) }),
       started: started,
-      confirmedInside: confirmedInside.sorted.map { regions.region(slot: $0).identifier.rawValue },
+      confirmedInside: confirmedInside.sorted.map { regions.identifier(slot: $0).rawValue },
       pending: pending.map { p in
         PendingRecord(
           region: p.crossing.region.rawValue, enter: p.crossing.direction == .enter, time: p.crossing.time,
@@ -74,9 +74,9 @@ extension RegionMonitor {
       last: lastTime.flatMap { time in lastCoordinate.map { FixRecord(LocationFix(time: time, coordinate: $0)) } },
       dwellDue: Dictionary(uniqueKeysWithValues: dwellDue.map { ($0.key.rawValue, $0.value) }),
       reorder: reorder.state,
-      approachArmed: approachArmed.isEmpty ? nil : approachArmed.sorted.map { regions.region(slot: $0).identifier.rawValue },
+      approachArmed: approachArmed.isEmpty ? nil : approachArmed.sorted.map { regions.identifier(slot: $0).rawValue },
       approachLeads: approachLeads.isEmpty
-        ? nil : Dictionary(uniqueKeysWithValues: approachLeads.map { (regions.region(slot: $0.key).identifier.rawValue, $0.value) }),
+        ? nil : Dictionary(uniqueKeysWithValues: approachLeads.map { (regions.identifier(slot: $0.key).rawValue, $0.value) }),
       lastDelivery: lastDelivery.isEmpty ? nil : Dictionary(uniqueKeysWithValues: lastDelivery.map { ($0.key.rawValue, $0.value) }))
   }
 
@@ -118,7 +118,7 @@ extension RegionMonitor {
         region: id, direction: record.enter ? .enter : .exit, time: record.time, coordinate: coordinate,
         fromFix: record.fromFix, toFix: record.toFix, isPassThrough: record.passThrough, slot: s)
       pending.append(Pending(
-        crossing: crossing, region: set.region(slot: s), beyondSince: record.beyondSince, depth: record.depth,
+        crossing: crossing, circle: set.circularRegion(slot: s), beyondSince: record.beyondSince, depth: record.depth,
         isApproach: record.approach ?? false))
     }
     if let last = snapshot.last {

@@ -96,7 +96,8 @@ public struct RegionMonitor: Sendable {
 
   struct Pending: Sendable {
     var crossing: RegionCrossing
-    var region: Region
+    /// The circle crossed; nil for a polygon, whose prepared geometry the set holds.
+    var circle: CircularRegion?
     /// Time of the first fix beyond the confirmation distance since the crossing, if any.
     var beyondSince: Double?
     /// Metres beyond the boundary this crossing needs (before accuracy and the entry cap); for
@@ -358,7 +359,7 @@ public struct RegionMonitor: Sendable {
     started = true
     for slot in detector.insideSlots() {
       confirmedInside[slot] = true
-      let id = detector.regions.region(slot: slot).identifier
+      let id = detector.regions.identifier(slot: slot)
       events.append(stateEvent(id, .inside, at: fix, cause: .initialState, reason: "initial state at the first fix"))
       startDwell(id, at: fix.time)
     }
@@ -428,7 +429,7 @@ public struct RegionMonitor: Sendable {
       return
     }
     let depth = profile.triggerDepth.map { draw($0, c.region, c.time, stream: Self.depthStream) } ?? profile.confirmationDistance
-    pending.append(Pending(crossing: c, region: detector.regions.region(slot: c.slot), beyondSince: nil, depth: depth))
+    pending.append(Pending(crossing: c, circle: detector.regions.circularRegion(slot: c.slot), beyondSince: nil, depth: depth))
   }
 
   private mutating func confirmPending(at fix: LocationFix, into events: inout [RegionEvent]) {
@@ -438,8 +439,8 @@ public struct RegionMonitor: Sendable {
       let p = pending[k]
       let entering = p.crossing.direction == .enter
       let evidence = p.isApproach
-        ? approachEvidence(p.region, lead: p.depth, fix: fix)
-        : evidence(p.region, slot: p.crossing.slot, entering: entering, depth: p.depth, fix: fix)
+        ? approachEvidence(p.circle, lead: p.depth, fix: fix)
+        : evidence(p.circle, slot: p.crossing.slot, entering: entering, depth: p.depth, fix: fix)
       guard evidence.isSufficient else {
         pending[k].beyondSince = nil
         k += 1
@@ -471,7 +472,7 @@ public struct RegionMonitor: Sendable {
       }
       var missed = false
       if notify, let rates = profile.reportingRate {
-        let radius = regionRadius(p.region, slot: p.crossing.slot)
+        let radius = regionRadius(p.circle, slot: p.crossing.slot)
         let rate = rates.rate(radius: radius, exit: !entering)
         if draw(.uniform(0...1), id, p.crossing.time, stream: Self.reportStream) >= rate {
           missed = true
@@ -593,9 +594,11 @@ public struct RegionMonitor: Sendable {
     return radius
   }
 
-  private mutating func evidence(_ region: Region, slot: Int32, entering: Bool, depth: Double, fix: LocationFix) -> Evidence {
-    switch region {
-    case .circle(let c):
+  private mutating func evidence(
+    _ circle: CircularRegion?, slot: Int32, entering: Bool, depth: Double, fix: LocationFix
+  ) -> Evidence {
+    switch circle {
+    case .some(let c):
       var needed = 0.0
       if profile.accuracyOverlap == nil {
         let accuracy = profile.requiresDepthBeyondAccuracy ? (fix.horizontalAccuracy ?? 0) : 0
@@ -615,7 +618,7 @@ public struct RegionMonitor: Sendable {
         return Evidence(measure: .depth(c.radius - d, needed: needed))
       }
       return Evidence(measure: .depth(d - c.radius, needed: needed))
-    case .polygon:
+    case .none:
       // Depth is the distance to the boundary, on the side the detector's containment says.
       guard profile.accuracyOverlap == nil else { return Evidence(measure: .containment) }
       let accuracy = profile.requiresDepthBeyondAccuracy ? (fix.horizontalAccuracy ?? 0) : 0
@@ -651,10 +654,10 @@ public struct RegionMonitor: Sendable {
   private static let leadStream: UInt64 = 0x6c65_6164_0000_0000
 
   /// The radius a region's size is judged by: a circle's, a polygon's largest inscribed circle's.
-  private mutating func regionRadius(_ region: Region, slot: Int32) -> Double {
-    switch region {
-    case .circle(let c): return c.radius
-    case .polygon:
+  private mutating func regionRadius(_ circle: CircularRegion?, slot: Int32) -> Double {
+    switch circle {
+    case .some(let c): return c.radius
+    case .none:
       guard let polygon = detector.regions.index.polygons[Int(slot)] else { return 0 }
       return inscribedRadius(polygon, slot: slot)
     }
@@ -730,7 +733,7 @@ public struct RegionMonitor: Sendable {
     guard waiting == nil else { return margin }
     if !inside {
       guard approachArmed.contains(slot), margin == 0 else { return margin }
-      let id = detector.regions.region(slot: slot).identifier
+      let id = detector.regions.identifier(slot: slot)
       let drawn: Double
       if let known = approachLeads[slot] {
         drawn = known
@@ -743,25 +746,25 @@ public struct RegionMonitor: Sendable {
       let crossing = RegionCrossing(
         region: id, direction: .enter, time: fix.time, coordinate: fix.coordinate, fromFix: detector.fixCount - 1,
         toFix: detector.fixCount - 1, isPassThrough: false, slot: slot)
-      pending.append(Pending(crossing: crossing, region: detector.regions.region(slot: slot), beyondSince: nil, depth: drawn, isApproach: true))
+      pending.append(Pending(crossing: crossing, circle: detector.regions.circularRegion(slot: slot), beyondSince: nil, depth: drawn, isApproach: true))
     } else {
       let drawn = approachLeads[slot] ?? 0
       guard Geodesic.wgs84.distance(from: g.center, to: fix.coordinate) > g.radius + drawn else { return margin }
       approachLeads[slot] = nil
-      let region = detector.regions.region(slot: slot)
+      let id = detector.regions.identifier(slot: slot)
       let crossing = RegionCrossing(
-        region: region.identifier, direction: .exit, time: fix.time, coordinate: fix.coordinate,
+        region: id, direction: .exit, time: fix.time, coordinate: fix.coordinate,
         fromFix: detector.fixCount - 1, toFix: detector.fixCount - 1, isPassThrough: false, slot: slot)
-      let depth = profile.triggerDepth.map { draw($0, region.identifier, fix.time, stream: Self.depthStream) } ?? profile.confirmationDistance
-      pending.append(Pending(crossing: crossing, region: region, beyondSince: nil, depth: depth))
+      let depth = profile.triggerDepth.map { draw($0, id, fix.time, stream: Self.depthStream) } ?? profile.confirmationDistance
+      pending.append(Pending(crossing: crossing, circle: detector.regions.circularRegion(slot: slot), beyondSince: nil, depth: depth))
     }
     return margin
   }
 
   /// What a fix shows about a pending early entry: how far outside the circle it is, against the
   /// lead drawn.
-  private func approachEvidence(_ region: Region, lead: Double, fix: LocationFix) -> Evidence {
-    guard case .circle(let c) = region else { return Evidence(measure: .otherSide) }
+  private func approachEvidence(_ circle: CircularRegion?, lead: Double, fix: LocationFix) -> Evidence {
+    guard let c = circle else { return Evidence(measure: .otherSide) }
     let d = Geodesic.wgs84.distance(from: c.center, to: fix.coordinate)
     return Evidence(measure: .depth(c.radius - d, needed: -lead))
   }

@@ -50,6 +50,13 @@ public struct PolygonRegion: Hashable, Sendable {
     self.polygons = polygons
   }
 
+  /// A region of polygons already checked (``RegionIndex`` rebuilding one it held,
+  /// ``PlanarPolygons/regionPolygons``).
+  init(validIdentifier identifier: RegionIdentifier, polygons: [Polygon]) {
+    self.identifier = identifier
+    self.polygons = polygons
+  }
+
   /// The projected rings, made from ``polygons`` when asked for (a region holds its positions
   /// once; a ``RegionIndex`` keeps the projected rings of the polygons it holds).
   package var planar: PlanarPolygons {
@@ -90,7 +97,10 @@ public struct PolygonRegion: Hashable, Sendable {
 /// Rings of a polygonal region in GeoWake's polygon projection (see ``PolygonRegion``): x =
 /// unwrapped longitude, y = latitude, each ring closed, all of them in one flat array — or, for
 /// the common polygon whose projection is its own positions (one closed ring, no hole, no turn of
-/// longitude), the region's positions themselves, so that its vertices are stored once.
+/// longitude), the region's positions themselves, so that its vertices are stored once. A
+/// ``RegionIndex`` holding rings in one flat array that give back the region's positions exactly
+/// (``reproduces(_:)``) keeps only them, and rebuilds the region from them
+/// (``regionPolygons``).
 package struct PlanarPolygons: Sendable {
   /// Where the vertices are: every ring's vertices, ring after ring, polygon after polygon, each
   /// ring closed (its first vertex repeated at its end).
@@ -163,6 +173,74 @@ package struct PlanarPolygons: Sendable {
     vertices = .projected(xy)
     self.ringEnds = ringEnds.count == 1 ? [] : ringEnds
     box = GeoBox(south: south, north: north, west: west, east: east)
+  }
+
+  /// Whether ``regionPolygons`` gives back `polygons` exactly: each ring's positions, bit for
+  /// bit and in order, are its projected vertices (given closed, no turn of longitude, not
+  /// closed through a pole). A ``RegionIndex`` then keeps only these rings, not the region's.
+  func reproduces(_ polygons: [PolygonRegion.Polygon]) -> Bool {
+    if case .positions(let positions) = vertices {
+      return polygons.count == 1 && polygons[0].holes.isEmpty && polygons[0].exterior.count == positions.count
+        && zip(polygons[0].exterior, positions).allSatisfy {
+          $0.latitude.bitPattern == $1.latitude.bitPattern && $0.longitude.bitPattern == $1.longitude.bitPattern
+        }
+    }
+    guard case .projected(let xy) = vertices else { return false }
+    let ends = ringEnds.isEmpty ? [~Int32(vertexCount)] : ringEnds
+    var r = 0
+    var first = 0
+    for polygon in polygons {
+      for h in 0...polygon.holes.count {
+        let ring = h == 0 ? polygon.exterior : polygon.holes[h - 1]
+        guard r < ends.count, (ends[r] < 0) == (h == 0) else { return false }
+        let end = Int(ends[r] < 0 ? ~ends[r] : ends[r])
+        guard end - first == ring.count else { return false }
+        for (i, position) in ring.enumerated()
+        where xy[2 * (first + i)].bitPattern != position.longitude.bitPattern
+          || xy[2 * (first + i) + 1].bitPattern != position.latitude.bitPattern
+        {
+          return false
+        }
+        first = end
+        r += 1
+      }
+    }
+    return r == ends.count
+  }
+
+  /// The polygons whose projection these rings are, when ``reproduces(_:)`` said so: each ring's
+  /// vertices as positions.
+  var regionPolygons: [PolygonRegion.Polygon] {
+    switch vertices {
+    case .positions(let positions):
+      return [PolygonRegion.Polygon(exterior: positions)]
+    case .projected(let xy):
+      let ends = ringEnds.isEmpty ? [~Int32(vertexCount)] : ringEnds
+      var polygons: [PolygonRegion.Polygon] = []
+      var exterior: [Coordinate] = []
+      var holes: [[Coordinate]] = []
+      var first = 0
+      for encoded in ends {
+        let end = Int(encoded < 0 ? ~encoded : encoded)
+        let ring = [Coordinate](unsafeUninitializedCapacity: end - first) { storage, initialized in
+          for i in first..<end {
+            storage.initializeElement(
+              at: i - first, to: Coordinate(uncheckedLatitude: xy[2 * i + 1], longitude: xy[2 * i]))
+          }
+          initialized = end - first
+        }
+        if encoded < 0 {
+          if !exterior.isEmpty { polygons.append(PolygonRegion.Polygon(exterior: exterior, holes: holes)) }
+          exterior = ring
+          holes = []
+        } else {
+          holes.append(ring)
+        }
+        first = end
+      }
+      polygons.append(PolygonRegion.Polygon(exterior: exterior, holes: holes))
+      return polygons
+    }
   }
 
   /// Whether the vertices are the region's own positions (``sharingPositions(_:)``).
