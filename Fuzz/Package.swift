@@ -15,7 +15,10 @@ let package = Package(
   targets: [
     .executableTarget(
       name: "geowake-fuzz",
-      dependencies: [.product(name: "TrackIO", package: geowake), .product(name: "RuntimeIO", package: geowake)],
+      dependencies: [
+        .product(name: "TrackIO", package: geowake), .product(name: "RuntimeIO", package: geowake),
+        .product(name: "Geofencing", package: geowake),
+      ],
       path: "Sources/geowake-fuzz"
     )
   ]

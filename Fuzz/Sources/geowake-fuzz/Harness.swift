@@ -1,12 +1,14 @@
 // geowake-fuzz: one libFuzzer harness for every parser, the parser chosen by GEOWAKE_FUZZ_TARGET
 // (see `targets`). Each input is written to a file in /dev/shm (or $TMPDIR) with the extension
 // the parser expects and read through the public API, as the command-line tool reads it. The
-// parsers must never trap: any input ends in a value or a TrackIOError.
+// parsers must never trap: any input ends in a value or a TrackIOError. Regions read are also
+// put in an index, which must give them back unchanged.
 //
 //   GEOWAKE_FUZZ_TARGET=gpx .build/debug/geowake-fuzz CORPUS -max_total_time=60
 //
 // Built with -sanitize=fuzzer,address by `make fuzz` (scripts/fuzz.sh).
 import Foundation
+import Geofencing
 import RuntimeIO
 import TrackIO
 
@@ -19,7 +21,17 @@ let targets: [String: (extension: String, run: @Sendable (String) -> Void)] = [
   }),
   "csv": ("csv", { path in drain { try TrackFileReader(path: path, options: .init(assumeUTC: true)) } }),
   "jsonl": ("jsonl", { path in drain { try TrackFileReader(path: path) } }),
-  "regions": ("geojson", { path in _ = try? RegionFileReader.read(path: path) }),
+  "regions": ("geojson", { path in
+    // What reads goes into an index and comes back the same, bit for bit: kept whole, or rebuilt
+    // from the prepared rings.
+    guard let regions = try? RegionFileReader.read(path: path).regions else { return }
+    let index = RegionIndex(regions)
+    let sorted = regions.sorted { $0.identifier < $1.identifier }
+    let back = index.allRegions
+    guard back == sorted, zip(back, sorted).allSatisfy({ bits($0) == bits($1) }) else {
+      fatalError("an index gave back other regions than it was given")
+    }
+  }),
   "scenario": ("json", { path in _ = try? ScenarioReader.read(path: path) }),
   "pushes": ("jsonl", { path in _ = try? PushScheduleReader.read(path: path) }),
   "towers": ("csv", { path in
@@ -33,6 +45,15 @@ let targets: [String: (extension: String, run: @Sendable (String) -> Void)] = [
     _ = try? DepartureCSVReader.read(path: path)
   }),
 ]
+
+/// A region's numbers, bit for bit (`==` takes -0.0 for 0.0).
+func bits(_ region: Region) -> [UInt64] {
+  switch region {
+  case .circle(let c): return [c.center.latitude.bitPattern, c.center.longitude.bitPattern, c.radius.bitPattern]
+  case .polygon(let p):
+    return p.polygons.flatMap { [$0.exterior] + $0.holes }.flatMap { $0.flatMap { [$0.latitude.bitPattern, $0.longitude.bitPattern] } }
+  }
+}
 
 /// Reads every fix, as a run would, until the end or the first error.
 func drain(_ open: () throws -> TrackFileReader) {
