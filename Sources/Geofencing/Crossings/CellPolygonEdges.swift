@@ -671,7 +671,7 @@ final class CellPolygonEdges: Sendable {
     }
     // A power of two at least twice the count: probes stay short.
     let size = 1 << (Int.bitWidth - (2 * count - 1).leadingZeroBitCount)
-    for _ in 0..<size { edges.append(-1) }
+    edges.append(contentsOf: repeatElement(-1, count: size))
     edges.withUnsafeMutableBufferPointer { buffer in
       // Non-empty (count > 8).
       let table = buffer.baseAddress! + count
