@@ -646,11 +646,10 @@ final class CellPolygonEdges: Sendable {
           runs.forEachRun(
             x0: lon0, y0: lat0, east: lon1 - lon0, north: lat1 - lat0, rows: runs.rows(lat0, lat1)
           ) { first, last in
-            for s in first...last {
-              for k in Int(start[s])..<Int(start[s &+ 1]) {
-                let e = list[k]
-                if Self.mayMeet(sides[Int(e)], p0, p1) { scratch.append(e) }
-              }
+            // The run's sub-cells are consecutive, and so are their lists.
+            for k in Int(start[first])..<Int(start[last &+ 1]) {
+              let e = list[k]
+              if Self.mayMeet(sides[Int(e)], p0, p1) { scratch.append(e) }
             }
           }
         }
