@@ -222,6 +222,8 @@ package struct PlanarPolygons: Sendable {
       var first = 0
       for encoded in ends {
         let end = Int(encoded < 0 ? ~encoded : encoded)
+        // At least four vertices (three distinct and the closing one): never the shared empty
+        // array's storage.
         let ring = [Coordinate](unsafeUninitializedCapacity: end - first) { storage, initialized in
           for i in first..<end {
             storage.initializeElement(

@@ -286,9 +286,13 @@ struct RegionShortcut {
     try elements(&s, allowEmpty: false) { (s) throws(Bail) in
       ring.removeAll(keepingCapacity: true)
       try elements(&s, allowEmpty: true) { (s) throws(Bail) in ring.append(try position(&s)) }
-      let exact = [Coordinate](unsafeUninitializedCapacity: ring.count) { storage, initialized in
-        initialized = storage.initialize(fromContentsOf: ring)
-      }
+      // An empty ring is the empty array: `unsafeUninitializedCapacity` with a capacity of 0
+      // writes the count into the one empty-array storage all threads share.
+      let exact =
+        ring.isEmpty
+        ? [] : [Coordinate](unsafeUninitializedCapacity: ring.count) { storage, initialized in
+          initialized = storage.initialize(fromContentsOf: ring)
+        }
       if exterior == nil { exterior = exact } else { holes.append(exact) }
     }
     // `elements` with `allowEmpty: false` read at least one ring.
