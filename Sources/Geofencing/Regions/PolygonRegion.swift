@@ -121,15 +121,10 @@ package struct PlanarPolygons: Sendable {
   /// The same rings stored as `exterior` when that is exactly what they are: one polygon of one
   /// ring, given closed, each projected vertex bit for bit the position's longitude and latitude.
   func sharingPositions(_ polygons: [PolygonRegion.Polygon]) -> PlanarPolygons {
-    guard case .projected(let xy) = vertices, polygons.count == 1, polygons[0].holes.isEmpty else { return self }
+    guard case .projected = vertices, polygons.count == 1, polygons[0].holes.isEmpty, reproduces(polygons) else {
+      return self
+    }
     let exterior = polygons[0].exterior
-    guard exterior.count >= 2, exterior[0] == exterior[exterior.count - 1], xy.count == 2 * exterior.count else {
-      return self
-    }
-    for (i, position) in exterior.enumerated()
-    where xy[2 * i].bitPattern != position.longitude.bitPattern || xy[2 * i + 1].bitPattern != position.latitude.bitPattern {
-      return self
-    }
     var shared = self
     shared.vertices = .positions(exterior)
     return shared
@@ -175,74 +170,64 @@ package struct PlanarPolygons: Sendable {
     box = GeoBox(south: south, north: north, west: west, east: east)
   }
 
-  /// Whether ``regionPolygons`` gives back `polygons` exactly: each ring's positions, bit for
-  /// bit and in order, are its projected vertices (given closed, no turn of longitude, not
-  /// closed through a pole). A ``RegionIndex`` then keeps only these rings, not the region's.
+  /// Whether ``regionPolygons`` gives back `polygons`, the polygons these rings were made from,
+  /// exactly: each ring's positions, bit for bit and in order, are its projected vertices (given
+  /// closed, no turn of longitude, not closed through a pole). A ``RegionIndex`` then keeps only
+  /// these rings, not the region's.
   func reproduces(_ polygons: [PolygonRegion.Polygon]) -> Bool {
-    if case .positions(let positions) = vertices {
-      return polygons.count == 1 && polygons[0].holes.isEmpty && polygons[0].exterior.count == positions.count
-        && zip(polygons[0].exterior, positions).allSatisfy {
-          $0.latitude.bitPattern == $1.latitude.bitPattern && $0.longitude.bitPattern == $1.longitude.bitPattern
-        }
-    }
-    guard case .projected(let xy) = vertices else { return false }
-    let ends = ringEnds.isEmpty ? [~Int32(vertexCount)] : ringEnds
-    var r = 0
-    var first = 0
-    for polygon in polygons {
-      for h in 0...polygon.holes.count {
-        let ring = h == 0 ? polygon.exterior : polygon.holes[h - 1]
-        guard r < ends.count, (ends[r] < 0) == (h == 0) else { return false }
-        let end = Int(ends[r] < 0 ? ~ends[r] : ends[r])
-        guard end - first == ring.count else { return false }
-        for (i, position) in ring.enumerated()
-        where xy[2 * (first + i)].bitPattern != position.longitude.bitPattern
-          || xy[2 * (first + i) + 1].bitPattern != position.latitude.bitPattern
-        {
-          return false
-        }
-        first = end
-        r += 1
+    // The region's own positions (``sharingPositions(_:)`` compared them bit for bit).
+    if case .positions = vertices { return true }
+    // The next ring given: polygon p's exterior when h is 0, else its hole h − 1.
+    var p = 0
+    var h = 0
+    var same = true
+    forEachRingXY { xy, exterior in
+      guard same, p < polygons.count, exterior == (h == 0) else {
+        same = false
+        return
+      }
+      let ring = h == 0 ? polygons[p].exterior : polygons[p].holes[h - 1]
+      if h == polygons[p].holes.count {
+        p += 1
+        h = 0
+      } else {
+        h += 1
+      }
+      guard 2 * ring.count == xy.count else {
+        same = false
+        return
+      }
+      for (i, position) in ring.enumerated()
+      where xy[2 * i].bitPattern != position.longitude.bitPattern
+        || xy[2 * i + 1].bitPattern != position.latitude.bitPattern
+      {
+        same = false
+        return
       }
     }
-    return r == ends.count
+    return same && p == polygons.count
   }
 
   /// The polygons whose projection these rings are, when ``reproduces(_:)`` said so: each ring's
   /// vertices as positions.
   var regionPolygons: [PolygonRegion.Polygon] {
-    switch vertices {
-    case .positions(let positions):
-      return [PolygonRegion.Polygon(exterior: positions)]
-    case .projected(let xy):
-      let ends = ringEnds.isEmpty ? [~Int32(vertexCount)] : ringEnds
-      var polygons: [PolygonRegion.Polygon] = []
-      var exterior: [Coordinate] = []
-      var holes: [[Coordinate]] = []
-      var first = 0
-      for encoded in ends {
-        let end = Int(encoded < 0 ? ~encoded : encoded)
-        // At least four vertices (three distinct and the closing one): never the shared empty
-        // array's storage.
-        let ring = [Coordinate](unsafeUninitializedCapacity: end - first) { storage, initialized in
-          for i in first..<end {
-            storage.initializeElement(
-              at: i - first, to: Coordinate(uncheckedLatitude: xy[2 * i + 1], longitude: xy[2 * i]))
-          }
-          initialized = end - first
-        }
-        if encoded < 0 {
-          if !exterior.isEmpty { polygons.append(PolygonRegion.Polygon(exterior: exterior, holes: holes)) }
-          exterior = ring
-          holes = []
-        } else {
-          holes.append(ring)
-        }
-        first = end
+    if case .positions(let positions) = vertices { return [PolygonRegion.Polygon(exterior: positions)] }
+    var polygons: [PolygonRegion.Polygon] = []
+    var exterior: [Coordinate]?
+    var holes: [[Coordinate]] = []
+    forEachRingXY { xy, isExterior in
+      let ring = (0..<xy.count / 2).map { Coordinate(uncheckedLatitude: xy[2 * $0 + 1], longitude: xy[2 * $0]) }
+      if isExterior {
+        if let exterior { polygons.append(PolygonRegion.Polygon(exterior: exterior, holes: holes)) }
+        exterior = ring
+        holes = []
+      } else {
+        holes.append(ring)
       }
-      polygons.append(PolygonRegion.Polygon(exterior: exterior, holes: holes))
-      return polygons
     }
+    // Every polygon starts with an exterior ring.
+    if let exterior { polygons.append(PolygonRegion.Polygon(exterior: exterior, holes: holes)) }
+    return polygons
   }
 
   /// Whether the vertices are the region's own positions (``sharingPositions(_:)``).
@@ -318,10 +303,11 @@ package struct PlanarPolygons: Sendable {
   /// buffer is valid only inside `body`; projected vertices are passed where they lie, a region's
   /// own positions through one scratch copy.
   package func forEachRingXY(_ body: (UnsafeBufferPointer<Double>, _ exterior: Bool) -> Void) {
-    let ends = ringEnds.isEmpty ? [~Int32(vertexCount)] : ringEnds
     func rings(_ xy: UnsafeBufferPointer<Double>) {
+      // One exterior ring: no list of ends.
+      if ringEnds.isEmpty { return body(xy, true) }
       var first = 0
-      for encoded in ends {
+      for encoded in ringEnds {
         let end = Int(encoded < 0 ? ~encoded : encoded)
         body(UnsafeBufferPointer(rebasing: xy[2 * first..<2 * end]), encoded < 0)
         first = end
