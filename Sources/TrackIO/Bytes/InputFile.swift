@@ -57,6 +57,14 @@ final class InputFile {
     if inflating { try startInflatingIfCompressed() }
   }
 
+  /// Moves a regular, uncompressed file's reading to byte `offset`, counted as read.
+  func seek(to offset: Int) throws(TrackIOError) {
+    guard sizeAtOpen != nil, inflater == nil, lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
+      throw TrackIOError(path: path, line: 0, column: 0, message: "cannot be read from byte \(offset): not a regular, uncompressed file")
+    }
+    storedBytesRead = offset
+  }
+
   /// Bytes of the input as stored read so far (for compressed input, fewer than the reader sees):
   /// progress against the file's size.
   private(set) var storedBytesRead = 0

@@ -56,6 +56,8 @@ package final class MarkupScanner {
   var bytesRead: Int { input.storedBytesRead }
   private var count = 0
   private var position = 0
+  /// The offset in the file as stored of ``bytes``' first byte (a regular, uncompressed file).
+  private var bufferFileOffset = 0
   private var atEnd = false
   private var firstChunk = true
   // Newlines counted up to `countedOffset`: the line there and the offset of the last newline.
@@ -98,16 +100,28 @@ package final class MarkupScanner {
     recoveries.append(TrackIOError(path: problem.path, line: problem.line, column: problem.column, message: problem.message + "; recovered: " + done))
   }
 
-  /// Ends the input at `offset` after a recovery.
+  /// Ends the input at `offset` after a recovery. Stopped at ``limit``, it leaves the token
+  /// unread instead (``straddlesLimit``): the input has not ended.
   private func endInput(_ problem: TrackIOError) throws(TrackIOError) -> Token? {
+    if isStoppedAtLimit {
+      straddlesLimit = true
+      return nil
+    }
     try recover(problem, "ignored the rest of the file")
     position = count
     atEnd = true
     return nil
   }
 
-  init(path: String) throws(TrackIOError) {
+  /// Opens `path`; with `offset`, a regular file read from that byte on (no byte-order mark
+  /// looked for there), its lines and columns counted from there.
+  init(path: String, from offset: Int = 0) throws(TrackIOError) {
     input = try InputFile(path: path)
+    if offset > 0 {
+      try input.seek(to: offset)
+      firstChunk = false
+      bufferFileOffset = offset
+    }
     self.path = input.path
     readSize = input.readSize(Self.chunkSize)
     // A file of a chunk or more gets at once the room it grows to (the bytes before the current
@@ -186,9 +200,55 @@ package final class MarkupScanner {
     return TrackIOError(path: path, line: line, column: column, message: message)
   }
 
+  /// The file's size, when it is a regular file read as stored (not compressed, not a pipe).
+  var regularFileSize: Int? { input.isCompressed ? nil : input.sizeAtOpen }
+
+  /// Where reading stops for now: an offset in the file as stored (a regular, uncompressed file),
+  /// or nil to read to the end. Reaching it, the scanner reports the end of its tokens
+  /// (``isStoppedAtLimit``) without any end-of-file error, and leaves a token that runs past it
+  /// unread (``straddlesLimit``); ``readPastLimit()`` goes on from there.
+  private(set) var limit: Int?
+  /// Whether reading stopped at ``limit``.
+  private(set) var isStoppedAtLimit = false
+  /// Whether a token runs past ``limit``: the bytes before it do not end between tokens.
+  private(set) var straddlesLimit = false
+
+  /// The offset in the file as stored of the first byte not yet consumed (a regular,
+  /// uncompressed file).
+  var unreadFileOffset: Int { bufferFileOffset + position }
+
+  /// Stops reading at file offset `offset` (see ``limit``), at or past ``unreadFileOffset``: bytes
+  /// already read past it are dropped, and read again after ``readPastLimit()``.
+  func stop(at offset: Int) throws(TrackIOError) {
+    precondition(offset >= unreadFileOffset && regularFileSize != nil)
+    if offset < bufferFileOffset + count {
+      try input.seek(to: offset)
+      count = offset - bufferFileOffset
+      atEnd = false
+    }
+    limit = offset
+  }
+
+  /// Lifts ``limit``: the next token is read as if it had never been set.
+  func readPastLimit() {
+    limit = nil
+    if isStoppedAtLimit { atEnd = false }
+    isStoppedAtLimit = false
+    straddlesLimit = false
+  }
+
   /// Appends the next chunk (growing the buffer if needed; offsets stay valid); false at the end.
   private func readMore() throws(TrackIOError) -> Bool {
     guard !atEnd else { return false }
+    var wanted = readSize
+    if let limit {
+      wanted = min(wanted, limit - input.storedBytesRead)
+      guard wanted > 0 else {
+        isStoppedAtLimit = true
+        atEnd = true
+        return false
+      }
+    }
     if count + readSize > capacity {
       let newCapacity = max(2 * capacity, count + readSize)
       let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
@@ -197,7 +257,7 @@ package final class MarkupScanner {
       storage = bigger
       capacity = newCapacity
     }
-    var got = try input.read(into: storage + count, count: readSize)
+    var got = try input.read(into: storage + count, count: wanted)
     guard got > 0 else {
       atEnd = true
       return false
@@ -205,6 +265,7 @@ package final class MarkupScanner {
     if firstChunk && count == 0 && got >= 3 && storage[0] == 0xEF && storage[1] == 0xBB && storage[2] == 0xBF {
       storage.update(from: storage + 3, count: got - 3)
       got -= 3
+      bufferFileOffset = 3
     }
     firstChunk = false
     count += got
@@ -244,6 +305,7 @@ package final class MarkupScanner {
     storage.update(from: storage + shift, count: count - shift)
     count -= shift
     position = 0
+    bufferFileOffset += shift
     countedOffset -= shift
     lastNewline -= shift
   }

@@ -88,9 +88,9 @@ public struct GPXReader {
   }
 
   /// `shortcut: false` reads every point the general way (tests compare the two).
-  init(path: String, lenient: Bool, shortcut: Bool) throws(TrackIOError) {
+  init(path: String, lenient: Bool, shortcut: Bool, from offset: Int = 0) throws(TrackIOError) {
     usesShortcut = shortcut
-    scanner = try MarkupScanner(path: path)
+    scanner = try MarkupScanner(path: path, from: offset)
     scanner.isLenient = lenient
     isLenient = lenient
     value.reserveCapacity(64)
@@ -159,6 +159,8 @@ public struct GPXReader {
         break
       }
     }
+    // Stopped at a limit, not at the end: nothing ends here.
+    if scanner.isStoppedAtLimit { return nil }
     if isLenient { absorbScannerRecoveries() }
     if !sawRoot { throw scanner.error("no <gpx> element: expected a GPX document", at: scanner.bytes.count) }
     if let open = open.indices.last {
@@ -228,7 +230,7 @@ public struct GPXReader {
     }
   }
 
-  private struct OpenElement {
+  fileprivate struct OpenElement {
     var tag: Tag
     /// The qualified name's bytes packed little-endian when it has at most 8, else 0 (the name
     /// is then in `nameBytes`).
@@ -680,4 +682,86 @@ public struct GPXReader {
 
   /// GPX's `fixType` enumeration.
   static let fixValues = ["none", "2d", "3d", "dgps", "pps"]
+}
+
+// MARK: - Reading a file from its middle
+
+extension GPXReader {
+  /// Where a reader stands between two track points of a segment: its open elements and the
+  /// namespace prefixes in scope. A reader started at a later track point from such a place
+  /// (``init(resuming:path:from:lenient:)``) reads what the first reader would read from there,
+  /// if the first reader stands in the same place when it gets there (``stands(at:)``).
+  struct Place {
+    fileprivate var open: [OpenElement]
+    fileprivate var nameBytes: [UInt8]
+    fileprivate var prefixes: [(name: [UInt8], depth: Int)]
+    fileprivate var prefixKeys: [UInt64]
+    fileprivate var undeclaredPrefixes: Set<[UInt8]>
+  }
+
+  /// Where the reader stands, when it is between two track points of a segment (after a track
+  /// point, nothing of the next read); else nil.
+  var place: Place? {
+    guard sawRoot, !ended, !inPoint, collecting == nil, open.last?.tag == .trkseg, !scanner.straddlesLimit else { return nil }
+    // Lines of the open elements are only for messages: a reader resuming elsewhere has no use
+    // for offsets into this reader's bytes.
+    var open = open
+    for k in open.indices {
+      if open[k].line < 0 { open[k].line = 0 }
+      open[k].start = 0
+    }
+    return Place(open: open, nameBytes: nameBytes, prefixes: prefixes, prefixKeys: prefixKeys, undeclaredPrefixes: undeclaredPrefixes)
+  }
+
+  /// Whether the reader stands in `place`: the same elements open, with the same names and the
+  /// same prefixes in scope, between two track points of a segment. (Undeclared prefixes warned
+  /// about may differ: this reader's include the place's, and a reader from the place warns
+  /// about one only when this one has not.)
+  func stands(at place: Place) -> Bool {
+    guard let here = self.place, here.open.count == place.open.count, here.nameBytes == place.nameBytes,
+      here.prefixKeys == place.prefixKeys, here.prefixes.count == place.prefixes.count
+    else { return false }
+    for (a, b) in zip(here.open, place.open)
+    where a.tag != b.tag || a.packedName != b.packedName || a.nameLength != b.nameLength || a.nameEnd != b.nameEnd {
+      return false
+    }
+    for (a, b) in zip(here.prefixes, place.prefixes) where a.name != b.name || a.depth != b.depth { return false }
+    return true
+  }
+
+  /// A reader of `path` from file offset `offset` on (a track point's '<'), standing in `place`:
+  /// its summary counts from a track and a segment already open (``GPXSummary/tracks`` and
+  /// ``GPXSummary/segments`` 1), so its points' ``GPXPoint/parent`` and ``GPXPoint/segment``
+  /// count from 0 at the track and segment open there, and its lines and columns count from
+  /// `offset`.
+  init(resuming place: Place, path: String, from offset: Int, lenient: Bool) throws(TrackIOError) {
+    try self.init(path: path, lenient: lenient, shortcut: true, from: offset)
+    open = place.open
+    nameBytes = place.nameBytes
+    prefixes = place.prefixes
+    prefixKeys = place.prefixKeys
+    undeclaredPrefixes = place.undeclaredPrefixes
+    sawRoot = true
+    summary.tracks = 1
+    summary.segments = 1
+  }
+
+  /// Stops reading at file offset `offset`: ``next()`` returns nil there, without any
+  /// end-of-file check, and ``place`` says whether the reader stands between two points.
+  func stop(at offset: Int) throws(TrackIOError) { try scanner.stop(at: offset) }
+
+  /// The file offset of the first byte not yet read (a regular, uncompressed file).
+  var unreadFileOffset: Int { scanner.unreadFileOffset }
+
+  /// Whether a warning or a recovery waits in ``takeWarnings()``.
+  var hasWarnings: Bool { !warnings.isEmpty || !scanner.recoveries.isEmpty }
+
+  /// Goes on past the offset given to ``stop(at:)``.
+  func readPastLimit() { scanner.readPastLimit() }
+
+  /// Whether ``next()`` returned nil at the offset given to ``stop(at:)``.
+  var isStoppedAtLimit: Bool { scanner.isStoppedAtLimit }
+
+  /// The size of the file, when it is a regular file read as stored (not compressed, not a pipe).
+  var regularFileSize: Int? { scanner.regularFileSize }
 }

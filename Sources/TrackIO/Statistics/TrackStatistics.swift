@@ -74,6 +74,14 @@ public struct TrackStatistics: Hashable, Sendable {
       maximum = max(maximum, value)
       sum += value
     }
+
+    /// Takes the readings of `other` too.
+    mutating func join(_ other: Readings) {
+      points += other.points
+      minimum = min(minimum, other.minimum)
+      maximum = max(maximum, other.maximum)
+      sum += other.sum
+    }
   }
 
   /// One track (`trk`) of the file.
@@ -148,9 +156,26 @@ public struct TrackStatistics: Hashable, Sendable {
   /// The time of the segment's last timed point so far.
   private var segmentPrevious = -Double.infinity
 
+  // Statistics of a part of a file that starts inside a segment (``init(continuingSegmentOf:)``):
+  // its first segment (segment 0 of track 0) goes on from points it has not seen, so its first
+  // point, first time and time span are kept apart for ``joining(_:_:_:_:)``.
+  private var continuesSegment = false
+  private var headCoordinate: Coordinate?
+  private var headFirstTime: Double?
+  private var headEarliest = Double.infinity
+  private var headLatest = -Double.infinity
+
   /// Empty statistics for a file of `format`; feed it with ``add(_:)`` and ``finish(_:)``.
   public init(format: Format) {
     self.format = format
+  }
+
+  /// Empty statistics for the part of a GPX file from a track point on, fed with points whose
+  /// ``GPXPoint/parent`` and ``GPXPoint/segment`` count from the track and segment open there
+  /// (``GPXReader/init(resuming:path:from:lenient:)``), to be joined to the part before it.
+  init(continuingSegmentOf format: Format) {
+    self.format = format
+    continuesSegment = true
   }
 
   /// Reads the file at `path`: GPX, or CSV, JSON Lines or GeoJSON fixes (one track, one segment); see
@@ -170,16 +195,7 @@ public struct TrackStatistics: Hashable, Sendable {
     path: String, lenient: Bool, assumeUTC: Bool, warning: (TrackIOError) -> Void
   ) throws(TrackIOError) -> TrackStatistics {
     if try TrackFileReader.readsAsGPX(path: path) {
-      // Parsing on a thread of its own, measuring on this one.
-      let reader = ReadAheadGPXReader(try GPXReader(path: path, lenient: lenient))
-      var statistics = TrackStatistics(format: .gpx)
-      while let point = try reader.next() {
-        statistics.add(point)
-        if lenient { reader.takeWarnings().forEach(warning) }
-      }
-      reader.takeWarnings().forEach(warning)
-      statistics.finish(reader.summary)
-      return statistics
+      return try readGPX(path: path, lenient: lenient, warning: warning).statistics
     }
     var reader = try TrackFileReader(path: path, options: .init(assumeUTC: assumeUTC))
     let format: Format
@@ -242,6 +258,7 @@ public struct TrackStatistics: Hashable, Sendable {
       perTrack[point.parent].lastTime = t
       segmentEarliest = min(segmentEarliest, t)
       segmentLatest = max(segmentLatest, t)
+      if continuesSegment && segment == 0 && headFirstTime == nil { headFirstTime = t }
       if t < segmentPrevious { trackPointsBackInTime += 1 }
       segmentPrevious = t
     } else {
@@ -252,14 +269,89 @@ public struct TrackStatistics: Hashable, Sendable {
   }
 
   private mutating func closeSegment(startingAt point: GPXPoint?) {
-    if segmentTrack >= 0 && segmentLatest >= segmentEarliest {
+    if continuesSegment && segment == 0 {
+      headEarliest = segmentEarliest
+      headLatest = segmentLatest
+    } else if segmentTrack >= 0 && segmentLatest >= segmentEarliest {
       perTrack[segmentTrack].timeSpan += segmentLatest - segmentEarliest
     }
+    if continuesSegment && point?.segment == 0 { headCoordinate = point?.coordinate }
     segment = point?.segment ?? -1
     path.breakPath()
     segmentEarliest = .infinity
     segmentLatest = -.infinity
     segmentPrevious = -.infinity
+  }
+
+  /// The statistics of a whole file from those of its two parts: `front`, fed with the points
+  /// before a track point and not finished, what its reader counted there (`frontSummary`); and
+  /// `back` (``init(continuingSegmentOf:)``), fed with the points from that one on and finished
+  /// with its reader's counts (`backSummary`). Equal to statistics fed with every point, but for
+  /// the order in which lengths, durations and sensor readings are added up (a few units in the
+  /// last place).
+  static func joining(
+    _ front: TrackStatistics, _ frontSummary: GPXSummary, _ back: TrackStatistics, _ backSummary: GPXSummary
+  ) -> TrackStatistics {
+    var joined = front
+    // The track and segment open where `back` starts.
+    let track = frontSummary.tracks - 1
+    let frontInSegment = joined.segment == frontSummary.segments - 1
+    if !frontInSegment { joined.closeSegment(startingAt: nil) }
+    while joined.perTrack.count <= track { joined.perTrack.append(Track()) }
+    var first = back.perTrack[0]
+    // The step into `back`'s first point, and its first time against the segment's last.
+    if frontInSegment, let c = back.headCoordinate {
+      let step = joined.path.add(c)
+      joined.length2D += step
+      joined.perTrack[track].length2D += step
+    }
+    if frontInSegment, let t = back.headFirstTime, t < joined.segmentPrevious { joined.trackPointsBackInTime += 1 }
+    let earliest = min(frontInSegment ? joined.segmentEarliest : .infinity, back.headEarliest)
+    let latest = max(frontInSegment ? joined.segmentLatest : -.infinity, back.headLatest)
+    if latest >= earliest { joined.perTrack[track].timeSpan += latest - earliest }
+    // Both counted the segment when they had a point of it.
+    if frontInSegment { first.segments -= 1 }
+    joined.perTrack[track].segments += first.segments
+    joined.perTrack[track].points += first.points
+    joined.perTrack[track].pointsWithoutTime += first.pointsWithoutTime
+    joined.perTrack[track].length2D += first.length2D
+    joined.perTrack[track].timeSpan += first.timeSpan
+    if joined.perTrack[track].firstTime == nil { joined.perTrack[track].firstTime = first.firstTime }
+    if let t = first.lastTime { joined.perTrack[track].lastTime = t }
+    joined.perTrack += back.perTrack.dropFirst()
+
+    joined.trackPointsWithoutTime += back.trackPointsWithoutTime
+    joined.trackPointsAtZero += back.trackPointsAtZero
+    joined.trackPointsBackInTime += back.trackPointsBackInTime
+    joined.length2D += back.length2D
+    if joined.firstTime == nil { joined.firstTime = back.firstTime }
+    if let t = back.lastTime { joined.lastTime = t }
+    if let t = back.earliestTime { joined.earliestTime = min(joined.earliestTime ?? t, t) }
+    if let t = back.latestTime { joined.latestTime = max(joined.latestTime ?? t, t) }
+    if let b = back.bounds {
+      joined.bounds = joined.bounds.map {
+        Bounds(
+          minLatitude: min($0.minLatitude, b.minLatitude), maxLatitude: max($0.maxLatitude, b.maxLatitude),
+          minLongitude: min($0.minLongitude, b.minLongitude), maxLongitude: max($0.maxLongitude, b.maxLongitude))
+      } ?? b
+    }
+    joined.heartRate.join(back.heartRate)
+    joined.cadence.join(back.cadence)
+    joined.power.join(back.power)
+    joined.temperature.join(back.temperature)
+
+    var summary = frontSummary
+    summary.tracks += backSummary.tracks - 1
+    summary.segments += backSummary.segments - 1
+    summary.emptySegments += backSummary.emptySegments
+    summary.trackPoints += backSummary.trackPoints
+    summary.routes += backSummary.routes
+    summary.routePoints += backSummary.routePoints
+    summary.waypoints += backSummary.waypoints
+    // Every segment is closed: nothing more to add up.
+    joined.segmentTrack = -1
+    joined.finish(summary)
+    return joined
   }
 
   /// Completes the statistics with the reader's counts once it has returned every point.
