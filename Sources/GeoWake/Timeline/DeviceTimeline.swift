@@ -125,19 +125,21 @@ public struct DeviceTimeline {
   public mutating func process(
     _ fix: LocationFix, reportedCell: CellIdentity? = nil, into events: inout [TimelineEvent]
   ) -> FixRejection? {
-    // The fix's region events, in a buffer moved out of self while `append` (mutating) reads it:
-    // passing the stored array would copy it, a retain and a release for every fix.
-    var batch: [RegionEvent] = []
-    swap(&batch, &regionEvents)
-    defer { swap(&batch, &regionEvents) }
-    batch.removeAll(keepingCapacity: true)
-    let rejection = monitor.process(fix, into: &batch)
+    regionEvents.removeAll(keepingCapacity: true)
+    let rejection = monitor.process(fix, into: &regionEvents)
     if rejection == nil {
       firstTime = min(firstTime ?? fix.time, fix.time)
       lastTime = max(lastTime ?? fix.time, fix.time)
       if keepsPlaces, fix.time >= (places.last?.time ?? -.infinity) + 60 { places.append((fix.time, fix.coordinate)) }
     }
-    append(batch, to: &events)
+    if !regionEvents.isEmpty {
+      // Moved out of self while `append` (mutating) reads them: passing the stored array would
+      // copy it. Most fixes have no event, and skip this.
+      var batch: [RegionEvent] = []
+      swap(&batch, &regionEvents)
+      append(batch, to: &events)
+      swap(&batch, &regionEvents)
+    }
     if cells != nil {
       delivered.removeAll(keepingCapacity: true)
       cells?.process(fix, reportedCell: reportedCell, into: &events, delivered: &delivered)

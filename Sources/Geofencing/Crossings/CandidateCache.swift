@@ -291,7 +291,12 @@ final class CellCandidates: Sendable {
 /// than by the sum of the step bounds since L, and much later when the device dithers in place.
 struct CandidateCache {
   /// The cell; `nil` when the cache is invalid.
-  var cell: CellCandidates?
+  var cell: CellCandidates? {
+    didSet { cellReference = cell.map { Unmanaged.passUnretained($0) } }
+  }
+  /// ``cell`` without a reference of its own, for the one-fix path: a fix that stays in the cell
+  /// (the cell is not replaced meanwhile) uses it without a retain and a release.
+  private(set) var cellReference: Unmanaged<CellCandidates>?
   /// The index generation the cache was built from.
   var generation = -1
 

@@ -370,10 +370,18 @@ public struct CrossingDetector: Sendable {
     }
     let index = fixCount
     fixCount += 1
-    if let cell = cache.cell, cache.generation == regions.index.generation,
-      cell.contains(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
-    {
-      advanceWithinCell(cell, from: last, to: fix)
+    // The cell borrowed from the cache, which holds it: staying in it replaces nothing, and
+    // binding it (`if let cell = cache.cell`) would retain and release it at every fix.
+    var advanced = false
+    if let cell = cache.cellReference, cache.generation == regions.index.generation {
+      advanced = cell._withUnsafeGuaranteedRef { cell in
+        guard cell.contains(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude) else { return false }
+        advanceWithinCell(cell, from: last, to: fix)
+        return true
+      }
+    }
+    if advanced {
+      // Settled in the cell.
     } else if !regions.isEmpty {
       transition(from: last, to: fix)
     } else {

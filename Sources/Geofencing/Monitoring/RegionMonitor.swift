@@ -291,13 +291,16 @@ public struct RegionMonitor: Sendable {
   }
 
   private mutating func useReadyFixes(into events: inout [RegionEvent]) {
-    // Moved out while `use` mutates self: iterating `ready` in place would copy it (a retain and
-    // a release for every fix).
-    var batch: [LocationFix] = []
-    swap(&batch, &ready)
-    for k in batch.indices { use(batch[k], into: &events) }
-    batch.removeAll(keepingCapacity: true)
-    swap(&batch, &ready)
+    // Each fix read by index, before `use` (mutating) runs: iterating `ready` in place would copy
+    // it, and moving it out and back, a release of the empty array left behind, for every fix.
+    // (`use` does not touch `ready`.)
+    var k = 0
+    while k < ready.count {
+      let fix = ready[k]
+      use(fix, into: &events)
+      k += 1
+    }
+    ready.removeAll(keepingCapacity: true)
   }
 
   private mutating func use(_ fix: LocationFix, into events: inout [RegionEvent]) {
