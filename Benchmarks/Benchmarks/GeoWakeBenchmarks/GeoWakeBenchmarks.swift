@@ -93,6 +93,23 @@ let benchmarks: @Sendable () -> Void = {
     benchmark.measurement(.custom("bytes per region"), (index.memoryFootprint + identifierBytes) / index.count)
   }
 
+  // A device's fixes through a RegionMonitor one at a time, as `geowake analyze` gives them:
+  // no allocation per fix (an event still costs a few). Retains and releases are counted with
+  // perf probes instead (docs/benchmarks.md): package-benchmark's retain counters crash under
+  // Swift 6.3 (ordo-one/benchmark#349).
+  Benchmark(
+    "RegionMonitor 1M fixes one at a time, 1000 circles",
+    configuration: .init(metrics: [.wallClock, .throughput, .mallocCountTotal], scalingFactor: .mega)
+  ) { benchmark in
+    var monitor = try RegionMonitor(regions: circleSets[1_000] ?? [], profile: .server)
+    var events: [RegionEvent] = []
+    events.reserveCapacity(1 << 17)
+    benchmark.startMeasurement()
+    for fix in track { _ = monitor.process(fix, into: &events) }
+    benchmark.stopMeasurement()
+    blackHole(events.count)
+  }
+
   // Serving-cell tracking of the whole track on the synthetic urban layout (the default when no
   // tower file is given). The steady state allocates nothing per fix.
   Benchmark(
