@@ -197,7 +197,8 @@ public struct TrackStatistics: Hashable, Sendable {
     if try TrackFileReader.readsAsGPX(path: path) {
       return try readGPX(path: path, lenient: lenient, warning: warning).statistics
     }
-    var reader = try TrackFileReader(path: path, options: .init(assumeUTC: assumeUTC))
+    // Parsing on a thread of its own, measuring on this one.
+    let reader = ReadAheadTrackReader(try TrackFileReader(path: path, options: .init(assumeUTC: assumeUTC)))
     let format: Format
     switch reader.format {
     case .jsonLines: format = .jsonLines
