@@ -98,15 +98,19 @@ repeat {
   spent += buildSeconds + run.seconds
   passes += 1
 } while passes < repeatCount || spent < minimumSeconds
-// Not in the comparison: the track again over a set whose cells a pass before prepared, as a
-// fleet's later devices find a shared set (`RegionSet`). Best of three, after the pass that
-// prepares them.
-let shared = RegionSet(index)
-_ = try runTrack(fixes, shared)
-var warm = Double.infinity
-for _ in 0..<3 { warm = min(warm, try runTrack(fixes, shared).seconds) }
+// Not in the comparison: with PEER_WARM_PASSES=N, the track N times more over a set whose cells
+// a pass before prepared, as a fleet's later devices find a shared set (`RegionSet`); the best
+// of them. (Off by default, so that a run under callgrind counts the passes asked for.)
+let warmPasses = ProcessInfo.processInfo.environment["PEER_WARM_PASSES"].flatMap { Int($0) } ?? 0
+var warm = ""
+if warmPasses > 0 {
+  let shared = RegionSet(index)
+  _ = try runTrack(fixes, shared)
+  var seconds = Double.infinity
+  for _ in 0..<warmPasses { seconds = min(seconds, try runTrack(fixes, shared).seconds) }
+  warm = " warm_fixes_per_s=\(Double(fixes.count) / seconds)"
+}
 print(
   "engine=geowake grid_level=\(index.gridLevel) exact=WGS84 fixes=\(fixes.count) regions=\(regions.count) build_s=\(bestBuild) run_s=\(best.seconds) "
-    + "fixes_per_s=\(Double(fixes.count) / best.seconds) pairs=\(best.pairs) crossings=\(best.crossings) "
-    + "warm_fixes_per_s=\(Double(fixes.count) / warm)")
+    + "fixes_per_s=\(Double(fixes.count) / best.seconds) pairs=\(best.pairs) crossings=\(best.crossings)" + warm)
 
