@@ -37,7 +37,7 @@ test: deps
 
 # Every test under AddressSanitizer (the C kernels also under UndefinedBehaviorSanitizer; Swift
 # itself traps on overflow and out-of-bounds access), then the concurrent parts — many devices on
-# every core, async app handlers, the parallel map, the track read ahead — under ThreadSanitizer, with the geowake they
+# every core, async app handlers, the parallel map, the track read ahead, a GPX file read in halves — under ThreadSanitizer, with the geowake they
 # run built the same way. Separate build folders, so the ordinary build is left as it is. Leak
 # detection is off: the test harness's process runner leaks by design.
 test-sanitized: deps
@@ -46,7 +46,7 @@ test-sanitized: deps
 	  $(SWIFT) test --sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined \
 	  --scratch-path .build/sanitized-address
 	TMPDIR=$(TEST_TMP) TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build/sanitized-thread \
-	  --filter "OrderedParallelMap|ManyDevices|AppSimulation|DeviceTimeline|ReadAhead|RegionShortcutTests"
+	  --filter "OrderedParallelMap|ManyDevices|AppSimulation|DeviceTimeline|ReadAhead|RegionShortcutTests|GPXHalves"
 	rm -rf $(TEST_TMP)
 
 # libFuzzer on every parser (Fuzz/ is its own package, built with -sanitize=fuzzer,address):
