@@ -60,10 +60,10 @@ public struct TrackStatistics: Hashable, Sendable {
     public private(set) var points = 0
     public private(set) var minimum = Double.infinity
     public private(set) var maximum = -Double.infinity
-    private var sum = 0.0
+    private var sum = CompensatedSum()
 
     /// The mean reading; nil without any.
-    public var mean: Double? { points > 0 ? sum / Double(points) : nil }
+    public var mean: Double? { points > 0 ? sum.value / Double(points) : nil }
 
     public init() {}
 
@@ -72,7 +72,7 @@ public struct TrackStatistics: Hashable, Sendable {
       points += 1
       minimum = min(minimum, value)
       maximum = max(maximum, value)
-      sum += value
+      sum.add(value)
     }
 
     /// Takes the readings of `other` too.
@@ -80,7 +80,7 @@ public struct TrackStatistics: Hashable, Sendable {
       points += other.points
       minimum = min(minimum, other.minimum)
       maximum = max(maximum, other.maximum)
-      sum += other.sum
+      sum.add(other.sum)
     }
   }
 
@@ -95,9 +95,18 @@ public struct TrackStatistics: Hashable, Sendable {
     public var length2D = 0.0
     /// Seconds: the sum of its segments' time spans; `nil` when a point has no time.
     public var duration: Double? { pointsWithoutTime == 0 ? timeSpan : nil }
+    /// ``length2D``'s sum, and that of the segments' time spans (see ``CompensatedSum``).
+    var lengthSum = CompensatedSum()
+    var timeSpanSum = CompensatedSum()
     public var firstTime: Double?
     public var lastTime: Double?
-    var timeSpan = 0.0
+    var timeSpan: Double { timeSpanSum.value }
+
+    /// Adds a step of `metres`.
+    mutating func addStep(_ metres: Double) {
+      lengthSum.add(metres)
+      length2D = lengthSum.value
+    }
 
     public init() {}
   }
@@ -145,7 +154,21 @@ public struct TrackStatistics: Hashable, Sendable {
   public var temperature = Readings()
 
   /// Seconds: the sum of the segments' time spans; `nil` when some track point has no time.
-  public var duration: Double? { trackPointsWithoutTime == 0 ? perTrack.reduce(0) { $0 + $1.timeSpan } : nil }
+  public var duration: Double? {
+    guard trackPointsWithoutTime == 0 else { return nil }
+    var total = CompensatedSum()
+    for track in perTrack { total.add(track.timeSpanSum) }
+    return total.value
+  }
+
+  /// ``length2D``'s sum (see ``CompensatedSum``).
+  private var lengthSum = CompensatedSum()
+
+  /// Adds a step of `metres` to the whole track's length.
+  private mutating func addStep(_ metres: Double) {
+    lengthSum.add(metres)
+    length2D = lengthSum.value
+  }
 
   // The segment being accumulated.
   private var segment = -1
@@ -247,8 +270,8 @@ public struct TrackStatistics: Hashable, Sendable {
     if let v = point.power { power.add(v) }
     if let v = point.temperature { temperature.add(v) }
     let d = path.add(c)
-    length2D += d
-    perTrack[point.parent].length2D += d
+    addStep(d)
+    perTrack[point.parent].addStep(d)
     if c.latitude == 0 && c.longitude == 0 { trackPointsAtZero += 1 }
     if let t = point.time {
       if firstTime == nil { firstTime = t }
@@ -274,7 +297,7 @@ public struct TrackStatistics: Hashable, Sendable {
       headEarliest = segmentEarliest
       headLatest = segmentLatest
     } else if segmentTrack >= 0 && segmentLatest >= segmentEarliest {
-      perTrack[segmentTrack].timeSpan += segmentLatest - segmentEarliest
+      perTrack[segmentTrack].timeSpanSum.add(segmentLatest - segmentEarliest)
     }
     if continuesSegment && point?.segment == 0 { headCoordinate = point?.coordinate }
     segment = point?.segment ?? -1
@@ -287,9 +310,9 @@ public struct TrackStatistics: Hashable, Sendable {
   /// The statistics of a whole file from those of its two parts: `front`, fed with the points
   /// before a track point and not finished, what its reader counted there (`frontSummary`); and
   /// `back` (``init(continuingSegmentOf:)``), fed with the points from that one on and finished
-  /// with its reader's counts (`backSummary`). Equal to statistics fed with every point, but for
-  /// the order in which lengths, durations and sensor readings are added up (a few units in the
-  /// last place).
+  /// with its reader's counts (`backSummary`). Equal to statistics fed with every point: lengths,
+  /// durations and sensor readings are sums that do not depend on how their terms are grouped
+  /// (``CompensatedSum``).
   static func joining(
     _ front: TrackStatistics, _ frontSummary: GPXSummary, _ back: TrackStatistics, _ backSummary: GPXSummary
   ) -> TrackStatistics {
@@ -303,20 +326,21 @@ public struct TrackStatistics: Hashable, Sendable {
     // The step into `back`'s first point, and its first time against the segment's last.
     if frontInSegment, let c = back.headCoordinate {
       let step = joined.path.add(c)
-      joined.length2D += step
-      joined.perTrack[track].length2D += step
+      joined.addStep(step)
+      joined.perTrack[track].addStep(step)
     }
     if frontInSegment, let t = back.headFirstTime, t < joined.segmentPrevious { joined.trackPointsBackInTime += 1 }
     let earliest = min(frontInSegment ? joined.segmentEarliest : .infinity, back.headEarliest)
     let latest = max(frontInSegment ? joined.segmentLatest : -.infinity, back.headLatest)
-    if latest >= earliest { joined.perTrack[track].timeSpan += latest - earliest }
+    if latest >= earliest { joined.perTrack[track].timeSpanSum.add(latest - earliest) }
     // Both counted the segment when they had a point of it.
     if frontInSegment { first.segments -= 1 }
     joined.perTrack[track].segments += first.segments
     joined.perTrack[track].points += first.points
     joined.perTrack[track].pointsWithoutTime += first.pointsWithoutTime
-    joined.perTrack[track].length2D += first.length2D
-    joined.perTrack[track].timeSpan += first.timeSpan
+    joined.perTrack[track].lengthSum.add(first.lengthSum)
+    joined.perTrack[track].length2D = joined.perTrack[track].lengthSum.value
+    joined.perTrack[track].timeSpanSum.add(first.timeSpanSum)
     if joined.perTrack[track].firstTime == nil { joined.perTrack[track].firstTime = first.firstTime }
     if let t = first.lastTime { joined.perTrack[track].lastTime = t }
     joined.perTrack += back.perTrack.dropFirst()
@@ -324,7 +348,8 @@ public struct TrackStatistics: Hashable, Sendable {
     joined.trackPointsWithoutTime += back.trackPointsWithoutTime
     joined.trackPointsAtZero += back.trackPointsAtZero
     joined.trackPointsBackInTime += back.trackPointsBackInTime
-    joined.length2D += back.length2D
+    joined.lengthSum.add(back.lengthSum)
+    joined.length2D = joined.lengthSum.value
     if joined.firstTime == nil { joined.firstTime = back.firstTime }
     if let t = back.lastTime { joined.lastTime = t }
     if let t = back.earliestTime { joined.earliestTime = min(joined.earliestTime ?? t, t) }
