@@ -99,7 +99,9 @@ struct PolygonVertexStoreTests {
     #expect(back == regions.sorted { $0.identifier < $1.identifier })
     let bits = { (region: Region) -> [UInt64] in
       guard case .polygon(let p) = region else { return [] }
-      return p.polygons.flatMap { [$0.exterior] + $0.holes }.flatMap { $0.flatMap { [$0.latitude.bitPattern, $0.longitude.bitPattern] } }
+      return p.polygons.flatMap { [$0.exterior] + $0.holes }.flatMap {
+        $0.flatMap { [$0.latitude.bitPattern, $0.longitude.bitPattern] }
+      }
     }
     for region in regions {
       #expect(index[region.identifier].map(bits) == bits(region), "\(region.identifier)")
@@ -126,7 +128,68 @@ struct PolygonVertexStoreTests {
     #expect(!acrossRegion.planar.sharesPositions)
     #expect(acrossRegion.contains(Coordinate(uncheckedLatitude: 10.5, longitude: -180)))
     let two = try PolygonRegion(
-      identifier: RegionIdentifier("two"), polygons: [.init(exterior: closed), .init(exterior: closed.map { Coordinate(uncheckedLatitude: $0.latitude + 5, longitude: $0.longitude) })])
+      identifier: RegionIdentifier("two"),
+      polygons: [
+        .init(exterior: closed),
+        .init(exterior: closed.map { Coordinate(uncheckedLatitude: $0.latitude + 5, longitude: $0.longitude) }),
+      ])
     #expect(!two.planar.sharesPositions)
+  }
+
+  /// A closed ring read as its own positions without a projected copy being made
+  /// (`PlanarPolygons.boxIfOwnProjection`) has exactly the rings and box the general construction
+  /// gives the same ring open, bit for bit, and shares its positions exactly when every projected
+  /// vertex is its position bit for bit: rings anywhere, at 0° and −0° of longitude, across the
+  /// antimeridian, around a pole, with repeated and collinear positions.
+  @Test(arguments: [UInt64(7), 8, 9])
+  func ownProjectionMatchesTheGeneralConstruction(seed: UInt64) throws {
+    var rng = SeededGenerator(seed: seed)
+    var shared = 0
+    for k in 0..<400 {
+      let x = [rng.uniform(-179...179), 0, 179.9995, -179.9995, rng.uniform(-0.001...0.001)][k % 5]
+      let y = k % 7 == 6 ? 88.5 : rng.uniform(-70...70)
+      let size = k % 7 == 6 ? 3 : [0.0005, 0.01, 0.3][k % 3]
+      var ring = try Self.star(&rng, x: x, y: y, count: Int(rng.next() % 30) + 3, radii: size * 0.5...size)
+      if k % 7 == 6 {
+        // Around the pole: longitudes from −175° to 175°, every step east, the closing one across
+        // the antimeridian.
+        let count = Int(rng.next() % 10) + 4
+        ring = (0..<count).map { i in
+          Coordinate(
+            uncheckedLatitude: y - rng.uniform(0...2), longitude: -175 + 350 * Double(i) / Double(count - 1))
+        }
+      }
+      if k % 5 == 1 { ring[0] = Coordinate(uncheckedLatitude: ring[0].latitude, longitude: k % 2 == 0 ? -0.0 : 0.0) }
+      if k % 11 == 3 { ring.insert(ring[1], at: 1) }
+      if k % 13 == 4 {
+        let a = ring[1]
+        let b = ring[2]
+        ring.insert(
+          Coordinate(uncheckedLatitude: (a.latitude + b.latitude) / 2, longitude: (a.longitude + b.longitude) / 2),
+          at: 2)
+      }
+      let closedRing = ring + [ring[0]]
+      // A ring the general construction refuses is refused either way.
+      guard let open = try? PolygonRegion(identifier: "open", exterior: ring).planar else {
+        #expect(throws: RegionError.self) { try PolygonRegion(identifier: "closed", exterior: closedRing) }
+        continue
+      }
+      let closed = try PolygonRegion(identifier: "closed", exterior: closedRing).planar
+      let bits = { (rings: [[[Double]]]) in rings.map { $0.map { $0.map(\.bitPattern) } } }
+      #expect(bits(closed.rings) == bits(open.rings), "seed \(seed) ring \(k)")
+      #expect(
+        [closed.box.south, closed.box.north, closed.box.west, closed.box.east].map(\.bitPattern)
+          == [open.box.south, open.box.north, open.box.west, open.box.east].map(\.bitPattern))
+      let own =
+        open.rings.count == 1 && open.rings[0].count == 1
+        && open.rings[0][0].count == 2 * closedRing.count
+        && closedRing.enumerated().allSatisfy { i, p in
+          open.rings[0][0][2 * i].bitPattern == p.longitude.bitPattern
+            && open.rings[0][0][2 * i + 1].bitPattern == p.latitude.bitPattern
+        }
+      #expect(closed.sharesPositions == own, "seed \(seed) ring \(k)")
+      if own { shared += 1 }
+    }
+    #expect(shared > 100 && shared < 400, "\(shared) shared")
   }
 }

@@ -61,7 +61,9 @@ public struct PolygonRegion: Hashable, Sendable {
   /// once; a ``RegionIndex`` keeps the projected rings of the polygons it holds).
   package var planar: PlanarPolygons {
     // The initialiser checked that these polygons project.
-    do { return try PlanarPolygons(identifier: identifier.rawValue, polygons: polygons).sharingPositions(polygons) } catch {
+    do {
+      return try PlanarPolygons(identifier: identifier.rawValue, polygons: polygons).sharingPositions(polygons)
+    } catch {
       preconditionFailure("a checked polygon failed to project: \(error)")
     }
   }
@@ -134,9 +136,16 @@ package struct PlanarPolygons: Sendable {
     guard !polygons.isEmpty, polygons.allSatisfy({ !$0.exterior.isEmpty }) else {
       throw RegionError(identifier: identifier, reason: .emptyPolygon)
     }
+    if polygons.count == 1, polygons[0].holes.isEmpty, let box = Self.boxIfOwnProjection(polygons[0].exterior) {
+      vertices = .positions(polygons[0].exterior)
+      ringEnds = []
+      self.box = box
+      return
+    }
     let origin = polygons[0].exterior[0].longitude
     var xy: [Double] = []
-    xy.reserveCapacity(polygons.reduce(0) { total, p in p.holes.reduce(total + 2 * p.exterior.count + 8) { $0 + 2 * $1.count + 2 } })
+    xy.reserveCapacity(
+      polygons.reduce(0) { total, p in p.holes.reduce(total + 2 * p.exterior.count + 8) { $0 + 2 * $1.count + 2 } })
     var ringEnds: [Int32] = []
     var south = Double.infinity
     var north = -Double.infinity
@@ -163,11 +172,52 @@ package struct PlanarPolygons: Sendable {
     if east - west > 360 {
       throw RegionError(
         identifier: identifier,
-        reason: .invalidPolygon("the polygons span more than 360° of longitude once unwrapped; split them into regions"))
+        reason: .invalidPolygon("the polygons span more than 360° of longitude once unwrapped; split them into regions")
+      )
     }
     vertices = .projected(xy)
     self.ringEnds = ringEnds.count == 1 ? [] : ringEnds
     box = GeoBox(south: south, north: north, west: west, east: east)
+  }
+
+  /// The box of `ring` when the general construction would project it to its own positions, bit
+  /// for bit (what ``sharingPositions(_:)`` then finds): given closed, at least three distinct
+  /// positions, each longitude the previous one's plus the wrapped step between them, not
+  /// around a pole. The usual GeoJSON polygon, read without making its projected copy; `nil`
+  /// for any other ring, which the general construction takes.
+  private static func boxIfOwnProjection(_ ring: [Coordinate]) -> GeoBox? {
+    let count = ring.count - 1
+    guard count >= 3 else { return nil }
+    return ring.withUnsafeBufferPointer { ring -> GeoBox? in
+      let first = ring[0]
+      let last = ring[count]
+      guard last.longitude.bitPattern == first.longitude.bitPattern,
+        last.latitude.bitPattern == first.latitude.bitPattern
+      else { return nil }
+      // As the general construction starts, from the ring's own first longitude (−0 becomes +0).
+      var x = first.longitude + wrapped(first.longitude - first.longitude)
+      guard x.bitPattern == first.longitude.bitPattern else { return nil }
+      var south = first.latitude
+      var north = first.latitude
+      var west = x
+      var east = x
+      var distinct = 1
+      for i in 1..<count {
+        let position = ring[i]
+        let before = ring[i - 1]
+        x += wrapped(position.longitude - before.longitude)
+        guard x.bitPattern == position.longitude.bitPattern else { return nil }
+        if position != before { distinct += 1 }
+        west = min(west, x)
+        east = max(east, x)
+        south = min(south, position.latitude)
+        north = max(north, position.latitude)
+      }
+      guard distinct >= 3, abs(x + wrapped(first.longitude - ring[count - 1].longitude) - first.longitude) <= 180 else {
+        return nil
+      }
+      return GeoBox(south: south, north: north, west: west, east: east)
+    }
   }
 
   /// Whether ``regionPolygons`` gives back `polygons`, the polygons these rings were made from,
@@ -269,7 +319,8 @@ package struct PlanarPolygons: Sendable {
     switch vertices {
     case .projected(let xy):
       return xy.withUnsafeBytes { raw in
-        body(VertexReader(base: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 8)!, stride: 16, xOffset: 0, yOffset: 8))
+        body(
+          VertexReader(base: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 8)!, stride: 16, xOffset: 0, yOffset: 8))
       }
     case .positions(let positions):
       return positions.withUnsafeBytes { raw in
@@ -363,7 +414,8 @@ package struct PlanarPolygons: Sendable {
     var distinct = 0
     for i in 0..<count where i == 0 || ring[i] != ring[i - 1] { distinct += 1 }
     guard distinct >= 3 else {
-      throw RegionError(identifier: identifier, reason: .ringTooShort(polygon: polygon, ring: index, positions: distinct))
+      throw RegionError(
+        identifier: identifier, reason: .ringTooShort(polygon: polygon, ring: index, positions: distinct))
     }
     let first = xy.count
     var x = origin + wrapped(ring[0].longitude - origin)
@@ -378,7 +430,9 @@ package struct PlanarPolygons: Sendable {
     let turn = closingX - xy[first]
     if abs(turn) > 180 {
       // The ring winds once around the pole: close it along the pole's "parallel".
-      guard index == 0 else { throw RegionError(identifier: identifier, reason: .holeEncirclesPole(polygon: polygon, ring: index)) }
+      guard index == 0 else {
+        throw RegionError(identifier: identifier, reason: .holeEncirclesPole(polygon: polygon, ring: index))
+      }
       let pole = turn > 0 ? 90.0 : -90.0
       xy += [closingX, ring[0].latitude, closingX, pole, xy[first], pole]
     }
