@@ -200,7 +200,7 @@ package.targets += [
   ),
   .testTarget(
     name: "TrackIOTests",
-    dependencies: ["TrackIO", "Geofencing", "CellHandoff", "Geodesy", "SeededRandom", "_GeoWakeTestSupport"]
+    dependencies: ["TrackIO", "JSONBytes", "Geofencing", "CellHandoff", "Geodesy", "SeededRandom", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "RuntimeIOTests",

@@ -231,9 +231,10 @@ package struct JSONScanner {
     try number(path(), converting: nil)
   }
 
-  /// A number, its value computed by `convert` from its text (a faster correctly rounded
-  /// parser) unless it is a short integer; the standard library's when `convert` is nil or gives
-  /// nil.
+  /// A number, correctly rounded: computed from the digits as they are scanned when it has at
+  /// most 15 significant digits, a scale of at most 22 and no exponent (``ExactDecimal``, the
+  /// usual coordinate or integer); otherwise by `convert` from its text (a faster correctly
+  /// rounded parser), or the standard library's when `convert` is nil or gives nil.
   package mutating func number(
     _ path: @autoclosure () -> String, converting convert: ((UnsafeBufferPointer<UInt8>) -> Double?)?
   ) throws(JSONError) -> (value: Double, integer: Bool, range: Range<Int>) {
@@ -245,15 +246,25 @@ package struct JSONScanner {
       throw fail(path(), "found \(found()): expected a number")
     }
     var integer = true
+    // The first 19 significant digits, and the power of ten that scales them to the number: the
+    // usual number (at most 15 digits, no exponent) is computed from them without a second scan.
     var mantissa: UInt64 = 0
     var digits = 0
+    var scale = 0
+    // A digit past the 19th significant one, or an exponent: the value is left to `convert`.
+    var exact = true
     if bytes[i] == UInt8(ascii: "0") {
       i += 1
       if i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { throw fail(path(), "leading zero in a number", at: start) }
     } else {
       while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) {
-        if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(bytes[i] - 48) }
-        digits += 1
+        if digits < 19 {
+          mantissa = mantissa &* 10 &+ UInt64(bytes[i] - 48)
+          digits += 1
+        } else {
+          scale += 1
+          exact = false
+        }
         i += 1
       }
     }
@@ -261,11 +272,21 @@ package struct JSONScanner {
       integer = false
       i += 1
       let first = i
-      while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { i += 1 }
+      while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) {
+        if digits < 19 {
+          mantissa = mantissa &* 10 &+ UInt64(bytes[i] - 48)
+          if mantissa > 0 { digits += 1 }
+          scale -= 1
+        } else {
+          exact = false
+        }
+        i += 1
+      }
       guard i > first else { throw fail(path(), "no digit after the decimal point") }
     }
     if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
       integer = false
+      exact = false
       i += 1
       if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
       let first = i
@@ -273,9 +294,8 @@ package struct JSONScanner {
       guard i > first else { throw fail(path(), "no digit in the exponent") }
     }
     let negative = bytes[start] == UInt8(ascii: "-")
-    if integer, digits <= 15 {
-      let v = Double(mantissa)
-      return (negative ? -v : v, true, start..<i)
+    if exact, let v = ExactDecimal.value(mantissa, digits: digits, scale: scale) {
+      return (negative ? -v : v, integer, start..<i)
     }
     if let convert, let v = convert(UnsafeBufferPointer(rebasing: bytes[start..<i])), v.isFinite { return (v, integer, start..<i) }
     let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)

@@ -1,4 +1,5 @@
 import Foundation
+import JSONBytes
 import SeededRandom
 import Testing
 @testable import TrackIO
@@ -53,6 +54,37 @@ struct DecimalParsingTests {
       guard case .number(let v) = node.value else { Issue.record("\(text) not a number"); continue }
       #expect(v.bitPattern == Double(text)?.bitPattern, "\(text)")
     }
+  }
+
+  /// Random JSON numbers scanned one at a time (``JSONScanner/number(_:converting:)``, which
+  /// computes the usual ones from the digits it scans), with and without the fast parser behind
+  /// it: the same bits. Up to 24 digits, leading zeros after the point, exponents.
+  @Test(arguments: [UInt64(4), 5])
+  func scannedJSONNumbersGiveTheStandardLibrarysBits(seed: UInt64) throws {
+    var rng = SeededGenerator(seed: seed)
+    var checked = 0
+    for _ in 0..<100_000 {
+      let digits = 1 + Int(rng.next() % 24)
+      var mantissa = String((0..<digits).map { _ in Character(Unicode.Scalar(UInt8(48 + rng.next() % 10))) })
+      let point = Int(rng.next() % UInt64(digits + 1))
+      if point < digits { mantissa.insert(".", at: mantissa.index(mantissa.startIndex, offsetBy: point)) }
+      if mantissa.hasPrefix(".") { mantissa = "0" + mantissa }
+      // JSON allows no leading zero before another digit.
+      while mantissa.count > 1, mantissa.hasPrefix("0"), mantissa.dropFirst().first != "." { mantissa.removeFirst() }
+      var text = (rng.next() % 2 == 0 ? "-" : "") + mantissa
+      if rng.next() % 4 == 0 { text += (rng.next() % 2 == 0 ? "e" : "E") + String(Int(rng.next() % 60) - 30) }
+      guard let reference = Double(text), reference.isFinite else { continue }
+      for convert in [nil, ByteNumbers.double] as [((UnsafeBufferPointer<UInt8>) -> Double?)?] {
+        var bytes = Array(text.utf8)
+        let value = try bytes.withUnsafeMutableBufferPointer { buffer in
+          var scanner = JSONScanner(UnsafeBufferPointer(buffer))
+          return try scanner.number("$", converting: convert).value
+        }
+        #expect(value.bitPattern == reference.bitPattern, "\(text)")
+      }
+      checked += 1
+    }
+    #expect(checked > 90_000)
   }
 
   /// Every length up to 40 digits, every exponent a double can reach (and past it).

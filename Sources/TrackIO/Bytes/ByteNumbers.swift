@@ -1,12 +1,7 @@
+import JSONBytes
+
 /// Number and timestamp parsing straight from UTF-8 bytes: no `String` per field.
 package enum ByteNumbers {
-  /// 10⁰ … 10²², every one exact in a `Double`; literals, so that the table is initialised
-  /// statically (no lazy-initialisation check on the hot path).
-  private static let powersOfTen: [Double] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
-    1e21, 1e22,
-  ]
-
   /// Parses a decimal integer (`42`, `-1`, `+7`); nil for anything else or past `Int`'s range.
   package static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     var i = 0
@@ -108,11 +103,7 @@ package enum ByteNumbers {
     }
     guard i == n else { return nil }
     let totalScale = scale + exponent
-    if digits <= 15 && abs(totalScale) <= 22 {
-      var value = Double(mantissa)
-      value = totalScale < 0 ? value / powersOfTen[-totalScale] : value * powersOfTen[totalScale]
-      return negative ? -value : value
-    }
+    if let value = ExactDecimal.value(mantissa, digits: digits, scale: totalScale) { return negative ? -value : value }
     if mantissa == 0 { return negative ? -0.0 : 0.0 }
     if let value = eiselLemire(mantissa, totalScale),
       !truncated || eiselLemire(mantissa + 1, totalScale)?.bitPattern == value.bitPattern
