@@ -10,15 +10,16 @@ extension PolygonRegion {
   /// the even-odd rule, which is the usual meaning only for valid polygons; call this on polygons
   /// from outside (files, users) to reject the others with GEOS's explanation.
   ///
-  /// A polygon of one ring that is certainly simple (`PlanarPolygons.isCertainlySimpleRing`:
-  /// exact orientation signs, beyond any rounding, show no two edges meeting but at a shared
-  /// vertex) passes without a GEOS geometry being built: GEOS finds every such ring valid. The
-  /// others, and every invalid polygon, are decided and explained by GEOS.
+  /// A polygon that is certainly valid (`PlanarPolygons.isCertainlyValid`: orientation signs,
+  /// beyond any rounding, show every ring simple, no two rings touching, each hole inside its
+  /// exterior ring and in no other hole, no part inside another) passes without a GEOS geometry
+  /// being built: GEOS finds every such polygon valid. The others, and every invalid polygon, are
+  /// decided and explained by GEOS.
   /// - Throws: ``RegionError`` with ``RegionError/Reason/invalidPolygon(_:)`` quoting GEOS's
   ///   reason and location (projected coordinates: longitude unwrapped, latitude, in degrees), or
   ///   ``RegionError/Reason/geometryEngine(_:)`` if GEOS itself fails.
   public func validateWithGEOS() throws(RegionError) {
-    if planar.isCertainlySimpleRing { return }
+    if planar.isCertainlyValid { return }
     let reason: String?
     do throws(GEOSError) {
       let context = try GEOSContext()

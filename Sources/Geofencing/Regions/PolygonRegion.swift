@@ -349,6 +349,22 @@ package struct PlanarPolygons: Sendable {
   /// The number of rings.
   var ringCount: Int { max(1, ringEnds.count) }
 
+  /// Each ring's vertices `first..<end` (the last repeating the first) and whether it is an
+  /// exterior ring (it starts a polygon; the rings after it up to the next exterior are its
+  /// holes), ring after ring.
+  var ringLayout: [(first: Int, end: Int, exterior: Bool)] {
+    if ringEnds.isEmpty { return [(0, vertexCount, true)] }
+    var layout: [(first: Int, end: Int, exterior: Bool)] = []
+    layout.reserveCapacity(ringEnds.count)
+    var first = 0
+    for encoded in ringEnds {
+      let end = Int(encoded < 0 ? ~encoded : encoded)
+      layout.append((first, end, encoded < 0))
+      first = end
+    }
+    return layout
+  }
+
   /// Calls `body` with each ring's vertices as [x0, y0, x1, y1, …] (closed), ring after ring,
   /// and whether the ring is an exterior one (it starts a polygon; the rest are its holes). The
   /// buffer is valid only inside `body`; projected vertices are passed where they lie, a region's
