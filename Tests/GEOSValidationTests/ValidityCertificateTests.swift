@@ -243,6 +243,31 @@ import Testing
     }
   }
 
+  /// A comb whose teeth are long edges side by side: every two of them overlap in longitude, so
+  /// that a sweep over their boxes would look at every pair. With 1,000 teeth the certificate
+  /// stops at its budget and leaves the polygon to GEOS, which finds it valid; with 10 it
+  /// certifies it.
+  @Test func aCombOfLongEdgesIsLeftToGEOSBeyondTheBudget() throws {
+    func comb(teeth: Int) throws -> PolygonRegion {
+      let (x, y, width, spine, step) = (10.0, 45.0, 0.5, 0.01, 0.0001)
+      var ring = [(x, y)]
+      for k in 0..<teeth {
+        let bottom = y + Double(2 * k) * step
+        ring += [(x + width, bottom), (x + width, bottom + step)]
+        if k < teeth - 1 { ring += [(x + spine, bottom + step), (x + spine, bottom + 2 * step)] }
+      }
+      ring.append((x, y + Double(2 * teeth - 1) * step))
+      return try PolygonRegion(
+        identifier: "comb-\(teeth)", exterior: try ring.map { try Coordinate(latitude: $0.1, longitude: $0.0) })
+    }
+    let large = try comb(teeth: 1_000)
+    #expect(!large.planar.isCertainlyValid)
+    try large.validateWithGEOS()
+    let small = try comb(teeth: 10)
+    #expect(small.planar.isCertainlyValid)
+    try small.validateWithGEOS()
+  }
+
   /// Every polygon of the containment tests' generator (holes, MultiPolygons, collinear runs,
   /// spikes, holes touching their exterior ring) and the invalid ones made from them.
   @Test(arguments: [UInt64(5), 6])

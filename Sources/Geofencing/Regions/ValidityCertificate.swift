@@ -22,7 +22,8 @@ extension PlanarPolygons {
   ///
   /// False means only that this is not certain: a run of collinear vertices, a touch (a hole
   /// touching its exterior ring at a vertex is valid), a crossing, an orientation within the
-  /// bound, or more than ``mostRings`` rings. GEOS decides those (`validateWithGEOS()` in
+  /// bound, more than ``mostRings`` rings, or more than ``pairsPerEdge`` pairs of edges to look
+  /// at per edge. GEOS decides those (`validateWithGEOS()` in
   /// `GEOSValidation`).
   ///
   /// Cost: the edges' boxes sorted by west end, then each edge tested against the edges whose
@@ -61,12 +62,17 @@ extension PlanarPolygons {
         // Sorted in place: every copy of the buffer's pointer sees the same memory.
         var byWest = boxes
         byWest.sort { $0.west < $1.west }
+        // Pairs of boxes overlapping in longitude, at most so many: rings of many long edges side by
+        // side (a comb) would make the sweep quadratic, where GEOS's monotone chains are not.
+        var budget = Self.pairsPerEdge * edgeCount + 1024
         for a in 0..<edgeCount {
           let box = boxes[a]
           var b = a + 1
           while b < edgeCount && boxes[b].west <= box.east {
             let other = boxes[b]
             b += 1
+            budget -= 1
+            guard budget > 0 else { return false }
             guard other.south <= box.north, box.south <= other.north else { continue }
             let i = Int(box.edge)
             let j = Int(other.edge)
@@ -86,6 +92,11 @@ extension PlanarPolygons {
 
   /// The most rings ``isCertainlyValid`` decides (each is tested against the others).
   static let mostRings = 32
+
+  /// The most pairs of edges overlapping in longitude ``isCertainlyValid`` looks at, per edge
+  /// (plus 1,024): beyond, GEOS decides. The polygons of `compare-peers` have at most 6 per edge,
+  /// its coastline-shaped districts at most 10.
+  static let pairsPerEdge = 32
 
   /// For rings whose boundaries are certainly apart (``isCertainlyValid``): whether each hole is
   /// inside its exterior ring and in no other hole of its polygon, and no exterior ring is inside
