@@ -126,24 +126,60 @@ struct CrossingsCommand: AsyncParsableCommand {
   static func duration(_ seconds: Double) -> String { NumberText.duration(seconds) }
 
   static func writeRow(_ c: RegionCrossing, _ out: ByteSink, device: String? = nil) throws(TrackIOError) {
+    // Straight into the sink, each column as `String.column` pads it: no string made per row.
     if let device { try out.write(device, column: 16) }
     try out.writeTimestamp(c.time, fractionDigits: 3)
-    try out.write("  " + c.region.rawValue.column(17) + " ")
-    try out.write(c.direction.rawValue.column(6) + " ")
+    try out.write("  ")
+    try out.write(c.region.rawValue, column: 17)
+    try out.write(" ")
+    try out.write(c.direction.rawValue, column: 6)
+    try out.write(" ")
     try out.write(c.coordinate.latitude, decimals: 7)
     try out.write("   ")
     try out.write(c.coordinate.longitude, decimals: 7)
-    let fixes = "\(c.fromFix)→\(c.toFix)"
-    try out.write("   " + (c.isPassThrough ? fixes.column(12) + "  pass\n" : fixes + "\n"))
+    try out.write("   ")
+    try out.write(c.fromFix)
+    try out.write("→")
+    try out.write(c.toFix)
+    guard c.isPassThrough else { return try out.write("\n") }
+    // "from→to" as a column of 12 characters ("→" is one).
+    let width = decimalDigits(c.fromFix) + 1 + decimalDigits(c.toFix)
+    try out.write("", column: max(1, 12 - width))
+    try out.write("  pass\n")
+  }
+
+  /// The number of decimal digits of `n` (at least 0).
+  private static func decimalDigits(_ n: Int) -> Int {
+    var digits = 1
+    var rest = n / 10
+    while rest > 0 {
+      digits += 1
+      rest /= 10
+    }
+    return digits
   }
 
   static func writeJSON(_ c: RegionCrossing, _ out: ByteSink, device: String? = nil) throws(TrackIOError) {
-    try out.write((device.map { "{\"device\":" + JSONText.quoted($0) + "," } ?? "{") + "\"event\":\"\(c.direction.rawValue)\",\"region\":\(JSONText.quoted(c.region.rawValue)),\"crossedAt\":\"")
+    if let device {
+      try out.write("{\"device\":")
+      try out.writeJSONString(device)
+      try out.write(",\"event\":\"")
+    } else {
+      try out.write("{\"event\":\"")
+    }
+    try out.write(c.direction.rawValue)
+    try out.write("\",\"region\":")
+    try out.writeJSONString(c.region.rawValue)
+    try out.write(",\"crossedAt\":\"")
     try out.writeTimestamp(c.time, fractionDigits: 6)
     try out.write("\",\"lat\":")
     try out.write(c.coordinate.latitude, decimals: 8)
     try out.write(",\"lon\":")
     try out.write(c.coordinate.longitude, decimals: 8)
-    try out.write(",\"fromFix\":\(c.fromFix),\"toFix\":\(c.toFix),\"passThrough\":\(c.isPassThrough)}\n")
+    try out.write(",\"fromFix\":")
+    try out.write(c.fromFix)
+    try out.write(",\"toFix\":")
+    try out.write(c.toFix)
+    try out.write(c.isPassThrough ? ",\"passThrough\":true}\n" : ",\"passThrough\":false}\n")
   }
 }

@@ -10,6 +10,10 @@ struct CrossingsCommandTests {
     ])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("2018-11-29T02:29:48.141Z  aoyama-itchome    enter"))
+    // A pass-through row, every column as wide as the header's.
+    #expect(
+      result.stdout.contains(
+        "\n2018-11-29T05:10:31.595Z  shibuya-station   enter  35.6597792   139.7019544   2031→2032     pass\n"))
     #expect(result.stdout.hasSuffix("4142 fixes over 7 h 34 min, 8 regions: 55 enters, 55 exits (22 in pass-throughs)\ninside at the end: none\n"))
   }
 
@@ -30,6 +34,10 @@ struct CrossingsCommandTests {
     let lines = first.stdout.split(separator: "\n")
     #expect(lines.count == 110)
     #expect(lines[0] == #"{"event":"enter","region":"aoyama-itchome","crossedAt":"2018-11-29T02:29:48.140529Z","lat":35.67225349,"lon":139.72185976,"fromFix":512,"toFix":513,"passThrough":false}"#)
+    #expect(
+      lines.contains(
+        #"{"event":"enter","region":"shibuya-station","crossedAt":"2018-11-29T05:10:31.595025Z","lat":35.65977921,"lon":139.70195445,"fromFix":2031,"toFix":2032,"passThrough":true}"#
+      ))
   }
 
   @Test func badRegionFileNamesLineAndColumn() throws {
