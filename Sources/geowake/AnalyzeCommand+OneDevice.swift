@@ -35,13 +35,15 @@ extension AnalyzeCommand {
     _ summary: DeviceTimeline.Summary, _ checks: InputChecks, pointsWithoutTime: Int, track: String, hasApp: Bool
   ) throws {
     let m = summary.monitor
-    let regionList = m.monitoredRegions + m.failedRegions
+    // The regions as the monitor holds them, each made when the far check reaches it (it stops at
+    // the first near one): not the whole list again.
+    let regionList = [AnySequence(m.regions.lazyRegions), AnySequence(m.failedRegions)].joined()
     var nothingToAnalyse = false
     if m.fixCount == 0 {
       Diagnostics.error(InputChecks.noFixWarning(track: track))
       nothingToAnalyse = true
     }
-    if let regions, regionList.isEmpty {
+    if let regions, m.regions.isEmpty && m.failedRegions.isEmpty {
       Diagnostics.error(InputChecks.noRegionWarning(regions: regions))
       if summary.cells == nil && !hasApp { nothingToAnalyse = true }
     }

@@ -52,15 +52,16 @@ struct InputChecks {
   /// The distance (metres, on a sphere of the Earth's mean radius) from the fixes' box to the
   /// nearest of `regions`, when every region is farther than ``farDistance``; nil when some
   /// region is nearer, or there are no fixes or regions.
-  func distanceWhenFar(from regions: [Region]) -> Double? {
-    guard let box, !regions.isEmpty else { return nil }
+  func distanceWhenFar(from regions: some Sequence<Region>) -> Double? {
+    guard let box else { return nil }
     var least = Double.infinity
     for region in regions {
       let d = Self.distance(from: box, to: region)
       if d <= Self.farDistance { return nil }
       least = min(least, d)
     }
-    return least
+    // No region at all: nothing is far.
+    return least < .infinity ? least : nil
   }
 
   /// The warning for times of `what` (such as "the fixes of track.gpx") from `earliest` to
@@ -151,7 +152,7 @@ struct InputChecks {
   static func noFixWarning(track: String) -> String { "warning: no fix of \(track) was used, so nothing was analysed" }
 
   /// The warning for a track far from every region, if it is.
-  func farWarning(track: String, regions: String, _ list: [Region]) -> String? {
+  func farWarning(track: String, regions: String, _ list: some Sequence<Region>) -> String? {
     guard let d = distanceWhenFar(from: list) else { return nil }
     return "warning: every fix of \(track) is more than \(Int(Self.farDistance / 1000)) km from every region of \(regions) "
       + "(the nearest is \(Int((d / 1000).rounded())) km away): are the regions for another place, or latitude and longitude swapped?"

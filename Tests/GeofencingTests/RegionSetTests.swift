@@ -85,6 +85,19 @@ struct RegionSetTests {
     #expect(enters > 10, "the devices should enter regions")
   }
 
+  /// The regions made one by one as they are reached are the list made at once, in slot order,
+  /// a redefined identifier in its first place.
+  @Test func lazyRegionsAreTheRegions() throws {
+    let center = try Coordinate(latitude: 48.85, longitude: 2.35)
+    let fixes = syntheticFixes(seed: 9, count: 500, interval: 1, center: center)
+    var regions = regionsAlong(fixes, seed: 9, count: 200, polygonFraction: 0.3)
+    regions.append(.circle(try CircularRegion(identifier: regions[3].identifier.rawValue, center: center, radius: 75)))
+    let set = RegionSet(regions)
+    #expect(Array(set.lazyRegions) == set.regions)
+    #expect(set.regions.count == 200 && set.regions[3] == regions[200])
+    #expect(Array(RegionSet([]).lazyRegions).isEmpty)
+  }
+
   /// Devices over one set in concurrent tasks (the set is `Sendable`; its cells are built by
   /// whichever task enters them first) give the events they give one after another.
   @Test func concurrentDevicesAgreeWithSequentialOnes() async throws {

@@ -228,6 +228,12 @@ public struct RegionIndex: Sendable {
   /// Every region, in slot order.
   var slotRegions: [Region] { identifiers.indices.compactMap { region(slot: $0) } }
 
+  /// Every region, in slot order, each made when it is reached.
+  var lazySlotRegions: some Sequence<Region> {
+    let index = self
+    return identifiers.indices.lazy.compactMap { index.region(slot: $0) }
+  }
+
   /// ``Region/stableHash`` of the region in `slot`, computed from the slot's records.
   func stableHash(slot: Int) -> UInt64? {
     guard let identifier = identifiers[slot] else { return nil }

@@ -90,6 +90,10 @@ public struct RegionSet: Sendable {
   /// Every region, in slot order (see the type's discussion).
   public var regions: [Region] { index.slotRegions }
 
+  /// ``regions``, each made only when it is reached: for a pass that may stop early, without
+  /// making every region of a large set at once.
+  public var lazyRegions: some Sequence<Region> { index.lazySlotRegions }
+
   /// The identifiers of every region containing `point` (boundary included), sorted.
   public func regions(containing point: Coordinate) -> [RegionIdentifier] { index.regions(containing: point) }
 
