@@ -16,6 +16,7 @@ import Testing
 @Suite struct ValidityCertificateTests {
   enum Kind: CaseIterable {
     case star, convex, flat, shuffled, onVertex, onEdge, nearEdge, nearLongEdge, collinear, spike, repeated, tiny, huge
+    case straightRuns, runBackAlongASide
   }
 
   static func star(_ rng: inout SeededGenerator, x: Double, y: Double, count: Int, radii: ClosedRange<Double>)
@@ -83,6 +84,24 @@ import Testing
       ring.insert(contentsOf: [(a.0 + (b.0 - a.0) * 3, a.1 + (b.1 - a.1) * 3), a], at: k + 1)
     case .repeated:
       ring.insert(ring[k], at: k)
+    case .straightRuns, .runBackAlongASide:
+      // A rectangle whose sides carry positions on their lines (exactly: one coordinate is the
+      // side's), in order along each side; or, once, out of order (the ring steps back along the
+      // side, over itself).
+      let (west, south) = (x, y)
+      let (east, north) = (x + size, y + size * rng.uniform(0.3...1))
+      func along(_ from: Double, _ to: Double) -> [Double] {
+        (0..<Int(rng.next(below: 4)) + 1).map { _ in from + (to - from) * rng.uniform(0.05...0.95) }
+          .sorted { from < to ? $0 < $1 : $0 > $1 }
+      }
+      var bottom = along(west, east)
+      if kind == .runBackAlongASide {
+        bottom.append(bottom[0] - (bottom[0] - west) / 2)
+      }
+      ring =
+        [(west, south)] + bottom.map { ($0, south) } + [(east, south)] + along(south, north).map { (east, $0) }
+        + [(east, north)] + along(east, west).map { ($0, north) } + [(west, north)]
+        + along(north, south).map { (west, $0) }
     case .tiny:
       ring = star(&rng, x: x, y: y, count: count, radii: 1e-7...1e-6)
     case .huge:
@@ -118,16 +137,20 @@ import Testing
     for kind in [Kind.shuffled, .onVertex, .onEdge, .spike] {
       #expect(valid[kind, default: 0] < total[kind, default: 0], "\(kind): some invalid")
     }
+    #expect(
+      valid[.runBackAlongASide, default: 0] == 0 && valid[.straightRuns, default: 0] == total[.straightRuns, default: 0]
+    )
     // The certificate spares GEOS the usual polygon.
     #expect(certified[.convex, default: 0] == total[.convex, default: 0])
-    for kind in [Kind.star, .tiny, .huge] {
+    for kind in [Kind.star, .tiny, .huge, .repeated, .straightRuns] {
       #expect(
         Double(certified[kind, default: 0]) >= 0.95 * Double(valid[kind, default: 0]),
         "\(kind): \(certified[kind, default: 0]) of \(valid[kind, default: 0]) valid certified")
     }
-    // Never where a vertex lies on another vertex or repeats. (A midpoint put on an edge is
-    // mostly off its line by a rounding; where that leaves the ring simple, GEOS agrees.)
-    for kind in [Kind.flat, .onVertex, .repeated] {
+    // Never where a vertex lies on another vertex, or the ring steps back along a line. (A
+    // midpoint put on an edge is mostly off its line by a rounding; where that leaves the ring
+    // simple, GEOS agrees.)
+    for kind in [Kind.flat, .onVertex, .runBackAlongASide] {
       #expect(certified[kind, default: 0] == 0, "\(kind)")
     }
   }

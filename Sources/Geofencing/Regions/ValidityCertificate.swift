@@ -1,8 +1,9 @@
 extension PlanarPolygons {
   /// Whether these rings are certainly a valid polygon or multipolygon in the OGC sense, decided
   /// in GeoWake's own arithmetic. True only when:
-  /// - every ring is closed, has at least three edges, no edge of length zero and a turn at every
-  ///   vertex (its two edges not along one line);
+  /// - every ring is closed and has at least three edges of nonzero length (a repeated position
+  ///   makes an edge of none, which is passed over); at every vertex the ring turns, or goes on
+  ///   exactly along the line it came (a run of collinear positions), never back along it;
   /// - every two edges that do not follow each other in one ring are apart: no two rings touch,
   ///   and no ring touches itself;
   /// - each hole lies inside its polygon's exterior ring and inside no other hole of it;
@@ -20,7 +21,7 @@ extension PlanarPolygons {
   /// whose boxes do not meet are apart without a test. Containment is the even-odd count of a
   /// ray's crossings, each decided by such a sign.
   ///
-  /// False means only that this is not certain: a run of collinear vertices, a touch (a hole
+  /// False means only that this is not certain: a touch (a hole
   /// touching its exterior ring at a vertex is valid), a crossing, an orientation within the
   /// bound, more than ``mostRings`` rings, or more than ``pairsPerEdge`` pairs of edges to look
   /// at per edge. GEOS decides those (`validateWithGEOS()` in
@@ -37,6 +38,8 @@ extension PlanarPolygons {
       guard ring.end - ring.first >= 4 else { return false }
       edgeCount += ring.end - ring.first - 1
     }
+    // Per ring, its edges of nonzero length (a repeated position makes an edge of none).
+    var kept = [Int](repeating: 0, count: rings.count)
     return withVertices { vertices in
       withUnsafeTemporaryAllocation(of: EdgeBox.self, capacity: edgeCount) { boxes in
         var count = 0
@@ -46,43 +49,52 @@ extension PlanarPolygons {
           let closing = vertices.edge(last)
           let opening = vertices.edge(ring.first)
           guard closing.z == opening.x, closing.w == opening.y else { return false }
+          let ringStart = count
           for i in ring.first...last {
             let e = vertices.edge(i)
-            guard e.x.isFinite, e.y.isFinite, e.x != e.z || e.y != e.w else { return false }
-            // The turn at the edge's end, into the next edge of the ring.
-            let next = vertices.edge(i == last ? ring.first : i + 1)
-            guard Self.certainSign(e.x, e.y, e.z, e.w, next.z, next.w) != 0 else { return false }
+            guard e.x.isFinite, e.y.isFinite else { return false }
+            guard e.x != e.z || e.y != e.w else { continue }
             (boxes.baseAddress! + count).initialize(
               to: EdgeBox(
                 west: min(e.x, e.z), east: max(e.x, e.z), south: min(e.y, e.w), north: max(e.y, e.w), edge: Int32(i),
-                ring: Int32(r)))
+                ring: Int32(r), ordinal: Int32(count - ringStart)))
             count += 1
           }
+          kept[r] = count - ringStart
+          guard kept[r] >= 3 else { return false }
+          // The turn at each edge's end, into the next edge of the ring (repeated positions
+          // skipped): certain, or none at all with the ring going on forward.
+          for k in ringStart..<count {
+            let e = vertices.edge(Int(boxes[k].edge))
+            let next = vertices.edge(Int(boxes[k + 1 == count ? ringStart : k + 1].edge))
+            guard Self.turnsOrGoesOn(e, next) else { return false }
+          }
         }
-        // Sorted in place: every copy of the buffer's pointer sees the same memory.
-        var byWest = boxes
+        // The boxes made (edges of length zero have none), sorted in place: every copy of the
+        // buffer's pointer sees the same memory.
+        var byWest = UnsafeMutableBufferPointer(rebasing: boxes[0..<count])
         byWest.sort { $0.west < $1.west }
         // Pairs of boxes overlapping in longitude, at most so many: rings of many long edges side by
         // side (a comb) would make the sweep quadratic, where GEOS's monotone chains are not.
-        var budget = Self.pairsPerEdge * edgeCount + 1024
-        for a in 0..<edgeCount {
+        var budget = Self.pairsPerEdge * count + 1024
+        for a in 0..<count {
           let box = boxes[a]
           var b = a + 1
-          while b < edgeCount && boxes[b].west <= box.east {
+          while b < count && boxes[b].west <= box.east {
             let other = boxes[b]
             b += 1
             budget -= 1
             guard budget > 0 else { return false }
             guard other.south <= box.north, box.south <= other.north else { continue }
-            let i = Int(box.edge)
-            let j = Int(other.edge)
             if box.ring == other.ring {
-              // Edges that follow each other share their vertex and turn there (checked above).
-              let ring = rings[Int(box.ring)]
-              let gap = abs(i - j)
-              if gap == 1 || gap == ring.end - ring.first - 2 { continue }
+              // Edges that follow each other share their vertex and meet only there (checked
+              // above).
+              let gap = abs(box.ordinal - other.ordinal)
+              if gap == 1 || gap == kept[Int(box.ring)] - 1 { continue }
             }
-            guard Self.certainlyApart(vertices.edge(i), vertices.edge(j)) else { return false }
+            guard Self.certainlyApart(vertices.edge(Int(box.edge)), vertices.edge(Int(other.edge))) else {
+              return false
+            }
           }
         }
         return rings.count == 1 || Self.ringsNestCorrectly(rings, vertices)
@@ -157,7 +169,8 @@ extension PlanarPolygons {
     return inside
   }
 
-  /// An edge's bounding box, its index (from vertex `edge` to the next) and its ring.
+  /// An edge's bounding box, its index (from vertex `edge` to the next), its ring and its place
+  /// in the ring.
   private struct EdgeBox {
     var west: Double
     var east: Double
@@ -165,6 +178,21 @@ extension PlanarPolygons {
     var north: Double
     var edge: Int32
     var ring: Int32
+    /// Its place among its ring's edges of nonzero length.
+    var ordinal: Int32
+  }
+
+  /// Whether edge e (a → b) and the edge after it, `next` (b → c), meet only at b: c certainly off
+  /// the line of e, or exactly on it (exact orientation) with the ring going on in the direction of
+  /// e (no step back along it).
+  @inline(__always)
+  private static func turnsOrGoesOn(_ e: SIMD4<Double>, _ next: SIMD4<Double>) -> Bool {
+    if certainSign(e.x, e.y, e.z, e.w, next.z, next.w) != 0 { return true }
+    guard PlanarOrientation.sign(e.x, e.y, e.z, e.w, next.z, next.w) == 0 else { return false }
+    // On one line: onward when each coordinate moves the same way along both edges (neither edge
+    // has length zero, so a step back turns at least one of them around).
+    func way(_ from: Double, _ to: Double) -> Int { from < to ? 1 : from > to ? -1 : 0 }
+    return way(e.x, e.z) == way(next.x, next.z) && way(e.y, e.w) == way(next.y, next.w)
   }
 
   /// Whether edges p and q, each (x0, y0, x1, y1), certainly share no point: the ends of one
