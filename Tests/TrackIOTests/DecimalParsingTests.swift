@@ -28,17 +28,24 @@ struct DecimalParsingTests {
     }
   }
 
+  /// A random decimal: 1 to 24 random digits with the point anywhere (or nowhere), negative one
+  /// time in two, an exponent from −30 to 29 one time in three.
+  static func randomDecimal(_ rng: inout SeededGenerator) -> String {
+    let digits = 1 + Int(rng.next() % 24)
+    var mantissa = String((0..<digits).map { _ in Character(Unicode.Scalar(UInt8(48 + rng.next() % 10))) })
+    let point = Int(rng.next() % UInt64(digits + 1))
+    if point < digits { mantissa.insert(".", at: mantissa.index(mantissa.startIndex, offsetBy: point)) }
+    if mantissa.hasPrefix(".") { mantissa = "0" + mantissa }
+    var text = (rng.next() % 2 == 0 ? "-" : "") + mantissa
+    if rng.next() % 3 == 0 { text += "e" + String(Int(rng.next() % 60) - 30) }
+    return text
+  }
+
   @Test(arguments: [UInt64(1), 2, 3])
   func randomDecimalsGiveTheStandardLibrarysBits(seed: UInt64) {
     var rng = SeededGenerator(seed: seed)
     for _ in 0..<200_000 {
-      let digits = 1 + Int(rng.next() % 24)
-      var mantissa = String((0..<digits).map { _ in Character(Unicode.Scalar(UInt8(48 + rng.next() % 10))) })
-      let point = Int(rng.next() % UInt64(digits + 1))
-      if point < digits { mantissa.insert(".", at: mantissa.index(mantissa.startIndex, offsetBy: point)) }
-      if mantissa.hasPrefix(".") { mantissa = "0" + mantissa }
-      var text = (rng.next() % 2 == 0 ? "-" : "") + mantissa
-      if rng.next() % 3 == 0 { text += "e" + String(Int(rng.next() % 60) - 30) }
+      let text = Self.randomDecimal(&rng)
       guard let reference = Double(text), reference.isFinite else { continue }
       #expect(Self.parse(text)?.bitPattern == reference.bitPattern, "\(text)")
     }
@@ -64,15 +71,14 @@ struct DecimalParsingTests {
     var rng = SeededGenerator(seed: seed)
     var checked = 0
     for _ in 0..<100_000 {
-      let digits = 1 + Int(rng.next() % 24)
-      var mantissa = String((0..<digits).map { _ in Character(Unicode.Scalar(UInt8(48 + rng.next() % 10))) })
-      let point = Int(rng.next() % UInt64(digits + 1))
-      if point < digits { mantissa.insert(".", at: mantissa.index(mantissa.startIndex, offsetBy: point)) }
-      if mantissa.hasPrefix(".") { mantissa = "0" + mantissa }
-      // JSON allows no leading zero before another digit.
-      while mantissa.count > 1, mantissa.hasPrefix("0"), mantissa.dropFirst().first != "." { mantissa.removeFirst() }
-      var text = (rng.next() % 2 == 0 ? "-" : "") + mantissa
-      if rng.next() % 4 == 0 { text += (rng.next() % 2 == 0 ? "e" : "E") + String(Int(rng.next() % 60) - 30) }
+      let decimal = Self.randomDecimal(&rng)
+      // JSON allows no leading zero before another digit, and writes an exponent with e or E.
+      let sign = decimal.hasPrefix("-") ? "-" : ""
+      var body = decimal.dropFirst(sign.count)
+      while body.count > 1, body.hasPrefix("0"), let next = body.dropFirst().first, next.isNumber {
+        body = body.dropFirst()
+      }
+      let text = sign + (rng.next() % 2 == 0 ? String(body) : body.replacingOccurrences(of: "e", with: "E"))
       guard let reference = Double(text), reference.isFinite else { continue }
       for convert in [nil, ByteNumbers.double] as [((UnsafeBufferPointer<UInt8>) -> Double?)?] {
         var bytes = Array(text.utf8)
