@@ -203,7 +203,8 @@ import Testing
       if layout == .holeNearExterior {
         // Moved toward the centre by a few units in the last place.
         let steps = Int(rng.next(below: 4)) + 1
-        hole[0] = (SimpleRingNudge.toward(hole[0].0, x, steps), SimpleRingNudge.toward(hole[0].1, y, steps))
+        let (hx, hy) = hole[0]
+        hole[0] = (nudged(hx, x > hx ? steps : -steps), nudged(hy, y > hy ? steps : -steps))
       }
       holes.append(hole)
     case .parts:
@@ -312,14 +313,5 @@ import Testing
       }
     }
     #expect(certified > 20)
-  }
-}
-
-/// A coordinate moved toward another by units in the last place.
-enum SimpleRingNudge {
-  static func toward(_ x: Double, _ target: Double, _ steps: Int) -> Double {
-    var x = x
-    for _ in 0..<steps { x = target > x ? x.nextUp : x.nextDown }
-    return x
   }
 }
