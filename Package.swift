@@ -104,7 +104,7 @@ package.targets += [
 package.targets += [
   .target(
     name: "BackgroundRuntime",
-    dependencies: ["SeededRandom", "JSONBytes"],
+    dependencies: ["SeededRandom", "SavedState", "JSONBytes"],
     // No Foundation: rounding comes from libm, linked explicitly for executables that use only this.
     linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
   )
@@ -196,7 +196,7 @@ package.targets += [
   ),
   .testTarget(
     name: "GeoWakeTests",
-    dependencies: ["GeoWake", "BackgroundRuntime", "CellHandoff", "Geofencing", "Geodesy", "SyntheticData", "SeededRandom", "_GeoWakeTestSupport"]
+    dependencies: ["GeoWake", "BackgroundRuntime", "CellHandoff", "Geofencing", "Geodesy", "SyntheticData", "SeededRandom", "SavedState", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "TrackIOTests",

@@ -77,3 +77,15 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     return value < range.upperBound ? value : range.upperBound.nextDown
   }
 }
+
+extension SeededGenerator: Codable, Hashable {
+  /// Encoded as its state: a restored generator goes on with the same sequence.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(state)
+  }
+
+  public init(from decoder: any Decoder) throws {
+    state = try decoder.singleValueContainer().decode(UInt64.self)
+  }
+}

@@ -14,6 +14,7 @@ extension AnalyzeCommand {
   struct DeviceSettings: Sendable {
     var regions: RegionSet
     var profile: RegionMonitoringProfile
+    var push: PushProfile
     var notifications: [RegionIdentifier: RegionNotifications]
     var seed: UInt64
     /// The cell model for tracks that name no cells, and for tracks that do.
@@ -40,8 +41,8 @@ extension AnalyzeCommand {
     }
     let cells = try cellConfiguration(trackNamesCells: false)
     let settings = DeviceSettings(
-      regions: RegionSet(regionFile.regions), profile: Self.profiles[profile]!, notifications: regionFile.notifications, seed: seed,
-      cells: cells, cellsFromTrack: try cells ?? cellConfiguration(trackNamesCells: true), app: try appInputs(), format: format,
+      regions: RegionSet(regionFile.regions), profile: Self.profiles[profile]!, push: Self.pushProfile(profile),
+      notifications: regionFile.notifications, seed: seed, cells: cells, cellsFromTrack: try cells ?? cellConfiguration(trackNamesCells: true), app: try appInputs(), format: format,
       reading: .init(lenient: lenient, assumeUTC: assumeUTC), regionFile: regions, regionList: regionFile.regions)
     if let regions, regionFile.regions.isEmpty { Diagnostics.error(InputChecks.noRegionWarning(regions: regions)) }
     // The settings are checked once, here, rather than failing every device alike.
@@ -49,7 +50,7 @@ extension AnalyzeCommand {
     do {
       first = try DeviceTimeline(
         regions: settings.regions, profile: settings.profile, notifications: settings.notifications, cells: settings.cells,
-        app: settings.app)
+        app: settings.app, push: settings.push)
     } catch {
       Diagnostics.error("\(regions ?? "regions"): \(error)")
       throw SysExit.dataError
@@ -103,7 +104,7 @@ extension AnalyzeCommand {
       timeline = try DeviceTimeline(
         regions: settings.regions, profile: settings.profile, notifications: settings.notifications,
         seed: DeviceTrack.seed(settings.seed, device: track.device), cells: namesCells ? settings.cellsFromTrack : settings.cells,
-        app: settings.app)
+        app: settings.app, push: settings.push)
     } catch {
       outcome.failure = "\(error)"
       return outcome

@@ -13,17 +13,19 @@ extension AnalyzeCommand {
     delivery latency, pass-throughs unseen), android (100-region cap, confirmation by the share \
     of the fix's accuracy disc inside: 85 %/15 %, low confidence in between; dwell after 5 min \
     inside; latency up to 2 min, 2-6 min when stationary) or server (the geometric truth). Events are listed \
-    in the order they were decided; each has the time the boundary was crossed, the time the \
-    app is told (or "-" when it is not) and the reason. A summary follows: events and time \
+    in the order they happen on the device, as the track streams: a region event when the app is \
+    told (or, when it is not, when the platform decided), with the time the boundary was crossed \
+    and the reason; the app's steps, pushes and fetches among them at their times. A summary follows: events and time \
     inside per region, fixes reordered (within the profile's reorder window: server 30 s, ios \
     none) and fixes rejected, and why.
 
     --format jsonl writes one JSON object per event with the keys event (enter, exit, \
-    passThrough, dwell, state, monitoringFailed), region, crossedAt, deliveredAt (ISO 8601 UTC to \
-    the microsecond, or null when not delivered), lat, lon (8 decimals), state (for state \
-    events, else null), reason, fromFix and toFix (as geowake crossings writes a crossing); \
-    other entries (cells, app steps, pushes, fetches) give their time as at. No summary; the \
-    schemas are in docs/formats.md. --format csv has the same fields as columns (empty for null). \
+    passThrough, dwell, state, monitoringFailed), region, at (when it happened on the device), \
+    crossedAt, deliveredAt (ISO 8601 UTC to the microsecond, or null when not delivered), lat, \
+    lon (8 decimals), state (for state events, else null), reason, fromFix and toFix (as \
+    geowake crossings writes a crossing); other entries (cells, app steps, push steps, fetches) \
+    have at and their own keys. No summary; the schemas are in docs/formats.md. --format csv \
+    has every key as a column (empty for null). \
     --format geojson is a FeatureCollection of the regions (kind "region") and the events \
     (kind "event", Point features with the JSON Lines keys as properties). --format html is \
     one self-contained file (no network): an SVG map of the track, regions and events with \
@@ -41,8 +43,8 @@ extension AnalyzeCommand {
 
     App: with --app SCENARIO.json, every delivered region event and significant change wakes \
     the app under the scenario's runtime profile (ios: 10 s per location wake, background tasks \
-    up to 30 s from the wake; ios7 180 s; ios6 600 s): the timeline then lists, after the \
-    location events, every step of the app — wake (state before and after, budget), handler, \
+    up to 30 s from the wake; ios7 180 s; ios6 600 s): the timeline then lists, among the \
+    location events at their times, every step of the app — wake (state before and after, budget), handler, \
     background task, budget extension, expiration, suspension, termination by the watchdog, \
     relaunch, foreground session, force-quit — and the summary adds wakes and background \
     seconds by reason, terminations, lost events and an energy estimate per reason (400 mW \

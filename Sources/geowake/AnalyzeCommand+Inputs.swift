@@ -42,6 +42,10 @@ extension AnalyzeCommand {
 
   static let profiles = RegionMonitoringProfile.named
 
+  /// The push rules that go with a region profile: Apple's documented silent-push budget with
+  /// `ios-documented`, the one phones were seen to keep otherwise.
+  static func pushProfile(_ profile: String) -> PushProfile { profile == "ios-documented" ? .iosDocumented : .ios }
+
   /// Metres between synthetic towers for `text` (urban, rural or a number), if valid.
   static func spacing(_ text: String) -> Double? {
     switch text.lowercased() {

@@ -12,7 +12,7 @@ extension AnalyzeCommand {
     do {
       return try DeviceTimeline(
         regions: RegionSet(regionFile.regions), profile: Self.profiles[profile]!, notifications: regionFile.notifications,
-        seed: seed, cells: cells, app: app)
+        seed: seed, cells: cells, app: app, push: Self.pushProfile(profile))
     } catch {
       Diagnostics.error("\(regions ?? "regions"): \(error)")
       throw SysExit.dataError

@@ -36,11 +36,17 @@ struct PushCommand: ParsableCommand {
       ExpiredProviderToken past one hour, TooManyProviderTokenUpdates when refreshed within 20 \
       min); the signature cannot be checked.
 
-      --format jsonl writes one object per request: request, at, apnsId, status, reason (or null), \
-      timestamp (milliseconds, for Unregistered), outcome (delivered, delayed, piggybacked, held, \
-      dropped, coalesced, rejected), deliveredAt (or null), delay, carrier (the apns-id or \
-      keep-alive it rode along with), wakesApp, app (shown, completed, failed, terminated, \
-      notLaunched, onScreen, notWoken) and detail.
+      The timeline has a step for each thing that happens to a request, when it happens: \
+      accepted or rejected (APNs' answer, when it is sent), then delivered, delayed, piggybacked, \
+      dropped, coalesced or held (at the end), and handled when the app's handler ends; the \
+      app's steps come among them at their times. --format table lists them, then one line per \
+      request (sent, apns-id, status, outcome, delivered, why) and the totals. --format jsonl \
+      and csv write them as geowake analyze writes push and app entries: event (pushAccepted, \
+      pushRejected, pushDelivered, pushDelayed, pushPiggybacked, pushDropped, pushCoalesced, \
+      pushHeld, pushHandled, or an app step), at, request, sentAt, apnsId, status, apnsReason \
+      (or null), timestamp (milliseconds, for Unregistered), carrier (the apns-id or keep-alive \
+      it rode along with), wakesApp, app (shown, completed, failed, terminated, killed, \
+      notLaunched, onScreen, notWoken) and reason (docs/formats.md).
       """
   )
 
@@ -68,11 +74,11 @@ struct PushCommand: ParsableCommand {
   @Option(help: "The APNs and device profile: ios (the silent-push budget phones were seen to keep) or ios-documented (the one read from Apple's documentation).", transform: { $0.lowercased() })
   var profile = "ios"
 
-  @Option(name: .customLong("format"), help: "Output format: table, jsonl or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
+  @Option(name: .customLong("format"), help: "Output format: table, jsonl, csv or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
   var formatOption: String?
 
   /// The format written: `--format`, else the one `-o`'s extension names, else table.
-  var format: String { OutputFormat.resolve(formatOption, output: output, supported: ["table", "jsonl", "html"], fallback: "table") }
+  var format: String { OutputFormat.resolve(formatOption, output: output, supported: ["table", "jsonl", "csv", "html"], fallback: "table") }
 
   @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
   var output: String = "-"
@@ -85,7 +91,7 @@ struct PushCommand: ParsableCommand {
     guard PushProfile.named[profile] != nil else {
       throw ValidationError("--profile must be \(PushProfile.named.keys.sorted().joined(separator: " or ")), got \(profile)")
     }
-    guard PushReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl or html, got \(format)") }
+    guard PushReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl, csv or html, got \(format)") }
   }
 
   func run() throws {

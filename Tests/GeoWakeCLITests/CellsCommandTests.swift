@@ -141,13 +141,13 @@ struct AnalyzeAppTests {
     ]
     let table = try CommandRunner.run(args)
     #expect(table.status == 0, "\(table.stderr)")
-    let delivered = table.stdout.split(separator: "\n").filter { $0.hasPrefix("2018") && !$0.contains(" app ") && $0.dropFirst(26).hasPrefix("2018") }.count
-    #expect(delivered == 13)
     #expect(table.stdout.contains("location            12     123.2         49.3 J\n"))
     #expect(table.stdout.contains("terminations by the watchdog: 12 (handlers cut short: 13), expirations: 0\n"))
     #expect(table.stdout.contains("delivered to the running app; budget at least 10 s [background, 10.0 s left]"))
     #expect(table.stdout.contains("watchdog: the background time ran out with a handler still working; the next event launches the app again [background → notRunning]"))
     let jsonl = try CommandRunner.run(args + ["--format", "jsonl"])
+    let delivered = jsonl.stdout.split(separator: "\n").filter { $0.contains("\"crossedAt\"") && !$0.contains("\"deliveredAt\":null") }.count
+    #expect(delivered == 13)
     let wakes = jsonl.stdout.split(separator: "\n").filter { $0.contains("\"event\":\"wake\"") }
     #expect(wakes.count == 12)
     #expect(wakes.allSatisfy { $0.contains("\"launchReason\":\"location\",\"stateBefore\":\"notRunning\",\"stateAfter\":\"background\",\"budgetRemaining\":10.000") })

@@ -87,10 +87,10 @@ struct MapReportTests {
     // The table in time order, the app's steps among the region events.
     let cells = elements.all.filter { $0.name == "td" }
     let rowCount = elements.all.filter { $0.name == "tr" && $0.attributes["id"]?.hasPrefix("row-") == true }.count
-    #expect(cells.count == rowCount * 6)
-    let times = stride(from: 1, to: cells.count, by: 6).map { cells[$0].text }
+    #expect(cells.count == rowCount * 7)
+    let times = stride(from: 1, to: cells.count, by: 7).map { cells[$0].text }
     #expect(times == times.sorted())
-    let subjects = stride(from: 3, to: cells.count, by: 6).map { cells[$0].text }
+    let subjects = stride(from: 4, to: cells.count, by: 7).map { cells[$0].text }
     let firstApp = try #require(subjects.firstIndex(of: "app"))
     let lastRegion = try #require(subjects.lastIndex { $0 != "app" })
     #expect(firstApp < lastRegion)

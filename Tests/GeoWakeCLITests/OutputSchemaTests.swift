@@ -152,8 +152,9 @@ struct OutputSchemaTests {
 
   @Test func pushFetchFidelityAndInfoFollowTheirSchemas() throws {
     let push = try CommandRunner.run(["push", "--schedule", "Fixtures/push/news-app.jsonl", "--connectivity", "Fixtures/push/news-app-connectivity.csv", "--format", "jsonl"])
-    let pushLines = try Self.check(push.stdout, against: "geowake:push.jsonl")
-    #expect(pushLines.contains { $0["outcome"] == .string("rejected") })
+    let pushLines = try Self.check(push.stdout, against: "geowake:analyze.jsonl")
+    #expect(pushLines.contains { $0["event"] == .string("pushRejected") } && pushLines.contains { $0["event"] == .string("wake") })
+    #expect(pushLines.allSatisfy { $0["lat"] == .null })
     for usage in ["morning-checker", "hourly-checker"] {
       let fetch = try CommandRunner.run(["fetch", "--usage", "Fixtures/fetch/\(usage).csv", "--format", "jsonl"])
       let fetchLines = try Self.check(fetch.stdout, against: "geowake:fetch.jsonl")

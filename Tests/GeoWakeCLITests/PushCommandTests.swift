@@ -19,23 +19,46 @@ struct PushCommandTests {
     try text.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
   }
 
-  @Test func oneJSONLinePerRequestWithTheRequiredKeys() throws {
+  /// The requests' steps, by request (in the order the stream has them).
+  static func steps(_ lines: [[String: Any]]) -> [Int: [[String: Any]]] {
+    var steps: [Int: [[String: Any]]] = [:]
+    for line in lines { if let k = line["request"] as? Int { steps[k, default: []].append(line) } }
+    return steps
+  }
+
+  /// The step of a request that settles its fate (delivered, dropped, …).
+  static func fate(_ steps: [[String: Any]]) -> [String: Any]? {
+    steps.first { ["pushDelivered", "pushDelayed", "pushPiggybacked", "pushDropped", "pushCoalesced", "pushHeld", "pushRejected"].contains($0["event"] as? String ?? "") }
+  }
+
+  /// JSON Lines: every step of every request and of the app, in time order; each request answered
+  /// once and settled once, with the reasons of the table.
+  @Test func theStreamHasEveryStepInTimeOrder() throws {
     let result = try CommandRunner.run(Self.bundled + ["--format", "jsonl"])
     #expect(result.status == 0, "\(result.stderr)")
     let lines = try Self.objects(result.stdout)
-    #expect(lines.count == 21)
-    for line in lines {
-      for key in ["apnsId", "status", "reason", "deliveredAt", "outcome"] { #expect(line[key] != nil, "\(key)") }
+    let times = lines.map { $0["at"] as? String ?? "" }
+    #expect(times == times.sorted() && !times.contains(""))
+    let steps = Self.steps(lines)
+    #expect(steps.count == 21)
+    for (k, s) in steps {
+      #expect(s.count { ["pushAccepted", "pushRejected"].contains($0["event"] as? String ?? "") } == 1, "request \(k)")
+      #expect(s.count { ["pushDelivered", "pushDelayed", "pushPiggybacked", "pushDropped", "pushCoalesced", "pushHeld"].contains($0["event"] as? String ?? "") } <= 1)
+      for line in s { for key in ["apnsId", "status", "apnsReason", "sentAt", "reason", "app", "carrier"] { #expect(line[key] != nil, "\(key)") } }
     }
-    let outcomes = lines.map { $0["outcome"] as? String ?? "" }
-    #expect(outcomes.filter { $0 == "rejected" }.count == 3)
-    #expect(lines[13]["reason"] as? String == "BadPriority" && lines[13]["status"] as? Int == 400)
-    #expect(lines[14]["reason"] as? String == "InvalidPayload")
-    #expect((lines[14]["detail"] as? String)?.contains("byte 28, $.aps.content-available") == true)
-    #expect(lines[11]["outcome"] as? String == "piggybacked" && lines[11]["carrier"] as? String == lines[12]["apnsId"] as? String)
-    #expect(outcomes[16...18] == ["coalesced", "coalesced", "delayed"])
-    #expect(lines[19]["outcome"] as? String == "dropped")
-    #expect(lines[20]["app"] as? String == "completed")
+    let fates = (0..<21).map { Self.fate(steps[$0] ?? []) }
+    #expect(fates.count { $0?["event"] as? String == "pushRejected" } == 3)
+    #expect(fates[13]?["apnsReason"] as? String == "BadPriority" && fates[13]?["status"] as? Int == 400)
+    #expect(fates[14]?["apnsReason"] as? String == "InvalidPayload")
+    #expect((fates[14]?["reason"] as? String)?.contains("byte 28, $.aps.content-available") == true)
+    #expect(fates[11]?["event"] as? String == "pushPiggybacked" && fates[11]?["carrier"] as? String == fates[12]?["apnsId"] as? String)
+    #expect(fates[16...18].map { $0?["event"] as? String } == ["pushCoalesced", "pushCoalesced", "pushDelayed"])
+    #expect(fates[19]?["event"] as? String == "pushDropped")
+    #expect(steps[20]?.last?["event"] as? String == "pushHandled" && steps[20]?.last?["app"] as? String == "completed")
+    #expect(lines.contains { $0["event"] as? String == "wake" && $0["launchReason"] as? String == "remoteNotification" })
+    // CSV: the same entries, one row each.
+    let csv = try CommandRunner.run(Self.bundled + ["--format", "csv"])
+    #expect(csv.status == 0 && csv.stdout.split(separator: "\n").count == lines.count + 1)
   }
 
   /// The measured budget by default: the twelve silent pushes five minutes apart wake the app
@@ -68,7 +91,8 @@ struct PushCommandTests {
     let folder = try TemporaryFolder()
     let app = try folder.file("app.json", containing: #"{"backgroundModes": ["fetch"]}"#)
     let lines = try Self.objects(try CommandRunner.run(Self.bundled + ["--app", app, "--format", "jsonl"]).stdout)
-    #expect(lines[0]["app"] as? String == "notWoken")
+    #expect(Self.fate(Self.steps(lines)[0] ?? [])?["app"] as? String == "notWoken")
+    #expect(!lines.contains { $0["event"] as? String == "wake" })
   }
 
   @Test(arguments: [
@@ -115,9 +139,10 @@ struct PushCommandTests {
 
       """)
     let lines = try Self.objects(try CommandRunner.run(["push", "--schedule", path, "--format", "jsonl"]).stdout)
-    #expect(lines.map { $0["reason"] as? String } == ["InvalidPayload", "DuplicateHeaders", "PayloadTooLarge", "BadDeviceToken"])
+    #expect(lines.map { $0["event"] as? String } == Array(repeating: "pushRejected", count: 4))
+    #expect(lines.map { $0["apnsReason"] as? String } == ["InvalidPayload", "DuplicateHeaders", "PayloadTooLarge", "BadDeviceToken"])
     #expect(lines.map { $0["status"] as? Int } == [400, 400, 413, 400])
-    #expect((lines[0]["detail"] as? String)?.hasPrefix("byte 23, $: found the end of the payload") == true)
+    #expect((lines[0]["reason"] as? String)?.hasPrefix("APNs refused it: 400 InvalidPayload: byte 23, $: found the end of the payload") == true)
   }
 }
 
@@ -129,13 +154,15 @@ struct AnalyzePushesTests {
     let args = AnalyzeCommandTests.demo + ["--profile", "ios-documented", "--app", app, "--pushes", "Fixtures/push/tokyo-pushes.jsonl"]
     let table = try CommandRunner.run(args)
     #expect(table.status == 0, "\(table.stderr)")
-    #expect(table.stdout.contains("2018-11-29T05:00:00.000Z  2018-11-29T05:00:00.000Z  push              push delivered    shown to the user, the app not woken"))
+    #expect(table.stdout.contains("2018-11-29T05:00:00.000Z  -                         push #4           pushDelivered     reached the device as it was sent: shown to the user, the app not woken"))
     #expect(table.stdout.contains("launched in the background by a remoteNotification event (00000000-0000-4000-8000-000000000001)"))
     #expect(table.stdout.contains("pushes (tokyo-pushes.jsonl): tokyo-pushes.jsonl: 5 requests, 5 accepted, 0 rejected"))
     let lines = try PushCommandTests.objects(try CommandRunner.run(args + ["--format", "jsonl"]).stdout)
-    let pushes = lines.filter { $0["event"] as? String == "push" }
+    let pushes = lines.filter { $0["event"] as? String == "pushDelivered" }
     #expect(pushes.count == 5)
-    #expect(pushes.allSatisfy { $0["apnsId"] != nil && $0["status"] as? Int == 200 && $0["state"] as? String == "delivered" })
+    #expect(pushes.allSatisfy { $0["apnsId"] != nil && $0["status"] as? Int == 200 && $0["deliveredAt"] as? String == $0["at"] as? String })
+    let times = lines.map { $0["at"] as? String ?? "" }
+    #expect(times == times.sorted())
     #expect(lines.contains { $0["launchReason"] as? String == "remoteNotification" })
     #expect(lines.contains { $0["launchReason"] as? String == "location" })
     let usage = try CommandRunner.run(AnalyzeCommandTests.demo + ["--pushes", "Fixtures/push/tokyo-pushes.jsonl"])

@@ -12,78 +12,10 @@ import Testing
 /// restarts would: the events and the totals equal an uninterrupted run's.
 @Suite("Device timeline snapshots")
 struct DeviceTimelineSnapshotTests {
-  static let center = try! Coordinate(latitude: 35.66, longitude: 139.70)
+  typealias Setup = DevicePopulation.Setup
 
-  /// A random tower map around the centre: ranges 700 m to 3 km, so that the track hands off.
-  static func towers(seed: UInt64) throws -> TowerMap {
-    var random = SeededGenerator(seed: seed)
-    let towers = try (0..<80).map { k in
-      let coordinate = try Coordinate(
-        latitude: center.latitude + random.uniform(-0.06...0.06), longitude: center.longitude + random.uniform(-0.07...0.07))
-      return CellTower(
-        identity: CellIdentity(radio: .lte, mcc: 440, net: 10, area: 7, cell: 100 + k), coordinate: coordinate,
-        range: random.uniform(700...3_000))
-    }
-    return try TowerMap(towers)
-  }
-
-  struct Setup {
-    var fixes: [LocationFix]
-    var regions: RegionSet
-    var profile: RegionMonitoringProfile
-    var seed: UInt64
-    var cells: CellTimeline.Configuration?
-    var app: DeviceTimeline.App?
-
-    func timeline() throws -> DeviceTimeline {
-      try DeviceTimeline(regions: regions, profile: profile, seed: seed, cells: cells, app: app)
-    }
-
-    func restored(_ snapshot: DeviceTimeline.Snapshot) throws -> DeviceTimeline {
-      try DeviceTimeline(restoring: snapshot, regions: regions, profile: profile, seed: seed, cells: cells, app: app)
-    }
-  }
-
-  /// A population of devices: profiles, cell layouts (synthetic and a tower map, with and
-  /// without significant changes), apps with and without pushes and launches, all from `seed`.
-  static func setup(seed: UInt64) throws -> Setup {
-    var random = SeededGenerator(seed: seed &* 7919)
-    let fixes = SyntheticTrack(
-      seed: seed, count: 1_500 + Int(random.next(below: 1_500)), center: center, halfSide: 4_000, interval: random.uniform(1...6)
-    ).map(\.fix)
-    let regions = SyntheticRegions(seed: seed, count: 10 + Int(random.next(below: 20)), center: center, radii: 120...700)
-      .generate(near: fixes.map(\.coordinate))
-    let profiles: [RegionMonitoringProfile] = [.ios, .android, .server, .iosDocumented]
-    let profile = profiles[Int(random.next(below: UInt64(profiles.count)))]
-    let cells: CellTimeline.Configuration?
-    switch random.next(below: 4) {
-    case 0: cells = nil
-    case 1: cells = .init(layout: .hexagonal(spacing: random.uniform(600...2_000)), significantChanges: .ios, description: "synthetic")
-    case 2: cells = .init(layout: .towers(try towers(seed: seed)), significantChanges: .iosWithPeriodicWake, description: "towers")
-    default: cells = .init(layout: .towers(try towers(seed: seed)), significantChanges: nil, description: "towers")
-    }
-    var app: DeviceTimeline.App?
-    if random.next(below: 5) != 0 {
-      let configuration = AppConfiguration(backgroundModes: [.fetch, .remoteNotification, .location], fetchPolicy: .minimum)
-      let scenario = AppScenario(
-        seed: seed,
-        behaviours: [
-          .location: HandlerBehaviour(work: 4), .fetch: HandlerBehaviour(work: 5), .remoteNotification: HandlerBehaviour(work: 3),
-        ], configuration: configuration)
-      let start = fixes[0].time
-      let span = fixes[fixes.count - 1].time - start
-      let pushes = random.next(below: 2) == 0 ? nil : (0..<Int(2 + random.next(below: 6))).map { _ in
-        ProviderRequest(
-          time: start + random.uniform(0...span), token: String(repeating: "ab", count: 32),
-          headers: [.init("apns-push-type", "background"), .init("apns-priority", "5"), .init("apns-topic", "com.example.news")],
-          payload: Array(#"{"aps":{"content-available":1}}"#.utf8))
-      }.sorted { $0.time < $1.time }
-      let launches = random.next(below: 2) == 0 ? nil : ((0..<6).map { k in UserLaunch(time: start - 86_400 + Double(k) * 3_600, duration: 60) }
-        + [UserLaunch(time: start + span / 2, duration: 45)])
-      app = .init(scenario: scenario, pushes: pushes, launches: launches)
-    }
-    return Setup(fixes: fixes, regions: RegionSet(regions), profile: profile, seed: seed, cells: cells, app: app)
-  }
+  static func setup(seed: UInt64) throws -> Setup { try DevicePopulation.setup(seed: seed) }
+  static func towers(seed: UInt64) throws -> TowerMap { try DevicePopulation.towers(seed: seed) }
 
   /// The totals of two timelines agree, part by part.
   static func expectSameTotals(_ a: DeviceTimeline, _ b: DeviceTimeline) {
@@ -93,7 +25,8 @@ struct DeviceTimelineSnapshotTests {
     #expect(x.span == y.span)
     #expect(x.cells?.snapshot() == y.cells?.snapshot())
     #expect(x.fetch == y.fetch)
-    #expect(x.pushes?.outcomes == y.pushes?.outcomes)
+    #expect(x.pushes == y.pushes)
+    #expect(x.trackRecord == y.trackRecord)
     #expect(x.app == y.app)
   }
 

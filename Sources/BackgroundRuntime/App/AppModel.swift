@@ -1,5 +1,5 @@
 /// Where the app is in its lifecycle.
-public enum AppState: String, Hashable, Sendable {
+public enum AppState: String, Hashable, Sendable, Codable {
   /// Not in memory: the next event launches it.
   case notRunning
   /// In memory, not running: the next event resumes it.
@@ -11,7 +11,7 @@ public enum AppState: String, Hashable, Sendable {
 }
 
 /// Why the app was launched or woken.
-public enum LaunchReason: String, Hashable, Sendable, CaseIterable {
+public enum LaunchReason: String, Hashable, Sendable, CaseIterable, Codable, CodingKeyRepresentable {
   /// A region event or a significant location change.
   case location
   /// A remote (push) notification with `content-available`.
@@ -53,8 +53,8 @@ public struct HandlerBehaviour: Hashable, Sendable {
 }
 
 /// Something that happens to the app from outside.
-public struct SystemEvent: Hashable, Sendable {
-  public enum Kind: Hashable, Sendable {
+public struct SystemEvent: Hashable, Sendable, Codable {
+  public enum Kind: Hashable, Sendable, Codable {
     /// A location event (region or significant change) that wakes the app.
     case location
     /// A remote notification delivered to the app (`content-available`).

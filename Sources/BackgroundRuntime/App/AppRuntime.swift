@@ -32,30 +32,30 @@ import SeededRandom
 ///
 /// Deterministic: durations vary only through ``HandlerBehaviour/variation``, drawn from the seed
 /// in event order.
-public struct AppRuntime {
+public struct AppRuntime: Sendable {
   public let profile: RuntimeProfile
-  public private(set) var state: AppState = .notRunning
+  public internal(set) var state: AppState = .notRunning
   /// The virtual clock: the time of the last step.
-  public private(set) var now = -Double.infinity
-  public private(set) var summary = RuntimeSummary()
+  public internal(set) var now = -Double.infinity
+  public internal(set) var summary = RuntimeSummary()
 
-  private let behaviours: [LaunchReason: HandlerBehaviour]
-  private var queue = EventQueue<Item>()
+  let behaviours: [LaunchReason: HandlerBehaviour]
+  var queue = EventQueue<Item>()
   /// Events from outside, kept sorted by (time, order scheduled) from `nextExternal` on.
-  private var external: [SystemEvent] = []
-  private var nextExternal = 0
-  private var externalSorted = true
-  private var random: SeededGenerator
-  private var forceQuit = false
+  var external: [SystemEvent] = []
+  var nextExternal = 0
+  var externalSorted = true
+  var random: SeededGenerator
+  var forceQuit = false
   /// The wake in progress: its reason and start, the budget's end and its version (deadlines of
   /// older versions are stale).
-  private var wake: (reason: LaunchReason, start: Double)?
-  private var budgetEnd = 0.0
-  private var budgetVersion = 0
+  var wake: (reason: LaunchReason, start: Double)?
+  var budgetEnd = 0.0
+  var budgetVersion = 0
   /// Work in progress: handlers and tasks by id, with the reason of their event.
-  private var handlers: [Int: (reason: LaunchReason, label: String)] = [:]
-  private var tasks: [Int: (reason: LaunchReason, endsOnExpiration: Bool)] = [:]
-  private var nextWorkID = 0
+  var handlers: [Int: (reason: LaunchReason, label: String)] = [:]
+  var tasks: [Int: (reason: LaunchReason, endsOnExpiration: Bool)] = [:]
+  var nextWorkID = 0
 
   // MARK: Handlers driven from outside (``AppSimulation``)
 
@@ -63,18 +63,18 @@ public struct AppRuntime {
   /// ``HandlerBehaviour``; the driver then reports what it does.
   var drivesHandlersExternally = false
   /// What the outside driver must do next, in order.
-  enum HandlerRequest: Equatable {
+  enum HandlerRequest: Equatable, Sendable {
     case start(id: Int, reason: LaunchReason, label: String, time: Double)
     case resume(id: Int)
     case kill(id: Int)
   }
   var handlerRequests: [HandlerRequest] = []
-  private var backgroundSince: Double?
+  var backgroundSince: Double?
   /// The current foreground session (its end is ignored once another began or the app stopped).
-  private var sessionNumber = 0
-  private var foregroundSince: Double?
+  var sessionNumber = 0
+  var foregroundSince: Double?
 
-  private enum Item {
+  enum Item: Sendable, Codable, Hashable {
     case handlerFinishes(id: Int)
     case handlerResumes(id: Int)
     case taskEnds(id: Int)
@@ -83,7 +83,7 @@ public struct AppRuntime {
     case foregroundEnds(session: Int)
   }
 
-  private enum Rank: Int {
+  enum Rank: Int {
     case appWork = 0
     case expiration = 1
     case budget = 2
@@ -160,6 +160,12 @@ public struct AppRuntime {
     }
     return next
   }
+
+  /// Whether events from outside are still waiting to be handled.
+  public var hasPendingEvents: Bool { nextExternal < external.count }
+
+  /// Sets the clock to `time` without a step (a runtime that starts then).
+  mutating func advanceClock(to time: Double) { now = max(now, time) }
 
   /// Seconds of background time left now, when running in the background.
   public var budgetRemaining: Double? { state == .background ? max(0, budgetEnd - now) : nil }

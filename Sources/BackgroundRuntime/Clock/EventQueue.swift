@@ -49,8 +49,52 @@ public struct EventQueue<Item> {
     return top
   }
 
+  /// Whether the entries form a heap in pop order with finite times and sequence numbers below
+  /// the count pushed: what a decoded queue must be before it is trusted.
+  public var isConsistent: Bool {
+    for (k, e) in heap.enumerated() {
+      guard e.time.isFinite, e.sequence >= 0, e.sequence < pushed else { return false }
+      if k > 0, Self.before(e, heap[(k - 1) / 2]) { return false }
+    }
+    return true
+  }
+
   @inline(__always)
   private static func before(_ a: Entry, _ b: Entry) -> Bool {
     (a.time, a.rank, a.sequence) < (b.time, b.rank, b.sequence)
+  }
+}
+
+extension EventQueue: Sendable where Item: Sendable {}
+extension EventQueue.Entry: Sendable where Item: Sendable {}
+extension EventQueue.Entry: Codable where Item: Codable {}
+extension EventQueue.Entry: Hashable where Item: Hashable {}
+extension EventQueue.Entry: Equatable where Item: Equatable {}
+
+extension EventQueue: Equatable where Item: Equatable {
+  public static func == (a: Self, b: Self) -> Bool { a.heap == b.heap && a.pushed == b.pushed }
+}
+
+extension EventQueue: Hashable where Item: Hashable {
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(heap)
+    hasher.combine(pushed)
+  }
+}
+
+extension EventQueue: Codable where Item: Codable {
+  private enum CodingKeys: String, CodingKey { case heap, pushed }
+
+  /// Encoded as its heap, in place: a restored queue pops in the same order.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(heap, forKey: .heap)
+    try container.encode(pushed, forKey: .pushed)
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    heap = try container.decode([Entry].self, forKey: .heap)
+    pushed = try container.decode(Int.self, forKey: .pushed)
   }
 }

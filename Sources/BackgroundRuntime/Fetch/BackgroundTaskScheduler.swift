@@ -1,7 +1,7 @@
 /// A request to BGTaskScheduler: run the app's task with this identifier, not before
 /// `earliestBeginDate` ("not before", never a promise; docs/platform-rules.md, background fetch).
-public struct TaskRequest: Hashable, Sendable {
-  public enum Kind: Hashable, Sendable {
+public struct TaskRequest: Hashable, Sendable, Codable {
+  public enum Kind: Hashable, Sendable, Codable {
     /// `BGAppRefreshTaskRequest`: a short refresh, scheduled like background fetch.
     case appRefresh
     /// `BGProcessingTaskRequest`: longer work, typically while charging and idle.
@@ -23,7 +23,7 @@ public struct TaskRequest: Hashable, Sendable {
 }
 
 /// Why BGTaskScheduler refused a request (`BGTaskScheduler.Error.Code`).
-public enum TaskSchedulerError: Error, Hashable, Sendable, CustomStringConvertible {
+public enum TaskSchedulerError: Error, Hashable, Sendable, Codable, CustomStringConvertible {
   /// `.unavailable`: Background App Refresh is off (or the app runs where tasks are unavailable).
   case unavailable
   /// `.tooManyPendingTaskRequests`: already `limit` pending requests of this kind.
@@ -55,7 +55,7 @@ public struct BackgroundTaskScheduler: Hashable, Sendable {
 
   public let configuration: AppConfiguration
   /// In submission order.
-  public private(set) var pending: [TaskRequest] = []
+  public internal(set) var pending: [TaskRequest] = []
 
   public init(configuration: AppConfiguration) { self.configuration = configuration }
 

@@ -1,5 +1,5 @@
 /// A device state in which the system grants no background fetch (docs/platform-rules.md, background fetch).
-public enum DeviceCondition: String, Hashable, Sendable, CaseIterable {
+public enum DeviceCondition: String, Hashable, Sendable, Codable, CaseIterable {
   /// Low Power Mode is on.
   case lowPowerMode
   /// The user switched Background App Refresh off (for the app or the device).

@@ -1,6 +1,6 @@
 /// How often an app asks to be woken for background fetch
 /// (`setMinimumBackgroundFetchInterval`, docs/platform-rules.md, background fetch).
-public enum FetchPolicy: Hashable, Sendable, CustomStringConvertible {
+public enum FetchPolicy: Hashable, Sendable, Codable, CustomStringConvertible {
   /// No fetches at all: the default of every app.
   case never
   /// As often as the system decides (`UIApplicationBackgroundFetchIntervalMinimum`).

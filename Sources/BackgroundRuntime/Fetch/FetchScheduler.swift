@@ -1,6 +1,6 @@
 /// One decision of the system about background fetch, with the facts that explain it.
-public struct FetchDecision: Hashable, Sendable {
-  public enum Action: String, Hashable, Sendable {
+public struct FetchDecision: Hashable, Sendable, Codable {
+  public enum Action: String, Hashable, Sendable, Codable {
     /// The system wakes the app for a fetch at ``FetchDecision/time``.
     case fetch
     /// The system passes over an opportunity.
@@ -8,7 +8,7 @@ public struct FetchDecision: Hashable, Sendable {
   }
 
   /// Why.
-  public enum Basis: Hashable, Sendable {
+  public enum Basis: Hashable, Sendable, Codable {
     /// One of the fetches granted through a launch window, `spacing` seconds apart from
     /// ``FetchProfile/launchLead`` before it opens (`deferredBy`: a device condition or the
     /// interval moved it later).
@@ -30,7 +30,7 @@ public struct FetchDecision: Hashable, Sendable {
   }
 
   /// What moved a fetch later.
-  public enum Deferral: Hashable, Sendable {
+  public enum Deferral: Hashable, Sendable, Codable {
     case condition(DeviceCondition, until: Double)
     case interval(FetchPolicy, next: Double)
     /// The pending app-refresh request's `earliestBeginDate`.
@@ -87,13 +87,13 @@ public struct FetchDecision: Hashable, Sendable {
 public struct FetchScheduler: Sendable {
   public let configuration: AppConfiguration
   public let profile: FetchProfile
-  public private(set) var history: LaunchHistory
-  public private(set) var trackRecord: FetchTrackRecord
+  public internal(set) var history: LaunchHistory
+  public internal(set) var trackRecord: FetchTrackRecord
   /// When the last fetch started, and the last launch.
-  public private(set) var lastFetch: Double?
-  public private(set) var lastLaunch: Double?
+  public internal(set) var lastFetch: Double?
+  public internal(set) var lastLaunch: Double?
   /// The app's pending BGTaskScheduler requests.
-  public private(set) var requests: BackgroundTaskScheduler
+  public internal(set) var requests: BackgroundTaskScheduler
 
   public init(configuration: AppConfiguration, profile: FetchProfile = .ios) {
     self.configuration = configuration
@@ -299,5 +299,33 @@ extension FetchDecision {
     let hundredths = Int((x * 100).rounded())
     let frac = hundredths % 100
     return "\(hundredths / 100)." + (frac < 10 ? "0" : "") + "\(frac)"
+  }
+}
+
+extension FetchScheduler {
+  /// What a scheduler holds besides its configuration and profile.
+  struct Snapshot: Codable, Sendable, Hashable {
+    var history: LaunchHistory.Snapshot
+    var trackRecord: FetchTrackRecord.Snapshot
+    var lastFetch: Double?
+    var lastLaunch: Double?
+    var pendingRequests: [TaskRequest]
+    var clockOffset: Int?
+  }
+
+  var snapshot: Snapshot {
+    Snapshot(
+      history: history.snapshot, trackRecord: trackRecord.snapshot, lastFetch: lastFetch, lastLaunch: lastLaunch,
+      pendingRequests: requests.pending, clockOffset: clockOffset)
+  }
+
+  init(restoring snapshot: Snapshot, configuration: AppConfiguration, profile: FetchProfile) {
+    self.init(configuration: configuration, profile: profile)
+    history = LaunchHistory(restoring: snapshot.history, profile: profile)
+    trackRecord = FetchTrackRecord(restoring: snapshot.trackRecord, profile: profile)
+    lastFetch = snapshot.lastFetch
+    lastLaunch = snapshot.lastLaunch
+    requests.pending = snapshot.pendingRequests
+    clockOffset = snapshot.clockOffset
   }
 }

@@ -1,7 +1,7 @@
 import SeededRandom
 
 /// The user opening the app: when, for how long, on which clock.
-public struct UserLaunch: Hashable, Sendable {
+public struct UserLaunch: Hashable, Sendable, Codable {
   /// Seconds since the Unix epoch.
   public var time: Double
   /// Seconds on screen.
@@ -17,7 +17,7 @@ public struct UserLaunch: Hashable, Sendable {
 }
 
 /// Who decides when to fetch.
-public enum FetchStrategy: Hashable, Sendable, CustomStringConvertible {
+public enum FetchStrategy: Hashable, Sendable, Codable, CustomStringConvertible {
   /// The system's ``FetchScheduler`` under the app's policy.
   case system
   /// A baseline: every `interval` seconds, all day, whatever the habits, from the first launch in
@@ -39,8 +39,8 @@ public enum FetchStrategy: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// One step of a fetch simulation, besides the app runtime's own steps.
-public struct FetchEvent: Hashable, Sendable {
-  public enum Kind: String, Hashable, Sendable {
+public struct FetchEvent: Hashable, Sendable, Codable {
+  public enum Kind: String, Hashable, Sendable, Codable {
     /// The app gets no fetch at all (policy or configuration).
     case fetchUnavailable
     /// The user opened the app: staleness measured.
@@ -59,7 +59,7 @@ public struct FetchEvent: Hashable, Sendable {
     case taskSubmitted
   }
 
-  public enum Facts: Hashable, Sendable {
+  public enum Facts: Hashable, Sendable, Codable {
     case diagnostic(String)
     case launch(staleness: Double, waiting: Int, snapshotAge: Double?)
     case decision(FetchDecision)
@@ -214,255 +214,29 @@ public struct FetchSimulation: Sendable {
   public struct Run: Sendable {
     public var events: [FetchEvent]
     public var runtimeEvents: [RuntimeEvent]
+    /// Everything the device did, in time order: the fetch side's steps and the app's.
+    public var timeline: [DeviceEvent]
     public var summary: FetchSummary
+  }
+
+  /// The device of a run of `strategy`: its life is the window.
+  public func configuration(_ strategy: FetchStrategy) -> Device.Configuration {
+    let scenario = AppScenario(
+      profile: runtimeProfile, seed: seed, behaviours: [.fetch: handler], forceQuits: forceQuits.filter { window.contains($0) },
+      configuration: configuration)
+    return Device.Configuration(
+      scenario: scenario, fetch: fetchProfile, conditions: conditions, fetching: Device.Fetching(strategy: strategy, feed: feed))
   }
 
   /// Runs `strategy` over the window.
   public func run(_ strategy: FetchStrategy) -> Run {
-    var state = RunState(simulation: self, strategy: strategy)
-    state.run()
-    let stale = state.events.compactMap(\.staleness)
-    var outcomes: [FetchOutcome: Int] = [:]
-    for e in state.events { if let o = e.outcome { outcomes[o, default: 0] += 1 } }
-    let summary = FetchSummary(
-      strategy: strategy, days: (window.upperBound - window.lowerBound) / LocalTime.secondsPerDay, staleness: StalenessSummary(stale),
-      fetches: state.events.lazy.filter { $0.kind == .fetchRequested }.count, outcomes: outcomes,
-      skipped: state.events.lazy.filter { $0.kind == .fetchSkipped }.count,
-      lost: state.events.lazy.filter { $0.kind == .fetchLost }.count,
-      backgroundSeconds: state.runtime.summary.backgroundSeconds[.fetch] ?? 0, terminations: state.runtime.summary.terminations)
-    return Run(events: state.events, runtimeEvents: state.runtimeEvents, summary: summary)
-  }
-}
-
-/// The moving parts of one run.
-private struct RunState {
-  let sim: FetchSimulation
-  let strategy: FetchStrategy
-  var runtime: AppRuntime
-  var scheduler: FetchScheduler
-  var events: [FetchEvent] = []
-  var runtimeEvents: [RuntimeEvent] = []
-  var scanned = 0
-  /// Launches in the window: the next one.
-  var nextLaunch: Int
-  var fetchedThrough: Double
-  var snapshot: Double?
-  /// The start of the fetch in progress, until its outcome is seen (a handler on screen may run
-  /// past the background deadline).
-  var inFlight: Double?
-  var plan: [FetchDecision] = []
-  var planIndex = 0
-  var review: Double?
-  var needsPlan = true
-  var nextFixed: Double
-  var random: SeededGenerator
-  /// The last refusal of a BGTaskScheduler submission, reported once until it changes.
-  var lastRefusal: TaskSchedulerError?
-
-  init(simulation sim: FetchSimulation, strategy: FetchStrategy) {
-    self.sim = sim
-    self.strategy = strategy
-    runtime = AppRuntime(profile: sim.runtimeProfile, behaviours: [.fetch: sim.handler], seed: sim.seed)
-    scheduler = FetchScheduler(configuration: sim.configuration, profile: sim.fetchProfile)
-    var first = sim.launches.count
-    var last: Double?
-    for (k, l) in sim.launches.enumerated() {
-      if l.time < sim.window.lowerBound {
-        scheduler.observeLaunch(at: l.time, utcOffset: l.utcOffset)
-        last = l.time
-      } else if first == sim.launches.count {
-        first = k
-      }
-    }
-    nextLaunch = first
-    for t in sim.forceQuits where sim.window.contains(t) { runtime.schedule(SystemEvent(time: t, kind: .forceQuit)) }
-    fetchedThrough = last ?? sim.window.lowerBound
-    nextFixed = first < sim.launches.count ? sim.launches[first].time : sim.window.lowerBound
-    if case .fixed(let interval) = strategy {
-      // Back from the first launch to the window's start, keeping the phase.
-      nextFixed -= ((nextFixed - sim.window.lowerBound) / interval).rounded(.down) * interval
-    }
-    random = SeededGenerator(seed: sim.seed ^ 0x5EED_FE7C_0000_0001)
-  }
-
-  mutating func run() {
-    let end = sim.window.upperBound
-    if strategy == .system, let why = sim.configuration.fetchDiagnostic {
-      events.append(FetchEvent(time: sim.window.lowerBound, kind: .fetchUnavailable, facts: .diagnostic(why)))
-    }
-    var now = sim.window.lowerBound
-    if strategy == .system { submitRefresh(at: now) }
-    while true {
-      if strategy == .system, needsPlan {
-        // The phone's clock is on the zone of the user's next launch (it changed on arrival).
-        scheduler.clockOffset = nextLaunch < sim.launches.count ? sim.launches[nextLaunch].utcOffset : nil
-        (plan, review) = scheduler.plan(after: now, conditions: sim.conditions)
-        planIndex = 0
-        needsPlan = false
-      }
-      let launchTime = nextLaunch < sim.launches.count ? sim.launches[nextLaunch].time : .infinity
-      let decisionTime = nextDecisionTime(after: now)
-      // While a fetch runs, step with the runtime so its outcome (and what the app does then,
-      // such as submitting its next request) is seen when it happens.
-      let runtimeTime = inFlight != nil ? runtime.nextStepTime ?? .infinity : .infinity
-      let t = min(launchTime, decisionTime, runtimeTime)
-      guard t < end else { break }
-      advance(to: t)
-      now = t
-      if launchTime == t {
-        launch(sim.launches[nextLaunch])
-        nextLaunch += 1
-      } else if decisionTime == t {
-        decide(at: t)
-      }
-    }
-    advance(to: end)
-    // A fetch still running at the end is followed to its outcome.
-    if inFlight != nil { advance(to: nil) }
-  }
-
-  func nextDecisionTime(after now: Double) -> Double {
-    switch strategy {
-    case .system:
-      if planIndex < plan.count { return max(now, plan[planIndex].time) }
-      return review.map { max(now, $0) } ?? .infinity
-    case .fixed: return nextFixed
-    case .oracle(let lead):
-      var k = nextLaunch
-      while k < sim.launches.count {
-        let at = sim.launches[k].time - lead
-        if at >= now, at > (scheduler.lastFetch ?? -.infinity) { return at }
-        k += 1
-      }
-      return .infinity
-    }
-  }
-
-  /// Runs the app up to `time` (to its last step when nil) and reads the fetch's outcome from
-  /// the runtime's steps.
-  mutating func advance(to time: Double?) {
-    runtime.run(until: time, into: &runtimeEvents)
-    while scanned < runtimeEvents.count {
-      let e = runtimeEvents[scanned]
-      scanned += 1
-      guard let start = inFlight else { continue }
-      switch e.kind {
-      case .handlerFinished where e.reason == .fetch:
-        inFlight = nil
-        var outcome = FetchOutcome.noData
-        var items = 0
-        if sim.handler.failureRate > 0, random.unit() < sim.handler.failureRate {
-          outcome = .failed
-        } else {
-          items = sim.feed.unfetched(after: fetchedThrough, through: start).count
-          if items > 0 {
-            outcome = .newData
-            fetchedThrough = start
-            snapshot = e.time
-          }
-        }
-        scheduler.fetchEnded(startedAt: start, at: e.time, outcome: outcome)
-        events.append(FetchEvent(
-          time: e.time, kind: .fetchCompleted,
-          facts: .completed(outcome, seconds: e.time - start, newItems: items, score: score(at: e.time))))
-        if strategy == .system { submitRefresh(at: e.time) }
-      case .terminated:
-        inFlight = nil
-        scheduler.fetchEnded(startedAt: start, at: e.time, outcome: .terminated)
-        events.append(FetchEvent(time: e.time, kind: .fetchTerminated, facts: .terminated(seconds: e.time - start, score: score(at: e.time))))
-      case .deliveredInForeground where e.reason == .fetch:
-        inFlight = nil
-        events.append(FetchEvent(time: e.time, kind: .fetchSkipped, facts: .skippedBaseline("no fetch: the app is on screen and refreshes itself")))
-      case .lost where e.reason == .fetch:
-        inFlight = nil
-        events.append(FetchEvent(time: e.time, kind: .fetchLost, facts: .lost))
-      case .forceQuit:
-        inFlight = nil
-        events.append(FetchEvent(time: e.time, kind: .fetchLost, facts: .killedByForceQuit))
-      default: break
-      }
-    }
-  }
-
-  func score(at time: Double) -> Double? { strategy == .system ? scheduler.trackRecord.score(at: time) : nil }
-
-  mutating func launch(_ l: UserLaunch) {
-    let waiting = sim.feed.unfetched(after: fetchedThrough, through: l.time)
-    // The snapshot is taken when the user leaves the app, and by NewData fetches.
-    let left = nextLaunch > 0 ? sim.launches[nextLaunch - 1].time + sim.launches[nextLaunch - 1].duration : nil
-    let shot = [snapshot, left].compactMap { $0 }.max()
-    events.append(FetchEvent(
-      time: l.time, kind: .launch,
-      facts: .launch(staleness: waiting.oldest.map { l.time - $0 } ?? 0, waiting: waiting.count, snapshotAge: shot.map { l.time - $0 })))
-    fetchedThrough = max(fetchedThrough, l.time)
-    // Scheduled as the loop reaches it, so the runtime's outside events arrive in time order.
-    runtime.schedule(SystemEvent(time: l.time, kind: .userSession(duration: l.duration), label: "launch"))
-    advance(to: l.time)
-    scheduler.observeLaunch(at: l.time, utcOffset: l.utcOffset)
-    if strategy == .system { submitRefresh(at: l.time) }
-    needsPlan = true
-  }
-
-  /// With BGAppRefreshTask, the app submits its request (when opened, and after each refresh).
-  mutating func submitRefresh(at t: Double) {
-    guard let use = sim.configuration.appRefresh else { return }
-    let request = TaskRequest(identifier: use.identifier, kind: .appRefresh, earliestBeginDate: t + use.earliestBeginAfter)
-    let refreshOff = sim.conditions.intervals.contains { $0.condition == .backgroundRefreshOff && $0.start <= t && t < $0.end }
-    do throws(TaskSchedulerError) {
-      try scheduler.submit(request, backgroundRefreshEnabled: !refreshOff)
-      lastRefusal = nil
-      events.append(FetchEvent(time: t, kind: .taskSubmitted, facts: .submitted(request)))
-    } catch {
-      if error != lastRefusal { events.append(FetchEvent(time: t, kind: .fetchUnavailable, facts: .diagnostic(error.description))) }
-      lastRefusal = error
-    }
-    needsPlan = true
-  }
-
-  mutating func decide(at t: Double) {
-    switch strategy {
-    case .system:
-      if planIndex >= plan.count {
-        needsPlan = true  // the review time came
-        return
-      }
-      let d = plan[planIndex]
-      planIndex += 1
-      if d.action == .skip {
-        events.append(FetchEvent(time: t, kind: .fetchSkipped, facts: .decision(d)))
-        return
-      }
-      needsPlan = true
-      fetch(at: t, facts: .decision(d))
-    case .fixed(let interval):
-      nextFixed += interval
-      if let blocked = sim.conditions.blocking(at: t) {
-        events.append(FetchEvent(time: t, kind: .fetchSkipped, facts: .skippedBaseline("no fetch: \(blocked.condition.sentence)")))
-        return
-      }
-      fetch(at: t, facts: .baseline(strategy))
-    case .oracle:
-      if let blocked = sim.conditions.blocking(at: t) {
-        scheduler.fetchStarted(at: t)  // consumed: the oracle does not retry
-        events.append(FetchEvent(time: t, kind: .fetchSkipped, facts: .skippedBaseline("no fetch: \(blocked.condition.sentence)")))
-        return
-      }
-      fetch(at: t, facts: .baseline(strategy))
-    }
-  }
-
-  mutating func fetch(at t: Double, facts: FetchEvent.Facts) {
-    scheduler.fetchStarted(at: t)
-    if runtime.state == .foreground {
-      events.append(FetchEvent(time: t, kind: .fetchSkipped, facts: .skippedBaseline("no fetch: the app is on screen and refreshes itself")))
-      return
-    }
-    if inFlight != nil {
-      events.append(FetchEvent(time: t, kind: .fetchSkipped, facts: .skippedBaseline("no fetch: the previous one is still running")))
-      return
-    }
-    events.append(FetchEvent(time: t, kind: .fetchRequested, facts: facts))
-    inFlight = t
-    runtime.schedule(SystemEvent(time: t, kind: .fetch, label: "background fetch"))
+    var device = Device(configuration(strategy), start: window.lowerBound, launches: launches)
+    var timeline: [DeviceEvent] = []
+    device.finish(at: window.upperBound, into: &timeline)
+    let days = (window.upperBound - window.lowerBound) / LocalTime.secondsPerDay
+    return Run(
+      events: timeline.compactMap { if case .fetch(let f) = $0 { f } else { nil } },
+      runtimeEvents: timeline.compactMap { if case .app(let r) = $0 { r } else { nil } }, timeline: timeline,
+      summary: device.fetchSummary(days: days) ?? FetchTally().summary(strategy: strategy, days: days, runtime: RuntimeSummary()))
   }
 }

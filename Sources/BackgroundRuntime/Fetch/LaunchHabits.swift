@@ -1,5 +1,5 @@
 /// A window of the day in which the user tends to open the app, learned from the launch history.
-public struct LaunchHabit: Hashable, Sendable {
+public struct LaunchHabit: Hashable, Sendable, Codable {
   /// Seconds after local midnight: the start of its span (where the expected launches per day
   /// within ±``FetchProfile/habitRadius`` first reach the support threshold), the habit's early
   /// edge (the ``FetchProfile/habitEarlyQuantile`` of its launches), its median launch, and the
@@ -18,7 +18,7 @@ public struct LaunchHabit: Hashable, Sendable {
   /// Whether it was learned from weekend days, weekdays, or all days pooled.
   public var dayKind: DayKind
 
-  public enum DayKind: String, Hashable, Sendable {
+  public enum DayKind: String, Hashable, Sendable, Codable {
     case weekday, weekend, all
   }
 }
@@ -45,10 +45,10 @@ public struct LaunchHabit: Hashable, Sendable {
 public struct LaunchHistory: Sendable {
   public let profile: FetchProfile
   /// Launch times (seconds since the Unix epoch) and their local days, in time order.
-  private var launches: [(time: Double, day: Int, secondOfDay: Double)] = []
+  var launches: [(time: Double, day: Int, secondOfDay: Double)] = []
   /// The first observed local day, and the clock offset of the latest launch.
-  public private(set) var firstDay: Int?
-  public private(set) var utcOffset = 0
+  public internal(set) var firstDay: Int?
+  public internal(set) var utcOffset = 0
   /// Habits already worked out, by day: a day's habits depend only on launches before it, so an
   /// entry stays valid until a launch on an earlier day is observed.
   private var cache: [(day: Int, habits: [LaunchHabit])] = []
@@ -254,5 +254,32 @@ enum Decay {
       sum += term
     }
     return result * sum
+  }
+}
+
+extension LaunchHistory {
+  /// What a history holds: the launches kept, the first observed day and the latest clock
+  /// offset (the habits worked out are recomputed when asked for).
+  struct Snapshot: Codable, Sendable, Hashable {
+    struct Launch: Codable, Sendable, Hashable {
+      var time: Double
+      var day: Int
+      var secondOfDay: Double
+    }
+
+    var launches: [Launch]
+    var firstDay: Int?
+    var utcOffset: Int
+  }
+
+  var snapshot: Snapshot {
+    Snapshot(launches: launches.map { Snapshot.Launch(time: $0.time, day: $0.day, secondOfDay: $0.secondOfDay) }, firstDay: firstDay, utcOffset: utcOffset)
+  }
+
+  init(restoring snapshot: Snapshot, profile: FetchProfile) {
+    self.init(profile: profile)
+    launches = snapshot.launches.map { ($0.time, $0.day, $0.secondOfDay) }
+    firstDay = snapshot.firstDay
+    utcOffset = snapshot.utcOffset
   }
 }

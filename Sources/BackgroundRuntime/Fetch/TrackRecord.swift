@@ -1,5 +1,5 @@
 /// How one background fetch ended, as the system sees it.
-public enum FetchOutcome: String, Hashable, Sendable, CaseIterable {
+public enum FetchOutcome: String, Hashable, Sendable, Codable, CodingKeyRepresentable, CaseIterable {
   /// Completion called with `.newData`.
   case newData
   /// Completion called with `.noData`.
@@ -16,11 +16,11 @@ public enum FetchOutcome: String, Hashable, Sendable, CaseIterable {
 /// costs little (docs/platform-rules.md, background fetch). Without new results it recovers towards 1.
 public struct FetchTrackRecord: Hashable, Sendable {
   public let profile: FetchProfile
-  private var value = 1.0
-  private var since: Double?
+  var value = 1.0
+  var since: Double?
   /// Results so far, by outcome, and how many were slow.
-  public private(set) var outcomes: [FetchOutcome: Int] = [:]
-  public private(set) var slow = 0
+  public internal(set) var outcomes: [FetchOutcome: Int] = [:]
+  public internal(set) var slow = 0
 
   public init(profile: FetchProfile) { self.profile = profile }
 
@@ -53,4 +53,24 @@ public struct FetchTrackRecord: Hashable, Sendable {
 
   /// Results recorded.
   public var count: Int { outcomes.values.reduce(0, +) }
+}
+
+extension FetchTrackRecord {
+  /// What a track record holds besides its profile: its value, since when, and its results.
+  struct Snapshot: Codable, Sendable, Hashable {
+    var value: Double
+    var since: Double?
+    var outcomes: [FetchOutcome: Int]
+    var slow: Int
+  }
+
+  var snapshot: Snapshot { Snapshot(value: value, since: since, outcomes: outcomes, slow: slow) }
+
+  init(restoring snapshot: Snapshot, profile: FetchProfile) {
+    self.init(profile: profile)
+    value = snapshot.value
+    since = snapshot.since
+    outcomes = snapshot.outcomes
+    slow = snapshot.slow
+  }
 }

@@ -1,6 +1,6 @@
 /// One step of the app's life on the virtual clock.
-public struct RuntimeEvent: Hashable, Sendable {
-  public enum Kind: String, Hashable, Sendable {
+public struct RuntimeEvent: Hashable, Sendable, Codable {
+  public enum Kind: String, Hashable, Sendable, Codable {
     /// Launched (from not running) or resumed (from suspended) into the background.
     case wake
     /// An event reached an app already running in the background: no new wake.
@@ -38,7 +38,7 @@ public struct RuntimeEvent: Hashable, Sendable {
   public var facts: Facts
 
   /// The numbers and names an event's explanation needs.
-  public enum Facts: Hashable, Sendable {
+  public enum Facts: Hashable, Sendable, Codable {
     case wake(label: String, budget: Double)
     case delivered(label: String, budget: Double)
     case label(String)
@@ -108,7 +108,7 @@ public struct RuntimeEvent: Hashable, Sendable {
 }
 
 /// Totals of a runtime's timeline.
-public struct RuntimeSummary: Hashable, Sendable {
+public struct RuntimeSummary: Hashable, Sendable, Codable {
   /// Wakes (launches and resumes into the background) by reason.
   public var wakes: [LaunchReason: Int] = [:]
   /// Seconds spent running in the background, by the reason of the wake.

@@ -134,6 +134,13 @@ public struct ServingCellTracker {
     return 6_399_594 * (dLatitude + min(1, skipAnchor.cosLatitude + dLatitude) * dLongitude)
   }
 
+  /// The earliest time a serving-cell change can still be dated at from what the tracker holds:
+  /// a neighbour already beating the serving cell hands over no earlier than the time-to-trigger
+  /// after it began to. Nil when nothing is pending: the next change is dated at a later fix's
+  /// time (an attach, a loss of service, a reported cell) or after it (a handoff). A stream of
+  /// changes in time order can be released up to this time.
+  public var earliestPendingChange: Double? { pending.map { $0.since + profile.timeToTrigger } }
+
   /// Tracks one fix (in time order), appending the serving-cell changes it caused.
   /// - Parameter reportedCell: the serving cell the fix names, if it names one.
   public mutating func process(_ fix: LocationFix, reportedCell: CellIdentity? = nil, into changes: inout [ServingCellChange]) {

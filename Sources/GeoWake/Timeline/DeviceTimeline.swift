@@ -5,8 +5,8 @@ public import Geofencing
 
 /// Everything a backgrounded app on one device would live through along a track: region
 /// monitoring, the serving cell and significant location changes, a provider's pushes, background
-/// fetch against the user's launches, and the app's wakes, budgets and terminations — the whole
-/// of `geowake analyze`, as a library.
+/// fetch against the user's launches, and the app's wakes, budgets and terminations, on one
+/// clock — the whole of `geowake analyze`, as a library.
 ///
 /// ```swift
 /// var timeline = try DeviceTimeline(regions: fences, profile: .ios, app: .init(scenario: scenario))
@@ -16,18 +16,24 @@ public import Geofencing
 /// let summary = timeline.summary
 /// ```
 ///
-/// **Order.** ``process(_:reportedCell:into:)`` appends the location events a fix causes: region
-/// events, then cell changes and significant changes. ``finish(into:)`` appends the rest: region
-/// events still held, the fetch timeline (over the span of the fixes used), the pushes in the
-/// order they were sent, and the app's steps in time order. Deterministic for the same inputs
-/// and seeds.
+/// **One device.** Region events and significant changes the app is told of wake the device's
+/// app (a ``Device``) when they are delivered; the same app gets the pushes and the fetches, so
+/// a termination, a force-quit or a long handler changes what every later event finds.
+///
+/// **Order.** Events come out in time order (``TimelineEvent/time``: a region event's delivery,
+/// or the platform's decision when the app is not told), as the track streams: ``process(_:reportedCell:into:)``
+/// and ``advance(to:into:)`` append every event that nothing still to come can precede — those
+/// before the clock (the newest fix's time, or the time advanced to) less the profile's reorder
+/// window, and before a handoff still pending — and ``finish(into:)`` appends the rest. At one
+/// instant events keep the order they were made in. Deterministic for the same inputs and seeds,
+/// however the fixes are cut between calls.
 public struct DeviceTimeline {
   /// The app woken by the timeline's events, and what it is sent and used for.
   public struct App: Sendable {
     public var scenario: AppScenario
     /// A provider's push requests; delivered content-available pushes wake the app.
     public var pushes: [ProviderRequest]?
-    /// The user's launches, for background fetch; earlier launches are history.
+    /// The user's launches, for background fetch; those before the device's start are history.
     public var launches: [UserLaunch]?
     /// Publication times for the fetch timeline; `nil`: news every 30 minutes, 06:00–22:00 at the
     /// launches' UTC offset.
@@ -58,7 +64,11 @@ public struct DeviceTimeline {
     public var span: ClosedRange<Double>?
     public var cells: CellTimeline?
     public var fetch: FetchSummary?
-    public var pushes: PushSimulation.Run?
+    /// The pushes' totals, with the rules they ran under, when the app has pushes.
+    public var pushes: PushTally?
+    public var pushProfile: PushProfile?
+    /// The app's one track record (fetch and push handlers' results).
+    public var trackRecord: FetchTrackRecord?
     public var app: RuntimeSummary?
     /// The app's scenario, when there is an app.
     public var appScenario: AppScenario?
@@ -67,21 +77,24 @@ public struct DeviceTimeline {
   public internal(set) var monitor: RegionMonitor
   public internal(set) var cells: CellTimeline?
   public let app: App?
-  private var runtime: AppRuntime?
-  private var pushRun: PushSimulation.Run?
+  let pushProfile: PushProfile
+  let fetchProfile: FetchProfile
+  /// The app's device, from the first fix (or the first push or session, when earlier) on.
+  var device: Device?
   var activity = RegionActivity()
   var firstTime: Double?
   var lastTime: Double?
-  private var fetchSummary: FetchSummary?
   var finished = false
-  /// Where the device was, about every minute (for pushes and fetches), kept only when needed.
-  var places: [(time: Double, coordinate: Coordinate)] = []
-  let keepsPlaces: Bool
-  /// The location events that wake the app (delivered region events and significant changes),
-  /// handed to the app's runtime at ``finish(into:)``.
-  var wakes: [Wake] = []
+  /// The clock: the newest fix's time, or the time advanced to.
+  var clock = -Double.infinity
+  /// Events made and not yet appended, in the order they will be.
+  var order = TimelineOrder()
+  /// Where the device was, from the fix at or before the last device event placed on.
+  var places = PlaceTrail()
   private var regionEvents: [RegionEvent] = []
+  private var cellEvents: [TimelineEvent] = []
   private var delivered: [SignificantChangeEvent] = []
+  private var deviceEvents: [DeviceEvent] = []
 
   /// A timeline over a shared region set.
   /// - Parameters:
@@ -89,35 +102,21 @@ public struct DeviceTimeline {
   ///   - seed: seeds the region events' delivery latencies.
   ///   - cells: the serving-cell model, if the timeline should follow cells.
   ///   - app: the app the events wake, if any.
+  ///   - push, fetch: the platform's push and fetch rules for the app.
   /// - Throws: ``RegionMonitoringProfile/InvalidValue`` for an invalid profile, ``CellLayoutError``
   ///   for a cell layout that cannot be built.
   public init(
     regions: RegionSet, profile: RegionMonitoringProfile, notifications: [RegionIdentifier: RegionNotifications] = [:],
-    seed: UInt64 = 0, cells: CellTimeline.Configuration? = nil, app: App? = nil
+    seed: UInt64 = 0, cells: CellTimeline.Configuration? = nil, app: App? = nil, push: PushProfile = .ios, fetch: FetchProfile = .ios
   ) throws {
     monitor = try RegionMonitor(regions: regions, profile: profile, notifications: notifications, seed: seed)
     self.cells = try cells.map { configuration throws(CellLayoutError) in try CellTimeline(configuration) }
     self.app = app
-    keepsPlaces = app?.pushes != nil || app?.launches != nil
-    guard let app else { return }
-    runtime = app.scenario.makeRuntime()
-    if let pushes = app.pushes {
-      // APNs and the device decide delivery; the delivered content-available pushes wake the app.
-      var device = PushDevice(scenario: app.scenario)
-      device.conditions = app.conditions
-      // The documented region profiles go with the silent-push budget read from Apple's
-      // documentation, the others with the one phones were seen to keep.
-      let pushProfile = profile.name.hasSuffix("-documented") ? PushProfile.iosDocumented : .ios
-      let run = PushSimulation(requests: pushes, device: device, profile: pushProfile).run()
-      for o in run.outcomes {
-        guard o.wakesApp, let delivered = o.deliveredAt, o.app != .notWoken else { continue }
-        runtime?.schedule(SystemEvent(time: delivered, kind: .remoteNotification, label: o.apnsID ?? "push"))
-      }
-      pushRun = run
-    }
+    pushProfile = push
+    fetchProfile = fetch
   }
 
-  /// Takes the next fix and appends the location events it causes.
+  /// Takes the next fix and appends the events that are now certain to come first.
   /// - Parameter reportedCell: the serving cell the track names at this fix, if it does.
   /// - Returns: why region monitoring rejected the fix, or `nil` when it used it (or holds it for
   ///   reordering).
@@ -127,120 +126,204 @@ public struct DeviceTimeline {
   ) -> FixRejection? {
     regionEvents.removeAll(keepingCapacity: true)
     let rejection = monitor.process(fix, into: &regionEvents)
+    let inWindow = fix.time >= clock - monitor.profile.reorderWindow
     if rejection == nil {
       firstTime = min(firstTime ?? fix.time, fix.time)
       lastTime = max(lastTime ?? fix.time, fix.time)
-      if keepsPlaces, fix.time >= (places.last?.time ?? -.infinity) + 60 { places.append((fix.time, fix.coordinate)) }
-    }
-    if !regionEvents.isEmpty {
-      // Moved out of self while `append` (mutating) reads them: passing the stored array would
-      // copy it. Most fixes have no event, and skip this.
-      var batch: [RegionEvent] = []
-      swap(&batch, &regionEvents)
-      append(batch, to: &events)
-      swap(&batch, &regionEvents)
-    }
-    if cells != nil {
-      delivered.removeAll(keepingCapacity: true)
-      cells?.process(fix, reportedCell: reportedCell, into: &events, delivered: &delivered)
-      if runtime != nil {
-        for event in delivered { wakes.append(Wake(time: event.time, coordinate: event.location.coordinate, label: "significant change")) }
+      if app != nil {
+        if device == nil { startDevice(firstFix: fix.time) }
+        places.add(fix)
       }
     }
+    if fix.time.isFinite { clock = max(clock, fix.time) }
+    if !regionEvents.isEmpty {
+      // Moved out of self while `add` (mutating) reads them: passing the stored array would copy
+      // it. Most fixes have no event, and skip this.
+      var batch: [RegionEvent] = []
+      swap(&batch, &regionEvents)
+      add(batch)
+      swap(&batch, &regionEvents)
+    }
+    // A fix older than the clock less the reorder window is too late for every model: the cell
+    // model too could not date what it shows in time order.
+    if cells != nil && inWindow {
+      cellEvents.removeAll(keepingCapacity: true)
+      delivered.removeAll(keepingCapacity: true)
+      cells?.process(fix, reportedCell: reportedCell, into: &cellEvents, delivered: &delivered)
+      if !cellEvents.isEmpty { addCellEvents() }
+    }
+    release(into: &events)
     return rejection
   }
 
-  /// Ends the track: appends the region events still held, then the fetch timeline, the pushes
-  /// and the app's steps. A second call appends nothing.
+  /// Moves the clock to `time` without a fix (a server's wall clock): what the region monitor
+  /// holds for reordering, dwells that are due, and the app's steps up to the new clock less the
+  /// reorder window come out. A fix later arriving with a time more than the reorder window
+  /// before `time` is rejected as out of order.
+  /// - Returns: why the time was refused (not finite, or before a fix already used), or `nil`.
+  @discardableResult
+  public mutating func advance(to time: Double, into events: inout [TimelineEvent]) -> FixRejection? {
+    guard !finished else { return nil }
+    regionEvents.removeAll(keepingCapacity: true)
+    if let refused = monitor.advance(to: time, into: &regionEvents) { return refused }
+    clock = max(clock, time)
+    if !regionEvents.isEmpty {
+      var batch: [RegionEvent] = []
+      swap(&batch, &regionEvents)
+      add(batch)
+      swap(&batch, &regionEvents)
+    }
+    release(into: &events)
+    return nil
+  }
+
+  /// Ends the track: appends every event still to come — region events still held, the pushes
+  /// still waiting, the app's work in progress to its end. A second call appends nothing.
   /// - Throws: ``ContentFeed/InvalidSchedule`` when the default feed cannot cover the span.
   public mutating func finish(into events: inout [TimelineEvent]) throws {
     guard !finished else { return }
     finished = true
     regionEvents.removeAll(keepingCapacity: true)
     monitor.finish(into: &regionEvents)
-    append(regionEvents, to: &events)
+    add(regionEvents)
     activity.finish(at: lastTime ?? 0)
-    for wake in wakes { runtime?.schedule(SystemEvent(time: wake.time, kind: .location, label: wake.label)) }
-    if let app, let launches = app.launches, let firstTime, let lastTime, lastTime > firstTime {
-      let window = firstTime..<lastTime
-      var feed: ContentFeed
-      if let given = app.feed {
-        feed = given
-      } else {
-        let start = min(launches.first?.time ?? window.lowerBound, window.lowerBound)
-        feed = try .daytimeNews(
-          from: start, days: Int(((window.upperBound - start) / LocalTime.secondsPerDay).rounded(.up)) + 1,
-          utcOffset: launches.last?.utcOffset ?? 0)
-      }
-      let run = FetchSimulation(scenario: app.scenario, launches: launches, window: window, feed: feed, conditions: app.conditions)
-        .run(.system)
-      var at = Placer(places)
-      for e in run.events {
-        events.append(.fetch(e, at: at.place(at: e.time)))
-        if e.kind == .fetchRequested { runtime?.schedule(SystemEvent(time: e.time, kind: .fetch, label: "background fetch")) }
-      }
-      for l in launches where l.time >= firstTime && l.time < lastTime {
-        runtime?.schedule(SystemEvent(time: l.time, kind: .userSession(duration: l.duration), label: "launch"))
-      }
-      fetchSummary = run.summary
-    }
-    if let pushRun {
-      var at = Placer(places)
-      for o in pushRun.outcomes.sorted(by: { ($0.time, $0.request) < ($1.time, $1.request) }) {
-        events.append(.push(o, at: at.place(at: o.time)))
+    if let app {
+      if device == nil, let start = Self.deviceStart(app, firstFix: nil) { try startDevice(at: start) }
+      if var device {
+        let pushEnd = app.pushes.flatMap { $0.map(\.time).max() }.map { $0 + PushSimulation.runsPast } ?? -.infinity
+        let end = max(lastTime ?? device.start, pushEnd, device.now)
+        deviceEvents.removeAll(keepingCapacity: true)
+        device.finish(at: end, fetchUntil: lastTime ?? device.start, into: &deviceEvents)
+        self.device = device
+        place(deviceEvents)
       }
     }
-    if runtime != nil {
-      var steps: [RuntimeEvent] = []
-      runtime?.run(into: &steps)
-      var wakePlaces = wakes.map { (time: $0.time, coordinate: $0.coordinate) }
-      wakePlaces.sort { $0.time < $1.time }
-      var at = Placer(wakePlaces)
-      for step in steps { events.append(.app(step, at: at.place(at: step.time))) }
-    }
+    order.release(before: .infinity, into: &events)
   }
 
   /// The totals so far (complete after ``finish(into:)``).
   public var summary: Summary {
-    Summary(
-      monitor: monitor, activity: activity, span: firstTime.flatMap { first in lastTime.map { first...$0 } }, cells: cells,
-      fetch: fetchSummary, pushes: pushRun, app: runtime?.summary, appScenario: app?.scenario)
+    let span = firstTime.flatMap { first in lastTime.map { first...$0 } }
+    let days = span.map { ($0.upperBound - $0.lowerBound) / LocalTime.secondsPerDay } ?? 0
+    return Summary(
+      monitor: monitor, activity: activity, span: span, cells: cells, fetch: device?.fetchSummary(days: days),
+      pushes: app?.pushes == nil ? nil : device?.pushTally ?? PushTally(), pushProfile: app?.pushes == nil ? nil : pushProfile,
+      trackRecord: device?.trackRecord, app: app == nil ? nil : device?.runtimeSummary ?? RuntimeSummary(), appScenario: app?.scenario)
   }
 
-  private mutating func append(_ regionEvents: [RegionEvent], to events: inout [TimelineEvent]) {
+  // MARK: - Order
+
+  /// No event still to come can be earlier than this: the clock less the reorder window (a fix
+  /// older than that is rejected), and a handoff still pending.
+  var horizon: Double {
+    min(clock - monitor.profile.reorderWindow, cells?.tracker.earliestPendingChange ?? .infinity)
+  }
+
+  /// Runs the device to just before the horizon and appends what is released.
+  private mutating func release(into events: inout [TimelineEvent]) {
+    let horizon = self.horizon
+    if device != nil {
+      deviceEvents.removeAll(keepingCapacity: true)
+      device?.run(until: horizon.nextDown, into: &deviceEvents)
+      if !deviceEvents.isEmpty { place(deviceEvents) }
+    }
+    if let first = order.first, first < horizon { order.release(before: horizon, into: &events) }
+  }
+
+  private mutating func add(_ regionEvents: [RegionEvent]) {
     for e in regionEvents {
       activity.add(e)
-      if runtime != nil, let delivered = e.deliveredAt {
-        wakes.append(Wake(time: delivered, coordinate: e.coordinate, label: "\(e.kind.rawValue) \(e.region.rawValue)"))
+      if let delivered = e.deliveredAt, device != nil {
+        device?.wake(forLocationAt: delivered, label: "\(e.kind.rawValue) \(e.region.rawValue)")
       }
-      events.append(.region(e))
+      order.add(.region(e))
     }
+  }
+
+  private mutating func addCellEvents() {
+    for e in cellEvents { order.add(e) }
+    if device != nil {
+      for s in delivered { device?.wake(forLocationAt: s.time, label: "significant change") }
+    }
+  }
+
+  /// Adds the device's events, each where the device was then.
+  private mutating func place(_ deviceEvents: [DeviceEvent]) {
+    for e in deviceEvents {
+      let at = places.coordinate(at: e.time)
+      switch e {
+      case .app(let r): order.add(.app(r, at: at))
+      case .push(let p): order.add(.push(p, at: at))
+      case .fetch(let f): order.add(.fetch(f, at: at))
+      }
+    }
+  }
+
+  // MARK: - The device
+
+  /// When the app's device begins: the first fix, or the app's first push or session when
+  /// earlier.
+  static func deviceStart(_ app: App, firstFix: Double?) -> Double? {
+    let times = [firstFix, app.pushes?.map(\.time).min(), app.scenario.sessions.map(\.start).min(), app.scenario.forceQuits.min()]
+    return times.compactMap { $0 }.min()
+  }
+
+  /// Starts the app's device at the first fix used (or earlier, see ``deviceStart(_:firstFix:)``).
+  private mutating func startDevice(firstFix: Double) {
+    guard let app, let start = Self.deviceStart(app, firstFix: firstFix) else { return }
+    // The default feed only fails for a start that is not finite, and a fix's time is finite.
+    try? startDevice(at: start)
+  }
+
+  /// The app's device from `start` on, with its pushes, launches and fetches.
+  /// - Throws: ``ContentFeed/InvalidSchedule`` when the default feed cannot be made.
+  mutating func startDevice(at start: Double) throws {
+    guard let app else { return }
+    var fetching: Device.Fetching?
+    if let launches = app.launches {
+      var feed: ContentFeed
+      if let given = app.feed {
+        feed = given
+      } else {
+        let first = min(launches.map(\.time).min() ?? start, start)
+        // A feed long enough for any track: the days from the first launch to the last fix are
+        // not known yet, so the feed covers a year past the start (publications are cheap).
+        let span = max(launches.map(\.time).max() ?? start, start) - first
+        feed = try .daytimeNews(
+          from: first, days: Int((span / LocalTime.secondsPerDay).rounded(.up)) + 367, utcOffset: launches.last?.utcOffset ?? 0)
+      }
+      fetching = Device.Fetching(feed: feed)
+    }
+    let configuration = Device.Configuration(
+      scenario: app.scenario, push: pushProfile, fetch: fetchProfile, conditions: app.conditions, fetching: fetching)
+    device = Device(configuration, start: start, pushes: app.pushes ?? [], launches: app.launches ?? [])
   }
 }
 
-/// A location event that wakes the app: when it is delivered, where the device was, what it is.
-struct Wake: Codable, Sendable, Hashable {
-  var time: Double
-  var coordinate: Coordinate
-  var label: String
-}
-
-/// Where the device was at a time, for times asked in increasing order: one pass over the places.
-private struct Placer {
-  let places: [(time: Double, coordinate: Coordinate)]
-  var next = 0
-  var current: Coordinate
-
-  init(_ places: [(time: Double, coordinate: Coordinate)]) {
-    self.places = places
-    current = places.first?.coordinate ?? Coordinate(uncheckedLatitude: 0, longitude: 0)
+/// Where a device was at a time, for times asked in increasing order: the fixes used, kept from
+/// the one at or before the last time asked.
+struct PlaceTrail: Sendable, Codable, Hashable {
+  struct Place: Sendable, Codable, Hashable {
+    var time: Double
+    var coordinate: Coordinate
   }
 
-  mutating func place(at time: Double) -> Coordinate {
-    while next < places.count && places[next].time <= time {
-      current = places[next].coordinate
-      next += 1
+  private(set) var places: [Place] = []
+  private(set) var head = 0
+
+  /// A fix used (one earlier than the last one added is passed over).
+  mutating func add(_ fix: LocationFix) {
+    if let last = places.last, fix.time < last.time { return }
+    places.append(Place(time: fix.time, coordinate: fix.coordinate))
+  }
+
+  /// The position of the last fix at or before `time` (the first fix's before it).
+  mutating func coordinate(at time: Double) -> Coordinate {
+    while head + 1 < places.count && places[head + 1].time <= time { head += 1 }
+    if head > 4_096 && head * 2 > places.count {
+      places.removeFirst(head)
+      head = 0
     }
-    return current
+    return head < places.count ? places[head].coordinate : Coordinate(uncheckedLatitude: 0, longitude: 0)
   }
 }

@@ -47,27 +47,17 @@ public struct FetchReport {
       case .app(let e): return e.time
       }
     }
-
-    /// At one instant: causes (launch, decisions) first, then the runtime's steps, then outcomes.
-    var rank: Int {
-      switch self {
-      case .app: return 1
-      case .fetch(let e):
-        switch e.kind {
-        case .fetchCompleted, .fetchTerminated, .fetchLost: return 2
-        default: return 0
-        }
-      }
-    }
   }
 
-  /// The scheduler's steps in time order.
+  /// The scheduler's steps in the order the device made them (time order).
   func steps(includingApp: Bool) -> [Step] {
-    let run = comparison.scheduler
-    var steps = run.events.map(Step.fetch)
-    if includingApp { steps += run.runtimeEvents.map(Step.app) }
-    return steps.enumerated().sorted { ($0.element.time, $0.element.rank, $0.offset) < ($1.element.time, $1.element.rank, $1.offset) }
-      .map(\.element)
+    comparison.scheduler.timeline.compactMap { e in
+      switch e {
+      case .fetch(let f): .fetch(f)
+      case .app(let r): includingApp ? .app(r) : nil
+      case .push: nil
+      }
+    }
   }
 
   func time(_ t: Double) -> String { TimestampText.iso8601(t, utcOffset: utcOffset) }

@@ -2,12 +2,13 @@ import JSONBytes
 public import TrackIO
 public import BackgroundRuntime
 
-/// Writes a ``PushSimulation/Run``: per request, APNs' answer, what became of it and what it did
-/// to the app, then a summary; as a table, JSON Lines (one line per request), or a self-contained
-/// HTML page with an SVG of each push from sent to delivered.
+/// Writes a ``PushSimulation/Run``: everything the device did, in time order — each request's
+/// steps (APNs' answer, its delivery or fate, its handling) and the app's steps —, then a summary
+/// with one line per request; as a table, JSON Lines or CSV (the `analyze` schema's push and app
+/// entries), or a self-contained HTML page with an SVG of each push from sent to delivered.
 public struct PushReport {
   public enum Format: String, CaseIterable, Sendable {
-    case table, jsonl, html
+    case table, jsonl, csv, html
   }
 
   public let run: PushSimulation.Run
@@ -18,60 +19,84 @@ public struct PushReport {
     self.scheduleSource = scheduleSource
   }
 
+  /// The run's steps as timeline entries (no position: no track says where the device was).
+  public var entries: [TimelineEntry] {
+    run.timeline.map { e in
+      switch e {
+      case .push(let p): TimelineEntry(p, coordinate: nil)
+      case .app(let r): TimelineEntry(r, coordinate: nil)
+      case .fetch(let f): TimelineEntry(f, coordinate: nil)
+      }
+    }
+  }
+
   public func write(_ format: Format, to sink: ByteSink) throws(TrackIOError) {
     switch format {
     case .table:
-      try sink.write("sent at               apns-id                               status              outcome      delivered at          detail\n")
-      for o in run.outcomes {
-        let status = o.reason.map { "\(o.status) \($0.rawValue)" } ?? "\(o.status)"
-        try sink.write(
-          TimestampText.iso8601(o.time).column(22) + (o.apnsID ?? "-").column(38) + status.column(20) + o.kind.rawValue.column(13)
-            + (o.deliveredAt.map { TimestampText.iso8601($0) } ?? "-").column(22) + o.detail + "\n")
+      try sink.write("at                    step     event              detail\n")
+      for e in entries {
+        let step = e.request.map { "#\($0)" } ?? e.subject
+        try sink.write(TimestampText.iso8601(e.time).column(22) + step.column(9) + Self.shortEvent(e).column(19) + e.reason)
+        try sink.write(TimelineWriter.appState(e) + "\n")
       }
-      try sink.write("\n" + summaryText)
-    case .jsonl:
-      for o in run.outcomes { try sink.write(Self.jsonLine(o) + "\n") }
+      try sink.write("\n" + summaryText + "\n" + requestTable)
+    case .jsonl, .csv:
+      var writer = TimelineWriter(format: format == .jsonl ? .jsonl : .csv, sink: sink, regions: [])
+      try writer.begin()
+      for e in entries { try writer.write(e) }
+      try writer.finish(summary: "")
     case .html:
       try writeHTML(to: sink)
     }
   }
 
-  /// One request as a JSON object.
-  static func jsonLine(_ o: PushOutcome) -> String {
-    func time(_ t: Double?) -> String { t.map { "\"\(TimestampText.iso8601Compact($0))\"" } ?? "null" }
-    let delay = o.deliveredAt.map { NumberText.fixed($0 - o.time, decimals: 3) } ?? "null"
-    return "{\"request\":\(o.request),\"at\":\(time(o.time)),\"apnsId\":\(o.apnsID.map { JSONText.quoted($0) } ?? "null"),\"status\":\(o.status)"
-      + ",\"reason\":\(o.reason.map { "\"\($0.rawValue)\"" } ?? "null")"
-      + ",\"timestamp\":\(o.timestamp.map { "\(Int(($0 * 1_000).rounded()))" } ?? "null")"
-      + ",\"outcome\":\"\(o.kind.rawValue)\",\"deliveredAt\":\(time(o.deliveredAt)),\"delay\":\(delay)"
-      + ",\"carrier\":\(o.carrier.map { JSONText.quoted($0) } ?? "null"),\"wakesApp\":\(o.wakesApp)"
-      + ",\"app\":\(o.app.map { "\"\($0.rawValue)\"" } ?? "null"),\"detail\":\(JSONText.quoted(o.detail))}"
+  /// A step's event in the table: a push step without its `push` prefix (`delivered`).
+  static func shortEvent(_ e: TimelineEntry) -> String {
+    guard e.category == .push, e.event.hasPrefix("push") else { return e.event }
+    let name = e.event.dropFirst(4)
+    return name.prefix(1).lowercased() + name.dropFirst()
+  }
+
+  /// One line per request: when it was sent, its apns-id and APNs' answer, how it ended, when it
+  /// was delivered, and why.
+  public var requestTable: String {
+    var text = "sent at               apns-id                               status              outcome      delivered at          detail\n"
+    for o in run.outcomes {
+      let status = o.reason.map { "\(o.status) \($0.rawValue)" } ?? "\(o.status)"
+      text += TimestampText.iso8601(o.time).column(22) + (o.apnsID ?? "-").column(38) + status.column(20) + o.kind.rawValue.column(13)
+        + (o.deliveredAt.map { TimestampText.iso8601($0) } ?? "-").column(22) + o.detail + "\n"
+    }
+    return text
   }
 
   /// Totals: answers, outcomes, delays, the app's wakes.
   public var summaryText: String {
-    let outcomes = run.outcomes
-    let rejected = outcomes.filter { $0.kind == .rejected }
-    var text = "\(scheduleSource): \(outcomes.count) request\(outcomes.count == 1 ? "" : "s"), \(outcomes.count - rejected.count) accepted, \(rejected.count) rejected"
-    if !rejected.isEmpty {
-      var byReason: [String: Int] = [:]
-      for r in rejected { byReason["\(r.status) \(r.reason?.rawValue ?? "")", default: 0] += 1 }
-      text += " (" + byReason.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
+    Self.summaryText(
+      run.tally, source: scheduleSource, runtime: run.runtimeSummary, trackRecord: run.trackRecord, profile: run.profile)
+  }
+
+  /// The totals of a device's pushes: answers, outcomes, delays, what they did to the app, the
+  /// silent-push budget and the track record that scales it.
+  public static func summaryText(
+    _ tally: PushTally, source: String, runtime s: RuntimeSummary, trackRecord: FetchTrackRecord, profile: PushProfile
+  ) -> String {
+    var text = "\(source): \(tally.requests) request\(tally.requests == 1 ? "" : "s"), \(tally.accepted) accepted, \(tally.rejected) rejected"
+    if !tally.rejections.isEmpty {
+      text += " (" + tally.rejections.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
     }
-    text += "\noutcomes: " + PushOutcome.Kind.allCases.filter { $0 != .rejected }.map { k in "\(outcomes.filter { $0.kind == k }.count) \(k.rawValue)" }.joined(separator: ", ") + "\n"
-    let delays = outcomes.compactMap { o in o.deliveredAt.map { $0 - o.time } }.filter { $0 > 0 }.sorted()
+    text += "\noutcomes: " + PushOutcome.Kind.allCases.filter { $0 != .rejected }.map { k in "\(tally.count(k)) \(k.rawValue)" }.joined(separator: ", ") + "\n"
+    let delays = tally.delays.sorted()
     if !delays.isEmpty {
       text += "late deliveries: \(delays.count), delay median \(NumberText.duration(delays[(delays.count - 1) / 2])), max \(NumberText.duration(delays.last ?? 0))\n"
     }
     var effects: [String] = []
-    for e in [PushOutcome.AppEffect.completed, .failed, .terminated, .notLaunched, .onScreen, .notWoken, .shown] {
-      let n = outcomes.filter { $0.app == e }.count
+    for e in [PushOutcome.AppEffect.completed, .failed, .terminated, .killed, .notLaunched, .onScreen, .notWoken, .shown] {
+      let n = tally.count(e)
       if n > 0 { effects.append("\(n) \(e.rawValue)") }
     }
-    let s = run.runtimeSummary
     text += "app: \(s.wakes[.remoteNotification] ?? 0) background wakes, \(NumberText.duration(s.backgroundSeconds[.remoteNotification] ?? 0)) in the background, \(s.terminations) terminations"
     text += effects.isEmpty ? "\n" : "; notifications: " + effects.joined(separator: ", ") + "\n"
-    text += "silent-push budget (profile \(run.profile.name)): \(run.profile.silentBudgetText); track record \(NumberText.fixed(run.trackRecord.score(at: outcomes.map(\.time).max() ?? 0), decimals: 2)) (the budget scales with it)\n"
+    text += "silent-push budget (profile \(profile.name)): \(profile.silentBudgetText); track record \(NumberText.fixed(trackRecord.score(at: tally.lastSent ?? 0), decimals: 2)) (the budget scales with it)\n"
     return text
   }
 

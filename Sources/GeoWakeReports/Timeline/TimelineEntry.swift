@@ -25,11 +25,17 @@ public struct TimelineEntry: Hashable, Sendable {
   public var event: String
   /// The region, for region events.
   public var region: RegionIdentifier?
-  /// When it happened (a region event's crossing time). Seconds since the Unix epoch.
+  /// When it happened on the device, the time a timeline is ordered by (``TimelineEvent/time``:
+  /// for a region event, its delivery, or the platform's decision when the app is not told).
+  /// Seconds since the Unix epoch.
   public var time: Double
+  /// For region events: when the path crossed the boundary (or the fix that established the
+  /// state).
+  public var crossedAt: Double?
   /// When the app is told, or `nil`.
   public var deliveredAt: Double?
-  public var coordinate: Coordinate
+  /// Where it happened; nil when no track says where the device was (`geowake push`).
+  public var coordinate: Coordinate?
   /// `inside`/`outside`/`unknown` for `state` events.
   public var state: String?
   public var reason: String
@@ -48,10 +54,18 @@ public struct TimelineEntry: Hashable, Sendable {
   public var stateBefore: String?
   public var stateAfter: String?
   public var budgetRemaining: Double?
-  /// For push entries: the apns-id, APNs' HTTP status, its reason (rejections) and the outcome.
+  /// For push entries: the request's number (in the order sent) and when it was sent, the
+  /// apns-id, APNs' HTTP status and reason (rejections), the `Unregistered` timestamp, what a late
+  /// delivery rode along with, whether it is content-available, and what it did to the app.
+  public var request: Int?
+  public var sentAt: Double?
   public var apnsID: String?
   public var status: Int?
   public var apnsReason: String?
+  public var timestamp: Double?
+  public var carrier: String?
+  public var wakesApp: Bool?
+  public var appEffect: String?
   /// For launches in the fetch timeline: seconds the oldest unfetched publication had waited.
   public var staleness: Double?
 
@@ -59,7 +73,8 @@ public struct TimelineEntry: Hashable, Sendable {
     category = .region
     event = e.kind.rawValue
     region = e.region
-    time = e.crossedAt
+    time = e.at
+    crossedAt = e.crossedAt
     deliveredAt = e.deliveredAt
     coordinate = e.coordinate
     state = e.state?.rawValue
@@ -103,7 +118,7 @@ public struct TimelineEntry: Hashable, Sendable {
 
   /// A step of the app's runtime: `wake`, `handlerStarted`, `terminated`, … (no coordinate: the
   /// given one, usually the device's position then).
-  public init(_ r: RuntimeEvent, coordinate: Coordinate) {
+  public init(_ r: RuntimeEvent, coordinate: Coordinate?) {
     category = .app
     event = r.kind.rawValue
     time = r.time
@@ -115,22 +130,38 @@ public struct TimelineEntry: Hashable, Sendable {
     budgetRemaining = r.budgetRemaining
   }
 
-  /// A push request: sent at `time`, delivered (or not), with its outcome as the state.
-  public init(_ o: PushOutcome, coordinate: Coordinate) {
+  /// A step of a push request: `pushAccepted`, `pushRejected`, `pushDelivered`, `pushDelayed`,
+  /// `pushPiggybacked`, `pushDropped`, `pushCoalesced`, `pushHeld` or `pushHandled`; deliveries
+  /// have their time as `deliveredAt`.
+  public init(_ p: PushEvent, coordinate: Coordinate?) {
     category = .push
-    event = "push"
-    time = o.time
-    deliveredAt = o.deliveredAt
+    event = Self.eventName(p.kind)
+    time = p.time
+    switch p.kind {
+    case .delivered, .delayed, .piggybacked: deliveredAt = p.time
+    default: break
+    }
     self.coordinate = coordinate
-    state = o.kind.rawValue
-    reason = (o.reason.map { "\(o.status) \($0.rawValue): " } ?? "") + o.detail
-    apnsID = o.apnsID
-    status = o.status
-    apnsReason = o.reason?.rawValue
+    reason = p.sentence
+    request = p.request
+    sentAt = p.sentAt
+    apnsID = p.apnsID
+    status = p.status
+    apnsReason = p.reason?.rawValue
+    timestamp = p.timestamp
+    carrier = p.carrier
+    wakesApp = p.wakesApp
+    appEffect = p.app?.rawValue
+  }
+
+  /// A push step's event name: `push` and the kind (`pushDelivered`).
+  public static func eventName(_ kind: PushEvent.Kind) -> String {
+    let name = kind.rawValue
+    return "push" + name.prefix(1).uppercased() + name.dropFirst()
   }
 
   /// A step of the fetch scheduler: `fetchRequested`, `fetchSkipped`, `fetchCompleted`, `launch`, …
-  public init(_ f: FetchEvent, coordinate: Coordinate) {
+  public init(_ f: FetchEvent, coordinate: Coordinate?) {
     category = .fetch
     event = f.kind.rawValue
     time = f.time
@@ -146,7 +177,7 @@ public struct TimelineEntry: Hashable, Sendable {
     case .region: return region?.rawValue ?? ""
     case .cell: return "cells"
     case .app: return "app"
-    case .push: return "push"
+    case .push: return request.map { "push #\($0)" } ?? "push"
     case .fetch: return "fetch"
     }
   }

@@ -167,7 +167,8 @@ public struct TimelineMapReport {
     }
     // App steps happen where their location event did: they are on the timeline, not the map.
     for (k, e) in events.enumerated() where e.category == .region || e.category == .cell {
-      let (x, y) = map.point(e.coordinate)
+      guard let coordinate = e.coordinate else { continue }
+      let (x, y) = map.point(coordinate)
       try sink.write("<g class=\"event \(e.event)\(e.deliveredAt == nil ? " undelivered" : "")\"\(id == "map" ? " id=\"event-\(k + 1)\"" : "")><circle cx=\"\(Self.number(x))\" cy=\"\(Self.number(y))\" r=\"3.5\"/><title>\(Self.escaped(Self.tooltip(k, e)))</title></g>\n")
     }
     // Labels last, above everything they name; where one would cover another, below or beside
@@ -316,10 +317,11 @@ public struct TimelineMapReport {
     }
     for e in events where !e.isCellEvent {
       switch e.event {
-      case "enter": since[e.subject] = e.time
-      case "state" where e.state == "inside": since[e.subject] = e.time
+      // Inside from the crossing (the geometric truth), whenever the app was told.
+      case "enter": since[e.subject] = e.crossedAt ?? e.time
+      case "state" where e.state == "inside": since[e.subject] = e.crossedAt ?? e.time
       case "exit", "state":
-        if let from = since.removeValue(forKey: e.subject) { try bar(e.subject, from, e.time) }
+        if let from = since.removeValue(forKey: e.subject) { try bar(e.subject, from, e.crossedAt ?? e.time) }
       default: break
       }
     }
@@ -327,7 +329,7 @@ public struct TimelineMapReport {
     for (k, e) in events.enumerated() {
       guard let l = lane[e.subject] else { continue }
       let y = top + Double(l) * laneHeight + 1
-      try sink.write("<rect class=\"tick \(e.event)\(e.deliveredAt == nil ? " undelivered" : "")\" x=\"\(Self.number(x(e.time) - 2))\" y=\"\(Self.number(y))\" width=\"4\" height=\"14\"><title>\(Self.escaped(Self.tooltip(k, e)))</title></rect>\n")
+      try sink.write("<rect class=\"tick \(e.event)\(e.deliveredAt == nil ? " undelivered" : "")\" x=\"\(Self.number(x(e.crossedAt ?? e.time) - 2))\" y=\"\(Self.number(y))\" width=\"4\" height=\"14\"><title>\(Self.escaped(Self.tooltip(k, e)))</title></rect>\n")
     }
     try sink.write("</svg>\n")
     if lanes.count > shown.count {
@@ -336,9 +338,9 @@ public struct TimelineMapReport {
   }
 
   private func writeTable(to sink: ByteSink) throws(TrackIOError) {
-    try sink.write("<h2>Events</h2>\n<table id=\"events\">\n<tr><th>#</th><th>crossed at</th><th>delivered at</th><th>region</th><th>event</th><th>reason</th></tr>\n")
+    try sink.write("<h2>Events</h2>\n<table id=\"events\">\n<tr><th>#</th><th>at</th><th>crossed at</th><th>delivered at</th><th>region</th><th>event</th><th>reason</th></tr>\n")
     for (k, e) in events.enumerated() {
-      try sink.write("<tr id=\"row-\(k + 1)\" class=\"\(e.event)\"><td>\(k + 1)</td><td>\(TimestampText.iso8601(e.time, fractionDigits: 3))</td><td>\(e.deliveredAt.map { TimestampText.iso8601($0, fractionDigits: 3) } ?? "-")</td><td>\(Self.escaped(e.subject))</td><td>\(e.kindText)</td><td>\(Self.escaped(e.reason))</td></tr>\n")
+      try sink.write("<tr id=\"row-\(k + 1)\" class=\"\(e.event)\"><td>\(k + 1)</td><td>\(TimestampText.iso8601(e.time, fractionDigits: 3))</td><td>\(e.crossedAt.map { TimestampText.iso8601($0, fractionDigits: 3) } ?? "-")</td><td>\(e.deliveredAt.map { TimestampText.iso8601($0, fractionDigits: 3) } ?? "-")</td><td>\(Self.escaped(e.subject))</td><td>\(e.kindText)</td><td>\(Self.escaped(e.reason))</td></tr>\n")
     }
     try sink.write("</table>\n")
   }
@@ -355,6 +357,7 @@ public struct TimelineMapReport {
 
   static func tooltip(_ k: Int, _ e: TimelineEntry) -> String {
     "#\(k + 1) \(e.kindText) \(e.subject)\nat \(TimestampText.iso8601(e.time, fractionDigits: 3))\n"
+      + (e.crossedAt.map { "crossed \(TimestampText.iso8601($0, fractionDigits: 3))\n" } ?? "")
       + "delivered \(e.deliveredAt.map { TimestampText.iso8601($0, fractionDigits: 3) } ?? "never")\n\(e.reason)"
   }
 
@@ -398,7 +401,7 @@ struct MapFrame {
   let height: Double
 
   init(track: [LocationFix], events: [TimelineEntry], regions: [Region] = []) {
-    let points = track.map(\.coordinate) + events.map(\.coordinate)
+    let points = track.map(\.coordinate) + events.compactMap(\.coordinate)
     let anchor = points.first ?? regions.first.map(Self.anchor)
     latitude0 = anchor?.latitude ?? 0
     longitude0 = anchor?.longitude ?? 0

@@ -42,8 +42,11 @@ public struct TimelineSummaryReport {
         + "\(fetch.staleness.fresh) of \(fetch.staleness.launches) launches fresh, staleness p90 \(NumberText.duration(fetch.staleness.p90))"
         + (scenario.configuration.fetchDiagnostic.map { "; \($0)" } ?? "") + "\n"
     }
-    if let pushes = summary.pushes {
-      text += "\npushes (\(pushSource)): " + PushReport(pushes, scheduleSource: pushSource).summaryText
+    if let pushes = summary.pushes, let profile = summary.pushProfile {
+      text += "\npushes (\(pushSource)): "
+        + PushReport.summaryText(
+          pushes, source: pushSource, runtime: summary.app ?? RuntimeSummary(),
+          trackRecord: summary.trackRecord ?? FetchTrackRecord(profile: .ios), profile: profile)
     }
     if let app = summary.app, let scenario = appScenario { text += appText(app, scenario: scenario) }
     return text

@@ -71,8 +71,8 @@ public struct TimelineWriter {
   public mutating func begin() throws(TrackIOError) {
     switch format {
     case .table:
-      try sink.write((devices ? "device".column(Self.deviceWidth) : "") + "crossed at                deliveredAt               region            event             reason\n")
-    case .csv: try sink.write((devices ? "device," : "") + "event,region,crossedAt,deliveredAt,lat,lon,state,reason,fromCell,toCell,fromFix,toFix\n")
+      try sink.write((devices ? "device".column(Self.deviceWidth) : "") + "at                        crossed at                region            event             reason\n")
+    case .csv: try sink.write((devices ? "device," : "") + Self.csvHeader + "\n")
     case .geojson:
       try sink.write("{\"type\":\"FeatureCollection\",\"features\":[\n")
       for region in regions {
@@ -99,8 +99,8 @@ public struct TimelineWriter {
     case .table:
       if devices { try sink.write(device, column: Self.deviceWidth) }
       try sink.writeTimestamp(e.time, fractionDigits: 3, column: 26)
-      if let delivered = e.deliveredAt {
-        try sink.writeTimestamp(delivered, fractionDigits: 3, column: 26)
+      if let crossed = e.crossedAt {
+        try sink.writeTimestamp(crossed, fractionDigits: 3, column: 26)
       } else {
         try sink.write("-", column: 26)
       }
@@ -123,11 +123,17 @@ public struct TimelineWriter {
       try sink.write(",")
       try sink.writeTimestamp(e.time, fractionDigits: Self.timeDigits)
       try sink.write(",")
+      if let crossed = e.crossedAt { try sink.writeTimestamp(crossed, fractionDigits: Self.timeDigits) }
+      try sink.write(",")
       if let delivered = e.deliveredAt { try sink.writeTimestamp(delivered, fractionDigits: Self.timeDigits) }
       try sink.write(",")
-      try sink.write(e.coordinate.latitude, decimals: Self.coordinateDecimals)
-      try sink.write(",")
-      try sink.write(e.coordinate.longitude, decimals: Self.coordinateDecimals)
+      if let c = e.coordinate {
+        try sink.write(c.latitude, decimals: Self.coordinateDecimals)
+        try sink.write(",")
+        try sink.write(c.longitude, decimals: Self.coordinateDecimals)
+      } else {
+        try sink.write(",")
+      }
       try sink.write("," + (e.state ?? "") + ",")
       try sink.writeCSVField(e.reason)
       try sink.write(",")
@@ -138,16 +144,32 @@ public struct TimelineWriter {
       if let fromFix = e.fromFix { try sink.write(fromFix) }
       try sink.write(",")
       if let toFix = e.toFix { try sink.write(toFix) }
+      try sink.write(",")
+      try sink.writeCSVField(e.launchReason ?? "")
+      try sink.write("," + (e.stateBefore ?? "") + "," + (e.stateAfter ?? "") + ",")
+      if let budget = e.budgetRemaining { try sink.write(budget, decimals: 3) }
+      try sink.write(",")
+      if let request = e.request { try sink.write(request) }
+      try sink.write(",")
+      try sink.writeCSVField(e.apnsID ?? "")
+      try sink.write(",")
+      if let status = e.status { try sink.write(status) }
+      try sink.write("," + (e.apnsReason ?? "") + "," + (e.appEffect ?? "") + ",")
+      if let staleness = e.staleness { try sink.write(staleness, decimals: 3) }
       try sink.write("\n")
     case .geojson:
       try sink.write((eventCount == 0 ? "" : ",\n") + "{\"type\":\"Feature\",\"properties\":{\"kind\":\"event\",")
       try writeDeviceMember()
       try Self.writeJSONMembers(e, to: sink)
-      try sink.write("},\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
-      try sink.write(e.coordinate.longitude, decimals: Self.coordinateDecimals)
-      try sink.write(",")
-      try sink.write(e.coordinate.latitude, decimals: Self.coordinateDecimals)
-      try sink.write("]}}")
+      if let c = e.coordinate {
+        try sink.write("},\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
+        try sink.write(c.longitude, decimals: Self.coordinateDecimals)
+        try sink.write(",")
+        try sink.write(c.latitude, decimals: Self.coordinateDecimals)
+        try sink.write("]}}")
+      } else {
+        try sink.write("},\"geometry\":null}")
+      }
     case .html:
       report?.add(e)
     }
@@ -181,6 +203,11 @@ public struct TimelineWriter {
   }
 
   static let deviceWidth = 16
+
+  /// The CSV columns: the JSON Lines members every kind of entry can have.
+  static let csvHeader =
+    "event,region,at,crossedAt,deliveredAt,lat,lon,state,reason,fromCell,toCell,fromFix,toFix,"
+    + "launchReason,stateBefore,stateAfter,budgetRemaining,request,apnsId,status,apnsReason,app,staleness"
 
   // MARK: - Text
 
@@ -219,18 +246,22 @@ public struct TimelineWriter {
     func fixed(_ value: Double?, _ decimals: Int) throws(TrackIOError) {
       if let value { try sink.write(value, decimals: decimals) } else { try sink.write("null") }
     }
-    // Region events share `crossings`' schema (crossedAt, lat, lon, fromFix, toFix); every
-    // other entry says when it happened as `at`.
+    // Every entry says when it happened on the device as `at` (the timeline's order); region
+    // events add `crossings`' schema (crossedAt, lat, lon, fromFix, toFix).
     try sink.write("\"event\":\"" + e.event + "\",\"region\":")
     try string(e.region?.rawValue)
-    try sink.write(e.category == .region ? ",\"crossedAt\":" : ",\"at\":")
+    try sink.write(",\"at\":")
     try time(e.time)
+    if e.category == .region {
+      try sink.write(",\"crossedAt\":")
+      try time(e.crossedAt)
+    }
     try sink.write(",\"deliveredAt\":")
     try time(e.deliveredAt)
     try sink.write(",\"lat\":")
-    try fixed(e.coordinate.latitude, coordinateDecimals)
+    try fixed(e.coordinate?.latitude, coordinateDecimals)
     try sink.write(",\"lon\":")
-    try fixed(e.coordinate.longitude, coordinateDecimals)
+    try fixed(e.coordinate?.longitude, coordinateDecimals)
     try sink.write(",\"state\":")
     try plain(e.state)
     try sink.write(",\"reason\":")
@@ -252,12 +283,22 @@ public struct TimelineWriter {
       try fixed(staleness, 3)
     }
     if e.category == .push {
+      try sink.write(",\"request\":")
+      try integer(e.request)
+      try sink.write(",\"sentAt\":")
+      try time(e.sentAt)
       try sink.write(",\"apnsId\":")
       try string(e.apnsID)
       try sink.write(",\"status\":")
       try sink.write(e.status ?? 0)
       try sink.write(",\"apnsReason\":")
       try plain(e.apnsReason)
+      try sink.write(",\"timestamp\":")
+      try integer(e.timestamp.map { Int(($0 * 1_000).rounded()) })
+      try sink.write(",\"carrier\":")
+      try string(e.carrier)
+      try sink.write(",\"wakesApp\":" + ((e.wakesApp ?? false) ? "true" : "false") + ",\"app\":")
+      try plain(e.appEffect)
     }
     if e.category == .app {
       try sink.write(",\"launchReason\":")

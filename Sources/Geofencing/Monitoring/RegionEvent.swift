@@ -1,8 +1,8 @@
 public import Geodesy
 
 /// What a ``RegionMonitor`` tells (or would have told) the app about one region.
-public struct RegionEvent: Hashable, Sendable {
-  public enum Kind: String, Hashable, Sendable {
+public struct RegionEvent: Hashable, Sendable, Codable {
+  public enum Kind: String, Hashable, Sendable, Codable {
     /// A confirmed outside → inside transition.
     case enter
     /// A confirmed inside → outside transition.
@@ -20,14 +20,14 @@ public struct RegionEvent: Hashable, Sendable {
   }
 
   /// A region's state.
-  public enum State: String, Hashable, Sendable {
+  public enum State: String, Hashable, Sendable, Codable {
     case inside
     case outside
     case unknown
   }
 
   /// Why the event happened, as a value (``reason`` says it in a sentence).
-  public enum Cause: Hashable, Sendable {
+  public enum Cause: Hashable, Sendable, Codable {
     /// The region was registered past the profile's cap of `limit` regions.
     case regionCapExceeded(limit: Int)
     /// The state established by the first fix.
@@ -51,7 +51,7 @@ public struct RegionEvent: Hashable, Sendable {
   }
 
   /// Why an event is not delivered to the app (``deliveredAt`` is `nil`).
-  public enum Withholding: Hashable, Sendable {
+  public enum Withholding: Hashable, Sendable, Codable {
     /// The app did not ask for this transition (`notifyOnEntry`, `notifyOnExit`, `notifyOnDwell`).
     case notRequested
     /// The profile does not deliver `state` events (the app could ask with `requestState`).
@@ -69,6 +69,10 @@ public struct RegionEvent: Hashable, Sendable {
   /// time of the fix that established it; for `dwell`, the end of the loitering delay. Seconds
   /// since the Unix epoch.
   public var crossedAt: Double
+  /// When the platform decided it: the time of the fix that confirmed the crossing, showed the
+  /// pass-through or established the state (or the clock's, for a dwell seen without a fix).
+  /// Never later than ``deliveredAt``.
+  public var decidedAt: Double
   /// When the app is told, or `nil` when it is not (``reason`` says why).
   public var deliveredAt: Double?
   /// Where the path crossed the boundary, or the fix that established the state.
@@ -82,11 +86,17 @@ public struct RegionEvent: Hashable, Sendable {
   /// Why this event happened (or was not delivered), in a sentence.
   public var reason: String
 
+  /// When it happened on the device: when the app is told, or, for an event it is not told of,
+  /// when the platform decided.
+  public var at: Double { deliveredAt ?? decidedAt }
+
+  /// An event; `decidedAt` defaults to the delivery time, else the crossing time.
   public init(
-    kind: Kind, region: RegionIdentifier, crossedAt: Double, deliveredAt: Double?, coordinate: Coordinate,
+    kind: Kind, region: RegionIdentifier, crossedAt: Double, decidedAt: Double? = nil, deliveredAt: Double?, coordinate: Coordinate,
     state: State? = nil, cause: Cause, withheld: Withholding? = nil, reason: String
   ) {
     self.kind = kind
+    self.decidedAt = decidedAt ?? deliveredAt ?? crossedAt
     self.cause = cause
     self.withheld = withheld
     self.region = region

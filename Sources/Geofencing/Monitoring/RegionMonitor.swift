@@ -355,7 +355,7 @@ public struct RegionMonitor: Sendable {
     for region in failedRegions {
       let limit = profile.maximumRegions ?? 0
       events.append(RegionEvent(
-        kind: .monitoringFailed, region: region.identifier, crossedAt: fix.time, deliveredAt: fix.time,
+        kind: .monitoringFailed, region: region.identifier, crossedAt: fix.time, decidedAt: fix.time, deliveredAt: fix.time,
         coordinate: fix.coordinate, cause: .regionCapExceeded(limit: limit),
         reason: "the \(profile.name) profile monitors at most \(limit) regions per app; this one was registered past the cap"))
     }
@@ -393,7 +393,7 @@ public struct RegionMonitor: Sendable {
   ) -> RegionEvent {
     let delivered = profile.deliversStateEvents
     return RegionEvent(
-      kind: .state, region: region, crossedAt: fix.time, deliveredAt: delivered ? fix.time : nil,
+      kind: .state, region: region, crossedAt: fix.time, decidedAt: fix.time, deliveredAt: delivered ? fix.time : nil,
       coordinate: fix.coordinate, state: state, cause: cause, withheld: delivered ? nil : .stateNotDelivered,
       reason: reason + (delivered ? "" : "; not an event on \(profile.name) (requestState would answer \(state.rawValue))"))
   }
@@ -410,7 +410,7 @@ public struct RegionMonitor: Sendable {
     let what = first.direction == .enter ? "entered and left" : "left and re-entered"
     let delivered = profile.reportsPassThroughs ? fix.time + draw(profile.deliveryLatency, first.region, first.time) : nil
     events.append(RegionEvent(
-      kind: .passThrough, region: first.region, crossedAt: first.time, deliveredAt: delivered, coordinate: first.coordinate,
+      kind: .passThrough, region: first.region, crossedAt: first.time, decidedAt: fix.time, deliveredAt: delivered, coordinate: first.coordinate,
       cause: .passedThrough(fromFix: first.fromFix, toFix: first.toFix),
       withheld: delivered == nil ? .passThroughNotReported : nil,
       reason: "the path \(what) the region between fixes \(first.fromFix) and \(first.toFix) (\(Int((second.time - first.time).rounded())) s)"
@@ -485,7 +485,7 @@ public struct RegionMonitor: Sendable {
       let delivered = notify && !missed ? deliveryTime(id, p.crossing.time, confirmedBy: fix, reason: &reason) : nil
       if !notify { reason += "; not delivered: notifyOn\(entering ? "Entry" : "Exit") is off" }
       events.append(RegionEvent(
-        kind: entering ? .enter : .exit, region: id, crossedAt: p.crossing.time, deliveredAt: delivered,
+        kind: entering ? .enter : .exit, region: id, crossedAt: p.crossing.time, decidedAt: fix.time, deliveredAt: delivered,
         coordinate: p.crossing.coordinate,
         cause: p.crossing.fromFix == p.crossing.toFix
           ? .leadReached(atFix: p.crossing.fromFix, confirmedByFix: detector.fixCount - 1)
@@ -515,7 +515,7 @@ public struct RegionMonitor: Sendable {
       let delivered = wants(id).contains(.dwell) ? deliveryTime(id, time, confirmedBy: fix, reason: &reason) : nil
       if delivered == nil { reason += "; not delivered: notifyOnDwell is off" }
       events.append(RegionEvent(
-        kind: .dwell, region: id, crossedAt: time, deliveredAt: delivered, coordinate: fix.coordinate,
+        kind: .dwell, region: id, crossedAt: time, decidedAt: fix.time, deliveredAt: delivered, coordinate: fix.coordinate,
         cause: .loiteringDelayElapsed(seenAtFix: detector.fixCount - 1), withheld: delivered == nil ? .notRequested : nil,
         reason: reason))
     }

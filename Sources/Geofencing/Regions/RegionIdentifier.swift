@@ -31,3 +31,20 @@ public struct RegionIdentifier: Hashable, Comparable, Sendable, CustomStringConv
 
   public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
+
+extension RegionIdentifier: Codable {
+  /// Encoded as its text.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(rawValue)
+  }
+
+  /// Decoded from its text, checked as ``init(_:)`` checks it.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    let text = try container.decode(String.self)
+    do { try self.init(text) } catch {
+      throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+    }
+  }
+}

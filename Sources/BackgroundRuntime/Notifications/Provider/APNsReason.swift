@@ -1,6 +1,6 @@
 /// The `reason` strings APNs answers with, and their HTTP status (Apple, *Handling notification
 /// responses from APNs*; the list in apns2 `response.go`), plus one of GeoWake's own.
-public enum APNsReason: String, Hashable, Sendable, CaseIterable {
+public enum APNsReason: String, Hashable, Sendable, Codable, CaseIterable {
   case badCollapseId = "BadCollapseId"
   case badDeviceToken = "BadDeviceToken"
   case badExpirationDate = "BadExpirationDate"

@@ -34,15 +34,15 @@ public struct PushRejection: Error, Hashable, Sendable, CustomStringConvertible 
 public struct APNsValidator: Sendable {
   public let profile: PushProfile
   /// The device's token (lowercase hex) and the app's bundle ID.
-  public private(set) var deviceToken: String?
-  public private(set) var topic: String?
+  public internal(set) var deviceToken: String?
+  public internal(set) var topic: String?
   public var uninstalledAt: Double?
   /// Whether requests must carry a provider token (`authorization: bearer <JWT>`); without it,
   /// authentication is taken as done by certificate and not checked.
   public var requiresProviderToken: Bool
   /// The provider token in use: its issue time.
-  private var currentTokenIssuedAt: Double?
-  private var sequence: UInt64 = 0
+  var currentTokenIssuedAt: Double?
+  var sequence: UInt64 = 0
 
   public init(
     profile: PushProfile = .ios, deviceToken: String? = nil, topic: String? = nil, uninstalledAt: Double? = nil, requiresProviderToken: Bool = false
@@ -368,4 +368,26 @@ enum Bytes {
   }
 
   static func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= 97 && (b | 0x20) <= 122 }
+}
+
+extension APNsValidator {
+  /// What a validator learns as requests come: the device's token and the app's topic when they
+  /// were not given, the provider token in use, and how many requests it answered.
+  struct Snapshot: Codable, Sendable, Hashable {
+    var deviceToken: String?
+    var topic: String?
+    var currentTokenIssuedAt: Double?
+    var sequence: UInt64
+  }
+
+  var snapshot: Snapshot {
+    Snapshot(deviceToken: deviceToken, topic: topic, currentTokenIssuedAt: currentTokenIssuedAt, sequence: sequence)
+  }
+
+  mutating func restore(_ snapshot: Snapshot) {
+    deviceToken = snapshot.deviceToken
+    topic = snapshot.topic
+    currentTokenIssuedAt = snapshot.currentTokenIssuedAt
+    sequence = snapshot.sequence
+  }
 }
