@@ -91,9 +91,10 @@ public enum ScenarioReader {
         switch key {
         case "profile":
           guard case .string(let name) = value.value, let profile = RuntimeProfile.named[name] else {
-            throw fail(path, value, "expected \"ios\", \"ios7\" or \"ios6\"")
+            throw fail(path, value, "expected \"ios\", \"ios7\", \"ios6\" or \"android\"")
           }
           scenario.profile = profile
+          scenario.namedProfile = (name, line: parser.location(of: value.offset).line, column: parser.location(of: value.offset).column)
         case "seed":
           scenario.seed = UInt64(try number(value, path, 0...9_007_199_254_740_992, "a whole number ≥ 0"))
         case "handlers":

@@ -13,8 +13,7 @@ extension AnalyzeCommand {
   /// What every device's analysis shares, read-only.
   struct DeviceSettings: Sendable {
     var regions: RegionSet
-    var profile: RegionMonitoringProfile
-    var push: PushProfile
+    var platform: Platform
     var notifications: [RegionIdentifier: RegionNotifications]
     var seed: UInt64
     /// The cell model for tracks that name no cells, and for tracks that do.
@@ -41,16 +40,15 @@ extension AnalyzeCommand {
     }
     let cells = try cellConfiguration(trackNamesCells: false)
     let settings = DeviceSettings(
-      regions: RegionSet(regionFile.regions), profile: Self.profiles[profile]!, push: Self.pushProfile(profile),
-      notifications: regionFile.notifications, seed: seed, cells: cells, cellsFromTrack: try cells ?? cellConfiguration(trackNamesCells: true), app: try appInputs(), format: format,
+      regions: RegionSet(regionFile.regions), platform: platform, notifications: regionFile.notifications, seed: seed, cells: cells, cellsFromTrack: try cells ?? cellConfiguration(trackNamesCells: true), app: try appInputs(), format: format,
       reading: .init(lenient: lenient, assumeUTC: assumeUTC), regionFile: regions, regionList: regionFile.regions)
     if let regions, regionFile.regions.isEmpty { Diagnostics.error(InputChecks.noRegionWarning(regions: regions)) }
     // The settings are checked once, here, rather than failing every device alike.
     let first: DeviceTimeline
     do {
       first = try DeviceTimeline(
-        regions: settings.regions, profile: settings.profile, notifications: settings.notifications, cells: settings.cells,
-        app: settings.app, push: settings.push)
+        regions: settings.regions, platform: settings.platform, notifications: settings.notifications, cells: settings.cells,
+        app: settings.app)
     } catch {
       Diagnostics.error("\(regions ?? "regions"): \(error)")
       throw SysExit.dataError
@@ -69,7 +67,7 @@ extension AnalyzeCommand {
       let given = monitored + first.monitor.failedRegions.count
       try writer.finish(
         summary: totals.text(
-          regions: regions == nil ? nil : "\(given) regions shared (profile \(settings.profile.name)"
+          regions: regions == nil ? nil : "\(given) regions shared (profile \(settings.platform.regionMonitoring.name)"
             + (given > monitored ? ", \(monitored) monitored under its cap)" : ")")))
       try out.commit()
     } catch let error as TrackIOError {
@@ -102,9 +100,9 @@ extension AnalyzeCommand {
     var timeline: DeviceTimeline
     do {
       timeline = try DeviceTimeline(
-        regions: settings.regions, profile: settings.profile, notifications: settings.notifications,
+        regions: settings.regions, platform: settings.platform, notifications: settings.notifications,
         seed: DeviceTrack.seed(settings.seed, device: track.device), cells: namesCells ? settings.cellsFromTrack : settings.cells,
-        app: settings.app, push: settings.push)
+        app: settings.app)
     } catch {
       outcome.failure = "\(error)"
       return outcome

@@ -8,11 +8,17 @@ extension AnalyzeCommand {
     (see docs/formats.md). REGIONS is a \
     CSV file with id,lat,lon,radius (metres), a GeoJSON FeatureCollection (Point features with \
     a radius property, Polygon, MultiPolygon; notifyOnEntry/notifyOnExit properties) or a JSON \
-    array of {id, lat, lon, radius}, in registration order. The profile decides the \
-    rules: ios (default: 20-region cap, 200 m / 20 s confirmation, accuracy gating, 3-5 min \
-    delivery latency, pass-throughs unseen), android (100-region cap, confirmation by the share \
-    of the fix's accuracy disc inside: 85 %/15 %, low confidence in between; dwell after 5 min \
-    inside; latency up to 2 min, 2-6 min when stationary) or server (the geometric truth). Events are listed \
+    array of {id, lat, lon, radius}, in registration order. The platform decides every \
+    rule — region monitoring, pushes, fetch and the app's runtime: ios (the default, as iPhones \
+    were measured: 20-region cap; an exit confirmed 0-100 m beyond the boundary plus the fix's \
+    accuracy for 20 s, then a median 35 s; entries up to 200 m early; some crossings never \
+    reported), ios-documented (Apple's stated 200 m / 20 s and 3-5 min), android and android8 \
+    (as Android phones were measured; 100-region cap, confirmation by the share of the fix's \
+    accuracy disc inside, dwell after 5 min; android8 looks at geofences about every 2 min), \
+    android-documented (Google's stated rules), or server (the geometric truth). On the Android \
+    platforms the app lives by Android's runtime: a broadcast receiver with 10 s (goAsync up to \
+    60 s), FCM's onMessageReceived with 10 s, jobs of up to 10 min, Doze and the standby buckets \
+    (docs/platform-rules.md). Events are listed \
     in the order they happen on the device, as the track streams: a region event when the app is \
     told (or, when it is not, when the platform decided), with the time the boundary was crossed \
     and the reason; the app's steps, pushes and fetches among them at their times. A summary follows: events and time \
@@ -42,13 +48,14 @@ extension AnalyzeCommand {
     be left out.
 
     App: with --app SCENARIO.json, every delivered region event and significant change wakes \
-    the app under the scenario's runtime profile (ios: 10 s per location wake, background tasks \
-    up to 30 s from the wake; ios7 180 s; ios6 600 s): the timeline then lists, among the \
+    the app under the platform's runtime (ios: 10 s per location wake, background tasks up to \
+    30 s from the wake; a scenario's "profile" may name ios7, 180 s, or ios6, 600 s, on an iOS \
+    platform; android: see above): the timeline then lists, among the \
     location events at their times, every step of the app — wake (state before and after, budget), handler, \
     background task, budget extension, expiration, suspension, termination by the watchdog, \
     relaunch, foreground session, force-quit — and the summary adds wakes and background \
     seconds by reason, terminations, lost events and an energy estimate per reason (400 mW \
-    while running: EnergyModel). The scenario: {"profile": "ios", "seed": 1, "handlers": \
+    while running: EnergyModel). The scenario: {"seed": 1, "handlers": \
     {"location": {"work": 4, "backgroundTask": 20, "endsTaskOnExpiration": true, "variation": \
     0.2}}, "sessions": [{"at": ISO time, "duration": seconds}], "usage": {"daily": ["07:30"], \
     "duration": 240, "from": "2024-05-01", "days": 14}, "forceQuits": [ISO time]}.

@@ -35,16 +35,11 @@ extension AnalyzeCommand {
     guard TimelineWriter.Format(rawValue: format) != nil else {
       throw ValidationError("--format must be table, jsonl, csv, geojson or html, got \(format)")
     }
-    guard Self.profiles[profile] != nil else {
-      throw ValidationError("--profile must be ios, android, android8, ios-documented, android-documented or server, got \(profile)")
+    guard !significantChanges || platform.significantChanges != nil else {
+      throw ValidationError(
+        "--significant-changes: the \(platformName.rawValue) platform has no significant-location-change service (it is iOS's): leave it out, or choose ios or ios-documented")
     }
   }
-
-  static let profiles = RegionMonitoringProfile.named
-
-  /// The push rules that go with a region profile: Apple's documented silent-push budget with
-  /// `ios-documented`, the one phones were seen to keep otherwise.
-  static func pushProfile(_ profile: String) -> PushProfile { profile == "ios-documented" ? .iosDocumented : .ios }
 
   /// Metres between synthetic towers for `text` (urban, rural or a number), if valid.
   static func spacing(_ text: String) -> Double? {
@@ -57,7 +52,7 @@ extension AnalyzeCommand {
 
   /// The cell model asked for, if any.
   func cellConfiguration(trackNamesCells: Bool) throws -> CellTimeline.Configuration? {
-    let significant: SignificantChangeProfile? = significantChanges ? (periodicWake ? .iosWithPeriodicWake : .ios) : nil
+    let significant: SignificantChangeProfile? = significantChanges ? (periodicWake ? .iosWithPeriodicWake : platform.significantChanges) : nil
     if let towers {
       let file: TowerCSVReader.TowerFile
       do { file = try TowerCSVReader.read(path: towers, lenient: lenient, warning: Diagnostics.warning) } catch {
@@ -95,7 +90,9 @@ extension AnalyzeCommand {
   func appInputs() throws -> DeviceTimeline.App? {
     guard let app else { return nil }
     var inputs: DeviceTimeline.App
-    do { inputs = DeviceTimeline.App(scenario: try ScenarioReader.read(path: app, assumeUTC: assumeUTC)) } catch { throw Diagnostics.fail(error) }
+    let scenario: AppScenario
+    do { scenario = try ScenarioReader.read(path: app, assumeUTC: assumeUTC) } catch { throw Diagnostics.fail(error) }
+    inputs = DeviceTimeline.App(scenario: PlatformOption.scenario(scenario, from: app, on: platform))
     do {
       if let connectivity { inputs.conditions = try DeviceConditionsCSVReader.read(path: connectivity, assumeUTC: assumeUTC) }
       if let pushes { inputs.pushes = try PushScheduleReader.read(path: pushes, assumeUTC: assumeUTC) }
@@ -115,7 +112,7 @@ extension AnalyzeCommand {
     let list = (0..<UInt64(seeds)).map { seed + $0 }
     var all: [[RegionEvent]] = []
     for s in list {
-      var monitor = try RegionMonitor(regions: regions, profile: Self.profiles[profile]!, notifications: notifications, seed: s)
+      var monitor = try RegionMonitor(regions: regions, profile: platform.regionMonitoring, notifications: notifications, seed: s)
       var events: [RegionEvent] = []
       do {
         guard case .one(var reader, let first) = try DeviceTrackSource.open(tracks, options: .init(lenient: lenient, assumeUTC: assumeUTC)) else {

@@ -11,8 +11,8 @@ extension AnalyzeCommand {
   func deviceTimeline(_ regionFile: RegionFile, cells: CellTimeline.Configuration?, app: DeviceTimeline.App?) throws -> DeviceTimeline {
     do {
       return try DeviceTimeline(
-        regions: RegionSet(regionFile.regions), profile: Self.profiles[profile]!, notifications: regionFile.notifications,
-        seed: seed, cells: cells, app: app, push: Self.pushProfile(profile))
+        regions: RegionSet(regionFile.regions), platform: platform, notifications: regionFile.notifications,
+        seed: seed, cells: cells, app: app)
     } catch {
       Diagnostics.error("\(regions ?? "regions"): \(error)")
       throw SysExit.dataError
@@ -26,7 +26,7 @@ extension AnalyzeCommand {
       // Only the formats that draw or list regions need them (a copy of 100,000 regions is ~8 MB).
       regions: ["geojson", "html"].contains(format) ? timeline.monitor.monitoredRegions + timeline.monitor.failedRegions : [],
       title: "GeoWake: \(Self.fileName(track))",
-      subtitle: [regions.map { "regions \(Self.fileName($0)), profile \(profile)" }, cells?.description].compactMap { $0 }.joined(separator: "; "))
+      subtitle: [regions.map { "regions \(Self.fileName($0)), platform \(platformName.rawValue)" }, cells?.description].compactMap { $0 }.joined(separator: "; "))
   }
 
   /// Warnings about input read without error that cannot be what was meant (see

@@ -46,8 +46,11 @@ struct AnalyzeCommand: AsyncParsableCommand {
   @Flag(name: .customLong("periodic-wake"), help: "With --significant-changes: also wake every 15 minutes without movement (disputed; off by default).")
   var periodicWake = false
 
-  @Option(help: "Platform profile: ios, android or android8 (Android 8 and later), calibrated to measured phones; ios-documented or android-documented (the vendors' stated rules); or server.", transform: { $0.lowercased() })
-  var profile: String = "ios"
+  @Option(name: [.customLong("platform"), .customLong("profile")], help: PlatformOption.help)
+  var platformName: Platform.Name = .ios
+
+  /// Every rule of the platform chosen.
+  var platform: Platform { Platform.named(platformName) }
 
   @Option(name: .customLong("format"), help: "Output format: table, jsonl, csv, geojson or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
   var formatOption: String?
@@ -141,7 +144,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
         pushSource: Self.fileName(pushes ?? ""), appSource: Self.fileName(self.app ?? ""))
       var spread = ""
       if seeds > 1 {
-        spread = SeedSpreadReport(try seedSpread(timeline.monitor.regions, notifications), profile: profile).text
+        spread = SeedSpreadReport(try seedSpread(timeline.monitor.regions, notifications), profile: platformName.rawValue).text
       }
       progress.clear()
       try writer.finish(summary: report.text + spread)

@@ -14,7 +14,7 @@ struct CompareCommand: ParsableCommand {
     abstract: "Compare region monitoring with significant location changes on a track: wakes, crossings learned, delay, energy.",
     discussion: """
       The real crossings are the geometric truth (the server profile). Region monitoring (the \
-      --profile rules) learns of a crossing when it delivers the event for it; significant \
+      --platform's rules) learns of a crossing when it delivers the event for it; significant \
       changes (500 m / 5 min from cell handoffs, on --towers, --synthetic-cells or the track's \
       own cells; urban synthetic cells by default) learn of it when a delivered location is on \
       the other side. For each: wakes, wakes per hour, crossings learned and missed, mean and \
@@ -32,8 +32,10 @@ struct CompareCommand: ParsableCommand {
   @Option(help: "Regions file (CSV, GeoJSON or JSON).")
   var regions: String
 
-  @Option(help: "Region-monitoring profile: ios, android or android8 (Android 8 and later), calibrated to measured phones; ios-documented or android-documented (the vendors' stated rules).", transform: { $0.lowercased() })
-  var profile: String = "ios"
+  @Option(
+    name: [.customLong("platform"), .customLong("profile")],
+    help: "The phone whose region monitoring is compared: ios (the default), android or android8 (Android 8 and later), as measured phones behave; ios-documented or android-documented, as the vendors document them.")
+  var platformName: Platform.Name = .ios
 
   @Option(help: "Cell towers (OpenCellID CSV).")
   var towers: String?
@@ -64,8 +66,9 @@ struct CompareCommand: ParsableCommand {
   func checkOptions() throws {
     OutputFormat.warnIfDisagreeing(formatOption, output: outputOptions.output)
     guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, got \(format)") }
-    let names = ["ios", "android", "android8", "ios-documented", "android-documented"]
-    guard names.contains(profile) else { throw ValidationError("--profile must be \(names.joined(separator: ", ")), got \(profile)") }
+    guard platformName != .server else {
+      throw ValidationError("--platform server is the geometric truth the phones are compared with: choose ios, android, android8, ios-documented or android-documented")
+    }
     guard towers == nil || syntheticCells == nil else { throw ValidationError("--towers and --synthetic-cells exclude each other") }
     if let syntheticCells, AnalyzeCommand.spacing(syntheticCells) == nil {
       throw ValidationError("--synthetic-cells must be urban, rural or metres in 100...100000, got \(syntheticCells)")
@@ -95,7 +98,7 @@ struct CompareCommand: ParsableCommand {
     var comparison: StrategyComparison
     do {
       comparison = try StrategyComparison(
-        regions: regionFile.regions, platform: RegionMonitoringProfile.named[profile] ?? .ios, cells: layout, energy: energy, seed: seed)
+        regions: regionFile.regions, platform: Platform.named(platformName).regionMonitoring, cells: layout, energy: energy, seed: seed)
     } catch .cells(let error) {
       Diagnostics.error(error.description)
       throw SysExit.usage

@@ -1,6 +1,7 @@
 import Foundation
 import ArgumentParser
 import BackgroundRuntime
+import GeoWake
 import RuntimeIO
 import GeoWakeReports
 import TrackIO
@@ -28,6 +29,11 @@ struct FetchCommand: ParsableCommand {
       {"identifier", "earliestBeginAfter"} (the app submits a refresh request when opened and \
       after each refresh; each fetch needs one and comes no earlier than its earliestBeginDate). --policy overrides the fetch interval. --conditions is a CSV \
       start,end,condition (lowPowerMode, backgroundRefreshOff, offline): no fetch then.
+
+      On --platform android (android8, android-documented) the system's fetch is a periodic \
+      WorkManager job instead: due every 15 min at the least (or the app's custom interval), held \
+      by conditions, by Doze until its maintenance windows once the screen has been off an hour, \
+      and by the standby bucket's quota of job time; each run may take 10 min.
 
       The scheduler runs beside three baselines in one run: fixed 15 min, fixed 1 h, and an oracle \
       that fetches 60 s before each launch. --format table lists the scheduler's decisions, \
@@ -62,6 +68,11 @@ struct FetchCommand: ParsableCommand {
 
   @Option(help: "Device conditions (CSV start,end,condition).")
   var conditions: String?
+
+  @Option(
+    name: .customLong("platform"),
+    help: "The phone: ios (the default: the system's scheduler learns the user's launch habits), ios-documented or server (the same), android, android8 or android-documented (a periodic WorkManager job, at least every 15 min, held by Doze and the standby bucket's quota).")
+  var platformName: Platform.Name = .ios
 
   @Flag(name: .customLong("assume-utc"), help: "Read usage, feed, condition and app scenario times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
   var assumeUTC = false
@@ -164,6 +175,8 @@ struct FetchCommand: ParsableCommand {
       do { scenario = try ScenarioReader.read(path: app, assumeUTC: assumeUTC) } catch { throw Diagnostics.fail(error) }
     }
     if let policy, let parsed = FetchPolicy(text: policy) { scenario.configuration.fetchPolicy = parsed }
+    let platform = Platform.named(platformName)
+    scenario = PlatformOption.scenario(scenario, from: app ?? "", on: platform)
     let contentFeed: ContentFeed
     let feedSource: String
     if let feed {
@@ -179,7 +192,8 @@ struct FetchCommand: ParsableCommand {
     if let conditions {
       do { deviceConditions = try DeviceConditionsCSVReader.read(path: conditions, assumeUTC: assumeUTC) } catch { throw Diagnostics.fail(error) }
     }
-    let simulation = FetchSimulation(scenario: scenario, launches: launches, window: window, feed: contentFeed, conditions: deviceConditions)
+    var simulation = FetchSimulation(scenario: scenario, launches: launches, window: window, feed: contentFeed, conditions: deviceConditions)
+    simulation.fetchProfile = platform.fetch
     return (simulation, feedSource)
   }
 }

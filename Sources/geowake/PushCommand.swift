@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackgroundRuntime
+import GeoWake
 import RuntimeIO
 import GeoWakeReports
 import TrackIO
@@ -71,8 +72,10 @@ struct PushCommand: ParsableCommand {
   @Flag(name: .customLong("provider-token"), help: "Require token-based authentication: every request needs authorization: bearer <JWT> (ES256, kid; iss, iat at most 1 h old, refreshed at most every 20 min).")
   var providerToken = false
 
-  @Option(help: "The APNs and device profile: ios (the silent-push budget phones were seen to keep) or ios-documented (the one read from Apple's documentation).", transform: { $0.lowercased() })
-  var profile = "ios"
+  @Option(
+    name: [.customLong("platform"), .customLong("profile")],
+    help: "The phone: ios (the default: the silent-push budget phones were seen to keep), ios-documented (the one read from Apple's documentation), android, android8 or android-documented (FCM: the schedule's apns-priority 10 is high priority, content-available without an alert a data message; Doze and the standby buckets), server (as ios).")
+  var platformName: Platform.Name = .ios
 
   @Option(name: .customLong("format"), help: "Output format: table, jsonl, csv or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
   var formatOption: String?
@@ -88,9 +91,6 @@ struct PushCommand: ParsableCommand {
 
   func checkOptions() throws {
     OutputFormat.warnIfDisagreeing(formatOption, output: output)
-    guard PushProfile.named[profile] != nil else {
-      throw ValidationError("--profile must be \(PushProfile.named.keys.sorted().joined(separator: " or ")), got \(profile)")
-    }
     guard PushReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl, csv or html, got \(format)") }
   }
 
@@ -102,15 +102,19 @@ struct PushCommand: ParsableCommand {
       Diagnostics.error("\(schedule): no requests: expected one JSON object per line")
       throw SysExit.dataError
     }
-    var device = PushDevice(deviceToken: token, topic: topic)
+    let platform = Platform.named(platformName)
+    // Without --app: an app that declares remote-notification and whose handler takes 2 s.
+    var scenario = AppScenario(
+      behaviours: [.remoteNotification: HandlerBehaviour(work: 2)], configuration: AppConfiguration(backgroundModes: [.remoteNotification]))
     if let app {
-      do { device = PushDevice(scenario: try ScenarioReader.read(path: app, assumeUTC: assumeUTC), deviceToken: token, topic: topic) } catch { throw Diagnostics.fail(error) }
+      do { scenario = try ScenarioReader.read(path: app, assumeUTC: assumeUTC) } catch { throw Diagnostics.fail(error) }
     }
+    var device = PushDevice(scenario: PlatformOption.scenario(scenario, from: app ?? "", on: platform), deviceToken: token, topic: topic)
     if let connectivity {
       do { device.conditions = try DeviceConditionsCSVReader.read(path: connectivity, assumeUTC: assumeUTC) } catch { throw Diagnostics.fail(error) }
     }
     let run = PushSimulation(
-      requests: requests, device: device, profile: PushProfile.named[profile] ?? .ios, requiresProviderToken: providerToken
+      requests: requests, device: device, profile: platform.push, fetchProfile: platform.fetch, requiresProviderToken: providerToken
     ).run()
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }

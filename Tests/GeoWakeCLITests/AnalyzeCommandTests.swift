@@ -18,6 +18,28 @@ struct AnalyzeCommandTests {
     #expect(result.stdout.contains("no fix was on the other side, so ios-documented would not have seen it"))
   }
 
+  /// On an Android platform the app lives by Android's runtime: receivers with 10 s, in Android's
+  /// words; `--profile` is the old name of `--platform`; an iOS runtime named by the scenario gives
+  /// way with a warning; iOS's significant changes are refused.
+  @Test func androidPlatformsRunAndroidsRuntime() throws {
+    let folder = try TemporaryFolder()
+    let scenario = try folder.file("app.json", containing: #"{"profile": "ios7", "handlers": {"location": {"work": 15}}}"#)
+    let run = try CommandRunner.run(Self.demo + ["--platform", "android", "--app", scenario, "--format", "jsonl"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stderr.contains("app.json:1:13: warning: $.profile: ios7 is a runtime of ios, but the platform is android: its android runtime applies"))
+    let lines = try run.stdout.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+    let wakes = lines.filter { $0["event"] as? String == "wake" }
+    #expect(!wakes.isEmpty && wakes.allSatisfy { ($0["reason"] as? String)?.hasPrefix("a geofence transition broadcast to the app's receiver") == true })
+    #expect(wakes.allSatisfy { $0["budgetRemaining"] as? Double == 10 })
+    #expect(lines.contains { $0["event"] as? String == "terminated" && ($0["reason"] as? String)?.hasPrefix("ANR") == true })
+    let old = try CommandRunner.run(Self.demo + ["--profile", "android", "--app", scenario, "--format", "jsonl"])
+    #expect(old.stdout == run.stdout)
+    let table = try CommandRunner.run(Self.demo + ["--platform", "android", "--app", scenario])
+    #expect(table.stdout.contains("processes killed past a limit (an ANR, onMessageReceived's window, a job's 10 min):"))
+    let significant = try CommandRunner.run(Self.demo + ["--platform", "android", "--significant-changes"])
+    #expect(significant.status == 64 && significant.stderr.contains("no significant-location-change service"))
+  }
+
   @Test func serverProfileMatchesTheCrossings() throws {
     let analyze = try CommandRunner.run(Self.demo + ["--profile", "server", "--format", "jsonl"])
     let crossings = try CommandRunner.run(["crossings", "--format", "jsonl", "--regions", "Fixtures/demo/tokyo-regions.csv", "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx"])

@@ -71,8 +71,12 @@ struct PushCommandTests {
     #expect(table.stdout.contains("2024-05-01T08:55:00Z  00000000-0000-4000-8000-00000000000C  200                 delayed      2024-05-01T09:00:00Z  held past the silent-push budget, released at a keep-alive"))
     let documented = try CommandRunner.run(Self.bundled)
     #expect(documented.stdout.contains("silent-push budget (profile ios-documented): 2 back to back, then one every 30 min"))
-    let bad = try CommandRunner.run(Array(Self.bundled.dropLast()) + ["android"])
-    #expect(bad.status == 64 && bad.stderr.contains("--profile must be ios or ios-documented, got android"))
+    let bad = try CommandRunner.run(Array(Self.bundled.dropLast()) + ["windows"])
+    #expect(bad.status == 64 && bad.stderr.contains("'windows'") && bad.stderr.contains("android-documented"), "\(bad.stderr)")
+    // Android: FCM, without APNs' silent budget.
+    let android = try CommandRunner.run(Array(Self.bundled.dropLast()) + ["Android"])
+    #expect(android.status == 0, "\(android.stderr)")
+    #expect(android.stdout.contains("delivery (profile fcm): FCM") && !android.stdout.contains("silent-push budget"))
   }
 
   @Test func tableAndHTML() throws {

@@ -75,7 +75,7 @@ struct ScenarioReaderTests {
     (#"{"fetchInterval": -900}"#, "1:19: error: $.fetchInterval: expected \"never\", \"minimum\" or seconds in 0<..31536000"),
     (#"{"fetchInterval": "hourly"}"#, "1:19: error: $.fetchInterval: expected \"never\", \"minimum\" or seconds in 0<..31536000"),
     (#"{"handlers": {"fetch": {"failureRate": 1.5}}}"#, "1:40: error: $.handlers.fetch.failureRate: 1.5 is out of range: expected a fraction in 0...1"),
-    (#"{"profile": "android"}"#, "1:13: error: $.profile: expected \"ios\", \"ios7\" or \"ios6\""),
+    (#"{"profile": "windows"}"#, "1:13: error: $.profile: expected \"ios\", \"ios7\", \"ios6\" or \"android\""),
     (#"{"handlers": {"fetch": {"work": 1, "endsTaskOnExpiration": true}}}"#,
      "1:60: error: $.handlers.fetch.endsTaskOnExpiration: given without a backgroundTask: expected a backgroundTask for it to end"),
     (#"{"handlers": {"fetch": {"variation": 2}}}"#, "1:38: error: $.handlers.fetch.variation: 2.0 is out of range: expected a fraction in 0...1"),

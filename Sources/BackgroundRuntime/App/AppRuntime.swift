@@ -7,8 +7,9 @@ import SeededRandom
 /// ordered queue and appends a ``RuntimeEvent`` for every step.
 ///
 /// **Rules.**
-/// - A location event gives ``RuntimeProfile/locationWakeBudget`` seconds, a fetch or a remote
-///   notification ``RuntimeProfile/handlerDeadline`` (its handler must call completion by then).
+/// - A location event gives ``RuntimeProfile/locationWakeBudget`` seconds, a remote notification
+///   ``RuntimeProfile/handlerDeadline``, a fetch ``RuntimeProfile/fetchDeadline`` (its handler must
+///   call completion by then).
 ///   A not-running app is launched, a suspended one resumed; an app already running in the
 ///   background gets the event without a new wake, and its budget becomes at least the event's.
 /// - The handler (a ``HandlerBehaviour`` per launch reason) works for its time; a background task
@@ -20,7 +21,8 @@ import SeededRandom
 /// - On screen (a user session) events are delivered without a wake and no budget applies; when
 ///   the user leaves, open work gets ``RuntimeProfile/leaveGracePeriod`` (or the task limit).
 /// - A force-quit stops the app; fetches and notifications are then lost until the user opens it
-///   again, location events still relaunch it (docs/platform-rules.md, background execution).
+///   again; location events still relaunch it on iOS, and are lost too on Android
+///   (``RuntimeProfile/forceQuitStopsLocation``; docs/platform-rules.md, background execution).
 ///
 /// **Ties.** Items at the same instant are handled in this order: the app's own work finishing
 /// (a handler or task that ends exactly at the deadline made it), then expiration, then the
@@ -177,7 +179,7 @@ public struct AppRuntime: Sendable {
   ) {
     events.append(RuntimeEvent(
       time: now, kind: kind, reason: reason, stateBefore: before, stateAfter: state,
-      budgetRemaining: state == .background ? budgetEnd - now : nil, facts: facts))
+      budgetRemaining: state == .background ? budgetEnd - now : nil, facts: facts, lifecycle: profile.lifecycle))
   }
 
   private mutating func setState(_ new: AppState) {
@@ -215,7 +217,7 @@ public struct AppRuntime: Sendable {
       record(.foregroundStarted, .user, from: before, .label(label), into: &events)
     case .location, .remoteNotification, .fetch:
       guard let reason = event.reason else { return }
-      if forceQuit && reason != .location {
+      if forceQuit && (reason != .location || profile.forceQuitStopsLocation) {
         summary.lost[reason, default: 0] += 1
         record(.lost, reason, from: before, .label(label), into: &events)
         return
@@ -224,7 +226,7 @@ public struct AppRuntime: Sendable {
         record(.deliveredInForeground, reason, from: before, .label(label), into: &events)
         return
       }
-      let budget = reason == .location ? profile.locationWakeBudget : profile.handlerDeadline
+      let budget = profile.budget(for: reason)
       if state == .background {
         if now + budget > budgetEnd { setBudget(now + budget) }
         record(.deliveredWhileRunning, reason, from: before, .delivered(label: label, budget: budget), into: &events)

@@ -11,6 +11,9 @@ public struct AppScenario: Hashable, Sendable {
   public var forceQuits: [Double]
   /// The app's declared background modes and fetch policy (Info.plist and launch-time calls).
   public var configuration: AppConfiguration
+  /// The runtime profile a scenario file named, and where (nil: it named none, and the
+  /// platform's applies).
+  public var namedProfile: (name: String, line: Int, column: Int)?
 
   public init(
     profile: RuntimeProfile = .ios, seed: UInt64 = 0, behaviours: [LaunchReason: HandlerBehaviour] = [:],

@@ -29,6 +29,7 @@ extension Device {
     var taken: [Int]
     var runtime: AppRuntime.Snapshot
     var trackRecord: FetchTrackRecord.Snapshot
+    var power: PowerState
     var push: PushLane.Snapshot
     var fetch: FetchLane.Snapshot?
     var pushTally: PushTally
@@ -41,7 +42,7 @@ extension Device {
       start: start, now: now, begun: begun, finished: finished, fetchUntil: fetchUntil.isFinite ? fetchUntil : nil,
       inputs: [launches.count, forceQuits.count, changes.count, pushes.count],
       taken: [nextLaunch, nextForceQuit, nextChange, nextPush], runtime: core.runtime.snapshot(),
-      trackRecord: core.trackRecord.snapshot, push: push.snapshot, fetch: fetch?.snapshot, pushTally: pushTally, fetchTally: fetchTally)
+      trackRecord: core.trackRecord.snapshot, power: core.power, push: push.snapshot, fetch: fetch?.snapshot, pushTally: pushTally, fetchTally: fetchTally)
   }
 
   /// A device in the state of `snapshot`, with the configuration and inputs it was made with.
@@ -69,6 +70,10 @@ extension Device {
     let scenario = configuration.scenario
     core.runtime = try AppRuntime(restoring: snapshot.runtime, profile: scenario.profile, behaviours: scenario.behaviours)
     core.trackRecord = FetchTrackRecord(restoring: snapshot.trackRecord, profile: configuration.fetch)
+    guard snapshot.power.rules == core.power.rules, snapshot.power.start == start,
+      [snapshot.power.lastUse, snapshot.power.screenOnUntil, snapshot.power.lastMotion].allSatisfy({ $0?.isFinite ?? true })
+    else { throw SnapshotError(.invalidField("power", "other power rules, another start, or a time that is not finite")) }
+    core.power = snapshot.power
     try push.restore(snapshot.push)
     if let saved = snapshot.fetch { try fetch?.restore(saved, profile: configuration.fetch) }
     now = snapshot.now
@@ -98,18 +103,25 @@ extension PushLane {
     var waking: [Waking]
     var sent: Int
     var nextKeepAlive: Double?
+    var fcmStored: [Stored]
+    var dozeHeld: [Accepted]
+    var highPriorityDeliveries: [Double]
+    var invisibleHighPrioritySince: Double?
+    var pendingNotes: [Int: [PushOutcome.Note]]
   }
 
   var snapshot: Snapshot {
     Snapshot(
       profileName: profile.name, validator: validator.snapshot, random: random, online: online, lowPower: lowPower, stored: stored,
       held: held, deferred: deferred, tokens: tokens, refilledAt: refilledAt.isFinite ? refilledAt : nil,
-      silentLaunches: silentLaunches, waking: waking, sent: sent, nextKeepAlive: nextKeepAlive)
+      silentLaunches: silentLaunches, waking: waking, sent: sent, nextKeepAlive: nextKeepAlive, fcmStored: fcmStored, dozeHeld: dozeHeld,
+      highPriorityDeliveries: highPriorityDeliveries, invisibleHighPrioritySince: invisibleHighPrioritySince, pendingNotes: pendingNotes)
   }
 
   mutating func restore(_ s: Snapshot) throws(SnapshotError) {
     guard s.profileName == profile.name else { throw SnapshotError(.profileDiffers(snapshot: s.profileName, given: profile.name)) }
-    let times = [s.refilledAt, s.nextKeepAlive, s.stored?.until].compactMap { $0 } + s.silentLaunches + s.waking.map(\.start)
+    let times = [s.refilledAt, s.nextKeepAlive, s.stored?.until, s.invisibleHighPrioritySince].compactMap { $0 } + s.silentLaunches
+      + s.waking.map(\.start) + s.fcmStored.map(\.until) + s.highPriorityDeliveries
     guard times.allSatisfy(\.isFinite), s.tokens.isFinite, s.tokens >= 0, s.sent >= 0 else {
       throw SnapshotError(.invalidField("push", "a time or the silent-push budget is not finite, or a count is negative"))
     }
@@ -126,6 +138,11 @@ extension PushLane {
     waking = s.waking
     sent = s.sent
     nextKeepAlive = s.nextKeepAlive
+    fcmStored = s.fcmStored
+    dozeHeld = s.dozeHeld
+    highPriorityDeliveries = s.highPriorityDeliveries
+    invisibleHighPrioritySince = s.invisibleHighPrioritySince
+    pendingNotes = s.pendingNotes
   }
 }
 
@@ -146,17 +163,20 @@ extension FetchLane {
     var nextFixed: Double
     var random: SeededGenerator
     var lastRefusal: TaskSchedulerError?
+    var jobDue: Double
+    var jobRuns: [JobRun]
   }
 
   var snapshot: Snapshot {
     Snapshot(
       scheduler: scheduler.snapshot, now: now, fetchedThrough: fetchedThrough, switcherSnapshot: switcherSnapshot, lastLaunchEnd: lastLaunchEnd,
       inFlight: inFlight, plan: plan, planIndex: planIndex, review: review, needsPlan: needsPlan, nextFixed: nextFixed, random: random,
-      lastRefusal: lastRefusal)
+      lastRefusal: lastRefusal, jobDue: jobDue, jobRuns: jobRuns)
   }
 
   mutating func restore(_ s: Snapshot, profile: FetchProfile) throws(SnapshotError) {
-    let times = [s.now, s.fetchedThrough, s.nextFixed] + [s.switcherSnapshot, s.lastLaunchEnd, s.inFlight, s.review].compactMap { $0 }
+    let times = [s.now, s.fetchedThrough, s.nextFixed, s.jobDue] + [s.switcherSnapshot, s.lastLaunchEnd, s.inFlight, s.review].compactMap { $0 }
+      + s.jobRuns.flatMap { [$0.start, $0.end] }
     guard times.allSatisfy(\.isFinite), (0...s.plan.count).contains(s.planIndex) else {
       throw SnapshotError(.invalidField("fetch", "a time is not finite, or the plan's index is out of range"))
     }
@@ -173,5 +193,7 @@ extension FetchLane {
     nextFixed = s.nextFixed
     random = s.random
     lastRefusal = s.lastRefusal
+    jobDue = s.jobDue
+    jobRuns = s.jobRuns
   }
 }

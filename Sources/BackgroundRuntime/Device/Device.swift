@@ -90,12 +90,14 @@ public struct Device: Sendable {
   struct Core: Sendable {
     var runtime: AppRuntime
     var trackRecord: FetchTrackRecord
+    /// What Doze and the standby buckets know of the device (Android).
+    var power: PowerState
     var events: [DeviceEvent] = []
   }
 
   /// The sources of steps, in the order they act at one instant.
   enum Source: Int, Sendable {
-    case runtime = 0, storedExpiry, forceQuit, launch, online, offline, lowPowerOn, lowPowerOff, keepAlive, push, fetch
+    case runtime = 0, storedExpiry, forceQuit, launch, online, offline, lowPowerOn, lowPowerOff, keepAlive, dozeRelease, push, fetch
   }
 
   /// A connectivity or power change, from the conditions.
@@ -144,7 +146,6 @@ public struct Device: Sendable {
     let scenario = configuration.scenario
     var runtime = AppRuntime(profile: scenario.profile, behaviours: scenario.behaviours, seed: scenario.seed)
     runtime.advanceClock(to: start)
-    core = Core(runtime: runtime, trackRecord: FetchTrackRecord(profile: configuration.fetch))
     push = PushLane(profile: configuration.push, scenario: scenario, identity: configuration.identity)
 
     // The user: the usage's launches and the scenario's sessions, in time order (stable).
@@ -154,6 +155,10 @@ public struct Device: Sendable {
     all += scenario.sessions.map { (UserLaunch(time: $0.start, duration: $0.duration, utcOffset: offset), true) }
     all = all.enumerated().sorted { ($0.element.0.time, $0.offset) < ($1.element.0.time, $1.offset) }.map(\.element)
     let history = all.filter { $0.0.time < start && !$0.1 }.map(\.0)
+    let lastUse = history.map { $0.time + $0.duration }.max()
+    core = Core(
+      runtime: runtime, trackRecord: FetchTrackRecord(profile: configuration.fetch),
+      power: PowerState(rules: scenario.profile.power, start: start, lastUse: lastUse))
     let life = all.filter { $0.0.time >= start }
     self.launches = life.map(\.0)
     launchIsSession = life.map(\.1)
@@ -183,6 +188,12 @@ public struct Device: Sendable {
   /// earlier than ``now`` (an earlier one is handled now).
   public mutating func wake(forLocationAt time: Double, label: String) {
     core.runtime.schedule(SystemEvent(time: max(time, now), kind: .location, label: label))
+  }
+
+  /// The device moved at `time` (a fix at walking speed or faster): Android's deep Doze needs a
+  /// still device.
+  public mutating func noteMotion(at time: Double) {
+    core.power.motion(at: max(time, now))
   }
 
   /// A provider sends `request` now (its time; no earlier than ``now``): everything due before it
@@ -265,8 +276,9 @@ public struct Device: Sendable {
     if nextLaunch < launches.count { consider(launches[nextLaunch].time, .launch) }
     if nextChange < changes.count { consider(changes[nextChange].time, changes[nextChange].source) }
     consider(push.nextKeepAlive, .keepAlive)
+    consider(push.dozeRelease(now: now, core), .dozeRelease)
     if nextPush < pushes.count { consider(pushes[nextPush].time, .push) }
-    if fetch != nil, let t = fetch?.nextDecisionTime(upcoming: launches[nextLaunch...], core), t < fetchUntil { consider(t, .fetch) }
+    if fetch != nil, let t = fetch?.nextDecisionTime(upcoming: launches[nextLaunch...], core, clock: now), t < fetchUntil { consider(t, .fetch) }
     return best
   }
 
@@ -285,6 +297,7 @@ public struct Device: Sendable {
       nextLaunch += 1
       let measured = fetch != nil && t < fetchUntil
       if measured { fetch?.measure(l, &core) }
+      core.power.session(at: t, duration: l.duration)
       core.runtime.schedule(SystemEvent(time: t, kind: .userSession(duration: l.duration), label: label))
       runRuntime(until: t)
       if measured { fetch?.learn(l, &core) }
@@ -297,6 +310,7 @@ public struct Device: Sendable {
       default: push.lowPowerOff(at: t, &core)
       }
     case .keepAlive: push.keepAlive(at: t, &core)
+    case .dozeRelease: push.releaseDozeHeld(at: t, &core)
     case .push:
       let request = pushes[nextPush]
       nextPush += 1

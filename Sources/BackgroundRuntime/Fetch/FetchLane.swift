@@ -34,6 +34,16 @@ struct FetchLane: Sendable {
   var random: SeededGenerator
   /// The last refusal of a BGTaskScheduler submission, reported once until it changes.
   var lastRefusal: TaskSchedulerError?
+  /// Android: the periodic job's period (nil: the iOS scheduler or a baseline), when it is next
+  /// due, and its recent runs (for the standby bucket's quota).
+  let jobPeriod: Double?
+  var jobDue: Double
+  var jobRuns: [JobRun] = []
+
+  struct JobRun: Hashable, Sendable, Codable {
+    var start: Double
+    var end: Double
+  }
 
   /// A lane from `start` on: `history` (launches before it) is what the scheduler learned from;
   /// `firstLaunch`, the first launch from `start` on, sets the fixed baselines' phase.
@@ -56,11 +66,23 @@ struct FetchLane: Sendable {
       nextFixed -= ((nextFixed - start) / interval).rounded(.down) * interval
     }
     random = SeededGenerator(seed: scenario.seed ^ 0x5EED_FE7C_0000_0001)
+    jobDue = start
+    if strategy == .system, case .periodicJob(let minimum) = profile.scheduler {
+      if case .custom(let interval) = scenario.configuration.fetchPolicy { jobPeriod = max(minimum, interval) } else { jobPeriod = minimum }
+    } else {
+      jobPeriod = nil
+    }
   }
 
   /// What the lane says at its start: why there is no fetch at all, and the first app-refresh
   /// request.
   mutating func begin(_ c: inout Device.Core) {
+    if jobPeriod != nil {
+      if scheduler.configuration.fetchPolicy == .never {
+        c.events.append(.fetch(FetchEvent(time: now, kind: .fetchUnavailable, facts: .diagnostic(Self.noPeriodicWork))))
+      }
+      return
+    }
     if strategy == .system, let why = scheduler.configuration.fetchDiagnostic {
       c.events.append(.fetch(FetchEvent(time: now, kind: .fetchUnavailable, facts: .diagnostic(why))))
     }
@@ -69,7 +91,12 @@ struct FetchLane: Sendable {
 
   /// When the policy next decides (a fetch or a pass), at `now` or later; `upcoming` are the
   /// launches still to come (the oracle knows them; the phone's clock is on the zone of the next).
-  mutating func nextDecisionTime(upcoming: ArraySlice<UserLaunch>, _ c: Device.Core) -> Double {
+  mutating func nextDecisionTime(upcoming: ArraySlice<UserLaunch>, _ c: Device.Core, clock: Double) -> Double {
+    if let period = jobPeriod {
+      // The job's time moves with the device's state (a session ends Doze): never before the clock.
+      guard scheduler.configuration.fetchPolicy != .never else { return .infinity }
+      return max(clock, nextJob(period, c).time)
+    }
     if strategy == .system, needsPlan {
       scheduler.clockOffset = upcoming.first?.utcOffset
       scheduler.trackRecord = c.trackRecord
@@ -107,7 +134,7 @@ struct FetchLane: Sendable {
   /// The app is open: the scheduler learns the launch, and the app submits its next request.
   mutating func learn(_ l: UserLaunch, _ c: inout Device.Core) {
     scheduler.observeLaunch(at: l.time, utcOffset: l.utcOffset)
-    if strategy == .system { submitRefresh(at: l.time, &c) }
+    if strategy == .system, jobPeriod == nil { submitRefresh(at: l.time, &c) }
     needsPlan = true
   }
 
@@ -130,6 +157,10 @@ struct FetchLane: Sendable {
   /// The policy's decision at `t` (``nextDecisionTime(upcoming:_:)``).
   mutating func decide(at t: Double, _ c: inout Device.Core) {
     now = t
+    if let period = jobPeriod {
+      runJobIfDue(period, at: t, &c)
+      return
+    }
     switch strategy {
     case .system:
       if planIndex >= plan.count {
@@ -200,7 +231,7 @@ struct FetchLane: Sendable {
       ended(startedAt: start, at: e.time, outcome, &c)
       c.events.append(.fetch(FetchEvent(
         time: e.time, kind: .fetchCompleted, facts: .completed(outcome, seconds: e.time - start, newItems: items, score: score(at: e.time, c)))))
-      if strategy == .system { submitRefresh(at: e.time, &c) }
+      if strategy == .system, jobPeriod == nil { submitRefresh(at: e.time, &c) }
     case .terminated:
       inFlight = nil
       ended(startedAt: start, at: e.time, .terminated, &c)
@@ -220,6 +251,7 @@ struct FetchLane: Sendable {
 
   /// A fetch's result goes to the device's one track record, which the scheduler plans with.
   private mutating func ended(startedAt start: Double, at end: Double, _ outcome: FetchOutcome, _ c: inout Device.Core) {
+    if jobPeriod != nil { jobRuns.append(JobRun(start: start, end: end)) }
     c.trackRecord.record(outcome, seconds: end - start, at: end)
     scheduler.trackRecord = c.trackRecord
   }

@@ -2,8 +2,20 @@
 /// inputs (launch habits, Low Power Mode, Background App Refresh, network, the app's track
 /// record) but not the numbers: each value here is GeoWake's stated assumption.
 public struct FetchProfile: Hashable, Sendable {
+  /// How the system decides when an app fetches.
+  public enum Scheduler: Hashable, Sendable, Codable {
+    /// iOS: fetches placed shortly before the user's predicted launches (every other field of
+    /// the profile).
+    case launchHabits
+    /// Android: a periodic WorkManager job, every `minimumPeriod` seconds at the least (or the
+    /// app's custom interval when longer), deferred by conditions, Doze and the standby bucket's
+    /// job quota (``AndroidPowerRules``).
+    case periodicJob(minimumPeriod: Double)
+  }
+
   /// Short name used in explanations.
   public var name: String
+  public var scheduler: Scheduler
   /// Seconds between two fetches at the least, whatever the policy: what `minimum` means, and
   /// the floor of a shorter `custom` interval (BGAppRefreshTask is commonly observed no more
   /// often than every 15 min; assumption: 900 s).
@@ -78,9 +90,11 @@ public struct FetchProfile: Hashable, Sendable {
     dormancyDays: Double, idleInterval: Double, launchesServingWindow: Double, habitRadius: Double, habitSupport: Double, windowEdgeSupport: Double, windowRadius: Double,
     habitEarlyQuantile: Double, historyDays: Int, historyHalfLifeDays: Double, minimumHistoryDays: Int, minimumDaysPerKind: Int,
     coldStartInterval: Double, trackRecordSmoothing: Double, trackRecordRecoveryHalfLifeDays: Double, slowHandler: Double,
-    newDataScore: Double, noDataScore: Double, slowScore: Double, failedScore: Double, terminatedScore: Double
+    newDataScore: Double, noDataScore: Double, slowScore: Double, failedScore: Double, terminatedScore: Double,
+    scheduler: Scheduler = .launchHabits
   ) {
     self.name = name
+    self.scheduler = scheduler
     self.minimumInterval = minimumInterval
     self.launchLead = launchLead
     self.busyWindowInterval = busyWindowInterval
@@ -115,4 +129,13 @@ public struct FetchProfile: Hashable, Sendable {
     historyDays: 28, historyHalfLifeDays: 7, minimumHistoryDays: 3, minimumDaysPerKind: 2, coldStartInterval: 3_600,
     trackRecordSmoothing: 0.3, trackRecordRecoveryHalfLifeDays: 3, slowHandler: 10,
     newDataScore: 1, noDataScore: 0.85, slowScore: 0.6, failedScore: 0.5, terminatedScore: 0)
+
+  /// Android: a periodic WorkManager job at least every 15 minutes (`PeriodicWorkRequest
+  /// .MIN_PERIODIC_INTERVAL_MILLIS`, androidx.work; vendor); the habit fields are unused.
+  public static let android: FetchProfile = {
+    var profile = ios
+    profile.name = "android"
+    profile.scheduler = .periodicJob(minimumPeriod: 900)
+    return profile
+  }()
 }

@@ -27,6 +27,9 @@ public struct FetchDecision: Hashable, Sendable, Codable {
     case notYetDue(LaunchHabit, earliestBeginDate: Double)
     /// A habit passed over: a device condition lasts past its span.
     case condition(LaunchHabit, DeviceCondition, until: Double)
+    /// Android: the periodic job, due every `period` seconds, run in the app's standby `bucket`
+    /// (`deferredBy`: a condition, Doze or the bucket's job quota moved it later).
+    case job(period: Double, bucket: StandbyBucket, deferredBy: Deferral?)
   }
 
   /// What moved a fetch later.
@@ -35,6 +38,11 @@ public struct FetchDecision: Hashable, Sendable, Codable {
     case interval(FetchPolicy, next: Double)
     /// The pending app-refresh request's `earliestBeginDate`.
     case earliestBeginDate(Double)
+    /// Android: Doze held it to the maintenance window at that time.
+    case doze(windowAt: Double)
+    /// Android: the standby bucket's job quota was spent (per `window` seconds; nil: a day's one
+    /// job in the restricted bucket).
+    case quota(StandbyBucket, window: Double?, until: Double)
   }
 
   public var time: Double
@@ -274,7 +282,18 @@ extension FetchDecision {
       case .condition(let c, _)?: text += "; deferred until \(c.ending)"
       case .interval(let policy, _)?: text += "; moved later by the \(policy) interval"
       case .earliestBeginDate?: text += "; moved later to the request's earliestBeginDate"
-      case nil: break
+      case .doze?, .quota?, nil: break
+      }
+      return text
+    case .job(let period, let bucket, let deferral):
+      var text = "the periodic job (every \(FetchEvent.duration(period))), standby bucket \(bucket.rawValue)"
+      switch deferral {
+      case .condition(let c, _)?: text += "; deferred until \(c.ending)"
+      case .doze?: text += "; held by Doze until a maintenance window"
+      case .quota(let b, let window, _)?:
+        text += window.map { "; deferred: the \(b.rawValue) bucket's 10 min of jobs per \(FetchEvent.duration($0)) were spent" }
+          ?? "; deferred: the \(b.rawValue) bucket runs one job a day"
+      case .interval?, .earliestBeginDate?, nil: break
       }
       return text
     case .idle(let interval):

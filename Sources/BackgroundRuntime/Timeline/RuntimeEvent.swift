@@ -36,6 +36,8 @@ public struct RuntimeEvent: Hashable, Sendable, Codable {
   public var budgetRemaining: Double?
   /// The facts behind ``detail`` (kept as values: the sentence is made only when asked for).
   public var facts: Facts
+  /// Whose lifecycle the app lives by (the words of ``detail`` follow it).
+  public var lifecycle: RuntimeProfile.Lifecycle
 
   /// The numbers and names an event's explanation needs.
   public enum Facts: Hashable, Sendable, Codable {
@@ -52,8 +54,9 @@ public struct RuntimeEvent: Hashable, Sendable, Codable {
 
   public init(
     time: Double, kind: Kind, reason: LaunchReason?, stateBefore: AppState, stateAfter: AppState, budgetRemaining: Double?,
-    facts: Facts
+    facts: Facts, lifecycle: RuntimeProfile.Lifecycle = .ios
   ) {
+    self.lifecycle = lifecycle
     self.time = time
     self.kind = kind
     self.reason = reason
@@ -67,6 +70,7 @@ public struct RuntimeEvent: Hashable, Sendable, Codable {
   public var detail: String {
     let what = reason?.rawValue ?? "an"
     func labelled(_ label: String) -> String { label.isEmpty ? "" : " (\(label))" }
+    if lifecycle == .android, let sentence = androidDetail { return sentence }
     switch (kind, facts) {
     case (.wake, .wake(let label, let budget)):
       return "\(stateBefore == .notRunning ? "launched" : "resumed") in the background by a \(what) event\(labelled(label)) with \(Self.seconds(budget)) of background time"
@@ -88,15 +92,60 @@ public struct RuntimeEvent: Hashable, Sendable, Codable {
       return "\(open == 1 ? "a background task is" : "\(open) background tasks are") still open \(Self.seconds(lead)) before the budget ends: expiration handler called"
     case (.suspended, _): return "no work left: suspended"
     case (.terminated, .terminated(let handlers, let tasks)):
-      var what: [String] = []
-      if handlers > 0 { what.append(handlers == 1 ? "a handler still working" : "\(handlers) handlers still working") }
-      if tasks > 0 { what.append(tasks == 1 ? "a background task still open" : "\(tasks) background tasks still open") }
-      return "watchdog: the background time ran out with " + what.joined(separator: " and ") + "; the next event launches the app again"
+      return "watchdog: the background time ran out with " + Self.work(handlers, tasks) + "; the next event launches the app again"
     case (.foregroundStarted, .label(let label)):
       return stateBefore == .notRunning ? "launched by the user\(labelled(label))" : "the user opened the app\(labelled(label))"
     case (.foregroundEnded, _): return "the user left the app"
     case (.forceQuit, _): return "the user force-quit the app: fetches and notifications are not delivered until it is opened again"
     default: return kind.rawValue
+    }
+  }
+
+  /// "a handler still working and 2 background tasks still open".
+  static func work(_ handlers: Int, _ tasks: Int) -> String {
+    var what: [String] = []
+    if handlers > 0 { what.append(handlers == 1 ? "a handler still working" : "\(handlers) handlers still working") }
+    if tasks > 0 { what.append(tasks == 1 ? "a background task still open" : "\(tasks) background tasks still open") }
+    return what.joined(separator: " and ")
+  }
+
+  /// The entry point an Android app is woken through for a reason.
+  static func androidEntry(_ reason: LaunchReason?) -> String {
+    switch reason {
+    case .location: "a geofence transition broadcast to the app's receiver"
+    case .remoteNotification: "an FCM message to onMessageReceived"
+    case .fetch: "a WorkManager job (background fetch)"
+    case .user, nil: "the user"
+    }
+  }
+
+  /// The sentence in Android's words, where they differ from iOS's.
+  private var androidDetail: String? {
+    func labelled(_ label: String) -> String { label.isEmpty ? "" : " (\(label))" }
+    switch (kind, facts) {
+    case (.wake, .wake(let label, let budget)):
+      let process = stateBefore == .notRunning ? "the process started" : "the cached process"
+      return "\(Self.androidEntry(reason))\(labelled(label)): \(process), \(Self.seconds(budget)) to finish"
+    case (.deliveredWhileRunning, .delivered(let label, let budget)):
+      return "\(Self.androidEntry(reason))\(labelled(label)) to the running app; at least \(Self.seconds(budget)) to finish"
+    case (.lost, .label(let label)):
+      return "\(Self.androidEntry(reason))\(labelled(label)) not delivered: the app is force-stopped (no broadcasts until the user opens it)"
+    case (.taskBegan, .work(let length)):
+      return reason == .location ? "goAsync(): \(Self.seconds(length)) of work past onReceive" : "background work: \(Self.seconds(length))"
+    case (.budgetExtended, .budgetExtended(let from, let to, _, let limit)):
+      return "goAsync() keeps the broadcast alive: \(Self.seconds(from)) raised to \(Self.seconds(to)) (the background broadcast limit is \(Self.seconds(limit)) from the wake)"
+    case (.suspended, _): return "no work left: the process is cached"
+    case (.terminated, .terminated(let handlers, let tasks)):
+      let limit: String
+      switch reason {
+      case .location: limit = "ANR: the broadcast receiver ran past its limit"
+      case .remoteNotification: limit = "onMessageReceived ran past its window"
+      case .fetch: limit = "the job ran past its 10-minute limit"
+      default: limit = "the time ran out"
+      }
+      return "\(limit) with \(Self.work(handlers, tasks)): the process was killed; the next event starts it again"
+    case (.forceQuit, _): return "the user force-stopped the app: no broadcasts, messages or jobs until it is opened again"
+    default: return nil
     }
   }
 

@@ -89,6 +89,19 @@ extension DeviceTimeline {
   }
 }
 
+extension DeviceTimeline {
+  /// A timeline in the state of `snapshot`, over the platform and settings it was saved with.
+  /// - Throws: as ``init(restoring:regions:profile:notifications:seed:cells:app:push:fetch:)``.
+  public init(
+    restoring snapshot: Snapshot, regions: RegionSet, platform: Platform, notifications: [RegionIdentifier: RegionNotifications] = [:],
+    seed: UInt64 = 0, cells: CellTimeline.Configuration? = nil, app: App? = nil
+  ) throws {
+    try self.init(
+      restoring: snapshot, regions: regions, profile: platform.regionMonitoring, notifications: notifications, seed: seed, cells: cells,
+      app: app.map { platform.adapting($0) }, push: platform.push, fetch: platform.fetch)
+  }
+}
+
 extension TimelineOrder {
   /// Whether it is a heap of events by time and sequence (what a decoded snapshot must be).
   var isConsistent: Bool { queue.isConsistent }

@@ -9,7 +9,7 @@ public import Geofencing
 /// clock — the whole of `geowake analyze`, as a library.
 ///
 /// ```swift
-/// var timeline = try DeviceTimeline(regions: fences, profile: .ios, app: .init(scenario: scenario))
+/// var timeline = try DeviceTimeline(regions: fences, platform: .ios, app: .init(scenario: scenario))
 /// var events: [TimelineEvent] = []
 /// for fix in fixes { timeline.process(fix, into: &events) }
 /// try timeline.finish(into: &events)
@@ -79,6 +79,8 @@ public struct DeviceTimeline {
   public let app: App?
   let pushProfile: PushProfile
   let fetchProfile: FetchProfile
+  /// Whether the device's power management needs to know when it moves (Android's Doze).
+  let tracksMotion: Bool
   /// The app's device, from the first fix (or the first push or session, when earlier) on.
   var device: Device?
   var activity = RegionActivity()
@@ -114,6 +116,19 @@ public struct DeviceTimeline {
     self.app = app
     pushProfile = push
     fetchProfile = fetch
+    tracksMotion = app?.scenario.profile.power != nil
+  }
+
+  /// A timeline under every rule of `platform`: its region monitoring, its pushes and fetches,
+  /// and its app runtime for the app (``Platform/adapting(_:)``).
+  /// - Throws: as ``init(regions:profile:notifications:seed:cells:app:push:fetch:)``.
+  public init(
+    regions: RegionSet, platform: Platform, notifications: [RegionIdentifier: RegionNotifications] = [:], seed: UInt64 = 0,
+    cells: CellTimeline.Configuration? = nil, app: App? = nil
+  ) throws {
+    try self.init(
+      regions: regions, profile: platform.regionMonitoring, notifications: notifications, seed: seed, cells: cells,
+      app: app.map { platform.adapting($0) }, push: platform.push, fetch: platform.fetch)
   }
 
   /// Takes the next fix and appends the events that are now certain to come first.
@@ -132,6 +147,11 @@ public struct DeviceTimeline {
       lastTime = max(lastTime ?? fix.time, fix.time)
       if app != nil {
         if device == nil { startDevice(firstFix: fix.time) }
+        if tracksMotion, let last = places.last, fix.time > last.time,
+          Self.planarDistance(last.coordinate, fix.coordinate) > (app?.scenario.profile.power?.motionSpeed ?? 0) * (fix.time - last.time)
+        {
+          device?.noteMotion(at: fix.time)
+        }
         places.add(fix)
       }
     }
@@ -259,6 +279,16 @@ public struct DeviceTimeline {
     }
   }
 
+  /// Metres between two nearby positions on a sphere of the Earth's mean radius (equirectangular:
+  /// for the metres between two fixes, within 0.5 % under a few kilometres; enough to tell a
+  /// device moving at walking speed from a still one).
+  static func planarDistance(_ a: Coordinate, _ b: Coordinate) -> Double {
+    let radians = Double.pi / 180
+    let x = (b.longitude - a.longitude) * radians * Double.cos((a.latitude + b.latitude) / 2 * radians)
+    let y = (b.latitude - a.latitude) * radians
+    return 6_371_008.8 * (x * x + y * y).squareRoot()
+  }
+
   // MARK: - The device
 
   /// When the app's device begins: the first fix, or the app's first push or session when
@@ -310,6 +340,9 @@ struct PlaceTrail: Sendable, Codable, Hashable {
 
   private(set) var places: [Place] = []
   private(set) var head = 0
+
+  /// The last place added.
+  var last: Place? { places.last }
 
   /// A fix used (one earlier than the last one added is passed over).
   mutating func add(_ fix: LocationFix) {

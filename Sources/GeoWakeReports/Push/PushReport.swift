@@ -96,7 +96,11 @@ public struct PushReport {
     }
     text += "app: \(s.wakes[.remoteNotification] ?? 0) background wakes, \(NumberText.duration(s.backgroundSeconds[.remoteNotification] ?? 0)) in the background, \(s.terminations) terminations"
     text += effects.isEmpty ? "\n" : "; notifications: " + effects.joined(separator: ", ") + "\n"
-    text += "silent-push budget (profile \(profile.name)): \(profile.silentBudgetText); track record \(NumberText.fixed(trackRecord.score(at: tally.lastSent ?? 0), decimals: 2)) (the budget scales with it)\n"
+    if profile.delivery == .fcm {
+      text += "delivery (profile \(profile.name)): FCM — high priority through Doze within the standby bucket's daily quota, normal priority at Doze's maintenance windows; data messages wake the app, notification messages are shown by the system\n"
+    } else {
+      text += "silent-push budget (profile \(profile.name)): \(profile.silentBudgetText); track record \(NumberText.fixed(trackRecord.score(at: tally.lastSent ?? 0), decimals: 2)) (the budget scales with it)\n"
+    }
     return text
   }
 

@@ -113,7 +113,11 @@ public struct TimelineSummaryReport {
       text += reason.rawValue.column(20) + "\(s.wakes[reason] ?? 0)".column(7) + NumberText.fixed(seconds, decimals: 1).column(14)
         + NumberText.fixed(seconds * energy.wakePower / 1_000, decimals: 1) + " J\n"
     }
-    text += "terminations by the watchdog: \(s.terminations) (handlers cut short: \(s.interrupted)), expirations: \(s.expirations)\n"
+    if scenario.profile.lifecycle == .android {
+      text += "processes killed past a limit (an ANR, onMessageReceived's window, a job's 10 min): \(s.terminations) (handlers cut short: \(s.interrupted))\n"
+    } else {
+      text += "terminations by the watchdog: \(s.terminations) (handlers cut short: \(s.interrupted)), expirations: \(s.expirations)\n"
+    }
     if s.sessions > 0 { text += "foreground: \(counted(s.sessions, "session")), \(NumberText.duration(s.foregroundSeconds)) on screen\n" }
     let lost = s.lost.values.reduce(0, +)
     if lost > 0 {

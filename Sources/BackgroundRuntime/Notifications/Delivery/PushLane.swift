@@ -53,12 +53,22 @@ struct PushLane: Sendable {
   var waking: [Waking] = []
   /// Requests sent so far.
   var sent = 0
+  /// FCM: the messages stored for the offline device, in arrival order; those Doze holds for a
+  /// maintenance window; when high-priority ones were delivered (the last day's); since when
+  /// the app's high-priority messages have shown nothing.
+  var fcmStored: [Stored] = []
+  var dozeHeld: [Accepted] = []
+  var highPriorityDeliveries: [Double] = []
+  var invisibleHighPrioritySince: Double?
+  /// What a held message's delivery will say of why it was held.
+  var pendingNotes: [Int: [PushOutcome.Note]] = [:]
   /// The next keep-alive: every ``PushProfile/keepAliveInterval`` from the first request on.
   var nextKeepAlive: Double?
 
   init(profile: PushProfile, scenario: AppScenario, identity: Device.PushIdentity) {
     self.profile = profile
-    declaresRemoteNotification = scenario.configuration.backgroundModes.contains(.remoteNotification)
+    // Android declares no background mode: a FirebaseMessagingService receives data messages.
+    declaresRemoteNotification = profile.delivery == .fcm || scenario.configuration.backgroundModes.contains(.remoteNotification)
     failureRate = scenario.behaviours[.remoteNotification]?.failureRate ?? 0
     validator = APNsValidator(
       profile: profile, deviceToken: identity.deviceToken, topic: identity.topic, uninstalledAt: identity.uninstalledAt,
@@ -76,7 +86,7 @@ struct PushLane: Sendable {
     let t = request.time
     let index = sent
     sent += 1
-    if nextKeepAlive == nil { nextKeepAlive = t + profile.keepAliveInterval }
+    if nextKeepAlive == nil, profile.delivery == .apns { nextKeepAlive = t + profile.keepAliveInterval }
     switch validator.validate(request) {
     case .failure(let rejection):
       var notes = PushOutcome.Notes()
@@ -95,6 +105,10 @@ struct PushLane: Sendable {
       let event = PushEvent(
         time: t, kind: .accepted, request: index, sentAt: t, apnsID: push.apnsID, status: 200, wakesApp: push.wakesApp, notes: notes)
       c.events.append(.push(event))
+      if profile.delivery == .fcm {
+        if online { arriveFCM(accepted, at: t, via: nil, &c) } else { storeFCM(accepted, until: push.expiration, at: t, &c) }
+        return event
+      }
       if online {
         arrive(accepted, at: t, via: nil, &c)
         return event
@@ -117,14 +131,18 @@ struct PushLane: Sendable {
     }
   }
 
-  /// When the push APNs stores expires, if one is stored.
-  var storedExpiry: Double? { stored?.until }
+  /// When the (first) push APNs or FCM stores expires, if one is stored.
+  var storedExpiry: Double? { stored?.until ?? fcmStored.lazy.map(\.until).min() }
 
-  /// The stored push expired while the device was offline.
+  /// A stored push expired while the device was offline.
   mutating func expireStored(at t: Double, _ c: inout Device.Core) {
-    guard let s = stored, s.until <= t else { return }
-    stored = nil
-    settle(s.push, .dropped, .expiredOffline(at: s.until), at: t, &c)
+    if let s = stored, s.until <= t {
+      stored = nil
+      settle(s.push, .dropped, .expiredOffline(at: s.until), at: t, &c)
+    }
+    let expired = fcmStored.filter { $0.until <= t }
+    fcmStored.removeAll { $0.until <= t }
+    for s in expired { settle(s.push, .dropped, .expiredOffline(at: s.until), at: t, &c) }
   }
 
   // MARK: Device
@@ -183,9 +201,12 @@ struct PushLane: Sendable {
 
   mutating func goOffline() { online = false }
 
-  /// Back online: APNs delivers what it stored.
+  /// Back online: APNs delivers what it stored (FCM all it stored, in order).
   mutating func goOnline(at t: Double, _ c: inout Device.Core) {
     online = true
+    let waiting = fcmStored
+    fcmStored = []
+    for s in waiting { arriveFCM(s.push, at: t, via: .storedByFCM, &c) }
     guard let s = stored else { return }
     stored = nil
     if s.until > t {
@@ -246,9 +267,12 @@ struct PushLane: Sendable {
     refilledAt = t
   }
 
-  mutating func deliver(_ push: Accepted, at t: Double, carrier: String?, why: PushOutcome.Note?, _ c: inout Device.Core) {
+  mutating func deliver(
+    _ push: Accepted, at t: Double, carrier: String?, why: PushOutcome.Note?, also: [PushOutcome.Note] = [], _ c: inout Device.Core
+  ) {
     var kind: PushEvent.Kind = t > push.time ? .delayed : .delivered
     var notes = PushOutcome.Notes()
+    for n in also { notes.append(n) }
     if let carrier {
       if carrier == "keep-alive" {
         notes.append(.keepAlive(silent: push.isSilent, priority: push.priority))
@@ -263,7 +287,10 @@ struct PushLane: Sendable {
     }
     var effect: PushOutcome.AppEffect?
     var wakes = false
-    if push.wakesApp {
+    if profile.delivery == .fcm && push.userVisible {
+      effect = .shown
+      notes.append(.notificationMessage)
+    } else if push.wakesApp {
       if !declaresRemoteNotification {
         effect = .notWoken
         notes.append(.notWoken)
@@ -340,8 +367,18 @@ struct PushLane: Sendable {
     if let s = stored { settle(s.push, .held, .stillStored, at: t, &c) }
     if let h = held { settle(h, .held, .stillHeld, at: t, &c) }
     for push in deferred { settle(push, .held, .stillDeferred, at: t, &c) }
+    for push in dozeHeld {
+      var notes = PushOutcome.Notes()
+      for n in (pendingNotes.removeValue(forKey: push.request) ?? []) + [.stillDeferred] { notes.append(n) }
+      c.events.append(.push(PushEvent(
+        time: t, kind: .held, request: push.request, sentAt: push.time, apnsID: push.apnsID, status: 200, wakesApp: push.wakesApp,
+        notes: notes)))
+    }
+    for s in fcmStored { settle(s.push, .held, .stillStored, at: t, &c) }
     stored = nil
     held = nil
     deferred = []
+    dozeHeld = []
+    fcmStored = []
   }
 }

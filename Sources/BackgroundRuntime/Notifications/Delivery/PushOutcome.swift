@@ -81,6 +81,12 @@ public struct PushOutcome: Hashable, Sendable, Codable {
     case deferredWith(priority: Int, carrier: String)
     case discardedByForceQuit
     case killedByForceQuit
+    case storedByFCM
+    case storeFull(limit: Int)
+    case deferredByDoze
+    case highPriorityQuota(bucket: String, perDay: Int)
+    case deprioritized(days: Int)
+    case notificationMessage
     case shown
     case shownAndWoken
     case notWoken
@@ -111,6 +117,14 @@ public struct PushOutcome: Hashable, Sendable, Codable {
       case .deferredWith(let priority, let carrier): return "deferred (priority \(priority)), delivered with \(carrier)"
       case .discardedByForceQuit: return "discarded: the user force-quit the app"
       case .killedByForceQuit: return "the user force-quit the app while the handler ran: no completion"
+      case .storedByFCM: return "stored by FCM while the device was offline"
+      case .storeFull(let limit): return "FCM stores at most \(limit) messages for an offline device: the oldest was dropped"
+      case .deferredByDoze: return "normal priority: held by Doze until a maintenance window"
+      case .highPriorityQuota(let bucket, let perDay):
+        return "high priority past the \(bucket) standby bucket's \(perDay) a day: delivered at normal priority"
+      case .deprioritized(let days):
+        return "FCM deprioritized the app's high-priority messages (none showed a notification for \(days) days): normal priority"
+      case .notificationMessage: return "a notification message: shown by the system, the app not woken"
       case .shown: return "shown to the user, the app not woken"
       case .shownAndWoken: return "shown to the user, and the app woken"
       case .notWoken: return "not woken: UIBackgroundModes does not declare remote-notification"

@@ -1,7 +1,20 @@
 /// Every number of the APNs and device model, named (docs/platform-rules.md, remote and silent notifications). Limits Apple documents
 /// are cited; the rest are GeoWake's stated assumptions.
 public struct PushProfile: Hashable, Sendable {
+  /// Who carries pushes to the device, and by whose rules.
+  public enum Delivery: String, Hashable, Sendable, Codable {
+    /// APNs: the newest notification stored while offline, the silent-push budget, keep-alives.
+    case apns
+    /// Firebase Cloud Messaging: every message stored while offline (collapsible ones coalesced),
+    /// high priority delivered through Doze within the standby bucket's quota, normal priority
+    /// waiting for a maintenance window; only data messages wake the app.
+    case fcm
+  }
+
   public var name: String
+  public var delivery: Delivery
+  /// Messages FCM stores for an offline device at the most (FCM: "up to 100 messages").
+  public var storedMessageLimit: Int
   /// Largest payload in bytes: 4 096 (5 120 for VoIP) — Apple, *Generating a remote notification*.
   public var payloadLimit: Int
   public var voipPayloadLimit: Int
@@ -49,8 +62,10 @@ public struct PushProfile: Hashable, Sendable {
     silentPushBurst: Int, silentPushInterval: Double, keepAliveInterval: Double, providerTokenLifetime: Double = 3_600,
     providerTokenRefreshInterval: Double = 1_200, providerTokenClockSkew: Double = 60, minimumBudgetScore: Double = 0.05,
     deviceTokenDigits: ClosedRange<Int> = 64...400, topicLimit: Int = 255, silentPushWindow: Double? = nil,
-    silentPushSpacing: Double = 0
+    silentPushSpacing: Double = 0, delivery: Delivery = .apns, storedMessageLimit: Int = 1
   ) {
+    self.delivery = delivery
+    self.storedMessageLimit = storedMessageLimit
     self.silentPushWindow = silentPushWindow
     self.silentPushSpacing = silentPushSpacing
     self.providerTokenClockSkew = providerTokenClockSkew
@@ -106,6 +121,26 @@ public struct PushProfile: Hashable, Sendable {
     return text
   }
 
-  /// The profiles by name: `ios` (as measured), `ios-documented`.
-  public static let named: [String: PushProfile] = ["ios": .ios, "ios-documented": .iosDocumented]
+  /// Android's FCM (`fcm`), for a provider's schedule in APNs form: `apns-priority` 10 is high
+  /// priority, any other normal; a content-available push without an alert is a data message
+  /// (it reaches `onMessageReceived`), one with an alert a notification message (the system shows
+  /// it; the app is not woken in the background); `apns-expiration` is the time to live (0: now
+  /// or never), `apns-collapse-id` the collapse key.
+  /// - up to 100 messages stored for an offline device, 4 weeks at the most (the default time to
+  ///   live): Firebase docs, *Receive messages* and *Message lifespan*. Vendor.
+  /// - the payload limit is 4,096 bytes (Firebase: "4000 bytes" for data; FCM's 4 KB): vendor.
+  /// - Doze, the standby buckets' quotas and deprioritization come from the app runtime's
+  ///   ``AndroidPowerRules``.
+  public static let fcm: PushProfile = {
+    var profile = iosDocumented
+    profile.name = "fcm"
+    profile.delivery = .fcm
+    profile.defaultStorage = 2_419_200
+    profile.maximumStorage = 2_419_200
+    profile.storedMessageLimit = 100
+    return profile
+  }()
+
+  /// The profiles by name: `ios` (as measured), `ios-documented`, `fcm`.
+  public static let named: [String: PushProfile] = ["ios": .ios, "ios-documented": .iosDocumented, "fcm": .fcm]
 }

@@ -195,7 +195,8 @@ public struct APNsValidator: Sendable {
     var priority = pushType == .background ? 5 : 10
     if let text = known.priority {
       guard let p = Int(text), p == 10 || p == 5 || p == 1 else { throw PushRejection(.badPriority, "apns-priority \"\(text)\": expected 10, 5 or 1") }
-      if pushType == .background && p == 10 {
+      // APNs refuses a background push at priority 10; FCM sends data messages at high priority.
+      if pushType == .background && p == 10 && profile.delivery == .apns {
         throw PushRejection(.badPriority, "apns-priority 10 with apns-push-type background: expected 5 (or 1) for background pushes")
       }
       priority = p
