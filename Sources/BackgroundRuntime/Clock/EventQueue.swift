@@ -1,6 +1,7 @@
 /// A queue of timed items, popped in time order; items at the same time come out in the order
 /// of their ``EventQueue/Entry/rank`` (lower first), then in the order they were pushed. No
-/// randomness, no hashing: the same pushes give the same pops.
+/// randomness, no hashing: the same pushes give the same pops. Inlinable, so that a client's queue
+/// of its own items is specialized (no generic calls per push and pop).
 public struct EventQueue<Item> {
   public struct Entry {
     public var time: Double
@@ -8,18 +9,31 @@ public struct EventQueue<Item> {
     public var rank: Int
     public var sequence: Int
     public var item: Item
+
+    @inlinable
+    init(time: Double, rank: Int, sequence: Int, item: Item) {
+      self.time = time
+      self.rank = rank
+      self.sequence = sequence
+      self.item = item
+    }
   }
 
-  private var heap: [Entry] = []
-  private var pushed = 0
+  @usableFromInline var heap: [Entry] = []
+  @usableFromInline var pushed = 0
 
-  public init() {}
+  @inlinable public init() {}
 
-  public var isEmpty: Bool { heap.isEmpty }
-  public var count: Int { heap.count }
+  @inlinable public var isEmpty: Bool { heap.isEmpty }
+  @inlinable public var count: Int { heap.count }
   /// The earliest entry, if any.
-  public var first: Entry? { heap.first }
+  @inlinable public var first: Entry? { heap.first }
+  /// The earliest entry's time, if any (without a copy of its item).
+  @inlinable public var firstTime: Double? { heap.isEmpty ? nil : heap[0].time }
+  /// Items pushed so far: the next one's sequence number.
+  @inlinable public var pushedCount: Int { pushed }
 
+  @inlinable
   public mutating func push(_ item: Item, at time: Double, rank: Int) {
     heap.append(Entry(time: time, rank: rank, sequence: pushed, item: item))
     pushed += 1
@@ -32,6 +46,7 @@ public struct EventQueue<Item> {
     }
   }
 
+  @inlinable
   public mutating func pop() -> Entry? {
     guard !heap.isEmpty else { return nil }
     heap.swapAt(0, heap.count - 1)
@@ -59,8 +74,8 @@ public struct EventQueue<Item> {
     return true
   }
 
-  @inline(__always)
-  private static func before(_ a: Entry, _ b: Entry) -> Bool {
+  @inlinable @inline(__always)
+  static func before(_ a: Entry, _ b: Entry) -> Bool {
     (a.time, a.rank, a.sequence) < (b.time, b.rank, b.sequence)
   }
 }

@@ -102,11 +102,6 @@ extension DeviceTimeline {
   }
 }
 
-extension TimelineOrder {
-  /// Whether it is a heap of events by time and sequence (what a decoded snapshot must be).
-  var isConsistent: Bool { queue.isConsistent }
-}
-
 extension PlaceTrail {
   /// Whether the places are in time order with finite times and the cursor within them.
   var isConsistent: Bool {

@@ -81,6 +81,8 @@ public struct DeviceTimeline {
   let fetchProfile: FetchProfile
   /// Whether the device's power management needs to know when it moves (Android's Doze).
   let tracksMotion: Bool
+  /// The region profile's reorder window (read once: the profile is a large value).
+  let reorderWindow: Double
   /// The app's device, from the first fix (or the first push or session, when earlier) on.
   var device: Device?
   var activity = RegionActivity()
@@ -117,6 +119,7 @@ public struct DeviceTimeline {
     pushProfile = push
     fetchProfile = fetch
     tracksMotion = app?.scenario.profile.power != nil
+    reorderWindow = profile.reorderWindow
   }
 
   /// A timeline under every rule of `platform`: its region monitoring, its pushes and fetches,
@@ -141,7 +144,7 @@ public struct DeviceTimeline {
   ) -> FixRejection? {
     regionEvents.removeAll(keepingCapacity: true)
     let rejection = monitor.process(fix, into: &regionEvents)
-    let inWindow = fix.time >= clock - monitor.profile.reorderWindow
+    let inWindow = fix.time >= clock - reorderWindow
     if rejection == nil {
       firstTime = min(firstTime ?? fix.time, fix.time)
       lastTime = max(lastTime ?? fix.time, fix.time)
@@ -236,7 +239,9 @@ public struct DeviceTimeline {
   /// No event still to come can be earlier than this: the clock less the reorder window (a fix
   /// older than that is rejected), and a handoff still pending.
   var horizon: Double {
-    min(clock - monitor.profile.reorderWindow, cells?.tracker.earliestPendingChange ?? .infinity)
+    // Read through the optional in place: a binding would copy the cell side for every fix.
+    guard cells != nil else { return clock - reorderWindow }
+    return min(clock - reorderWindow, cells?.tracker.earliestPendingChange ?? .infinity)
   }
 
   /// Runs the device to just before the horizon and appends what is released.
