@@ -65,8 +65,8 @@ let index: RegionIndex = {
   _ = index.insert(regions[0])
   return index
 }()
-struct Device { var seed: UInt64 }
-let devices = [Device(seed: 1), Device(seed: 2)]
+struct Phone { var seed: UInt64 }
+let devices = [Phone(seed: 1), Phone(seed: 2)]
 let device = devices[0]
 let monitor = try! RegionMonitor(regions: fences, profile: .server)
 let scenario = AppScenario(behaviours: [.location: HandlerBehaviour(work: 4)])

@@ -7,10 +7,11 @@ extension Device {
   /// events the original would have from then on.
   ///
   /// ```swift
+  /// let configuration = Device.Configuration(scenario: scenario)
+  /// var device = Device(configuration, start: 1_714_550_400)
   /// let saved = try JSONEncoder().encode(device.snapshot())
-  /// // … later, in another process:
-  /// var device = try Device(restoring: JSONDecoder().decode(Device.Snapshot.self, from: saved),
-  ///                         configuration, pushes: schedule, launches: usage)
+  /// // … later, in another process (with the same pushes and launches, if any):
+  /// device = try Device(restoring: JSONDecoder().decode(Device.Snapshot.self, from: saved), configuration)
   /// ```
   ///
   /// It holds the app runtime (state, queues, work in progress), the track record, what APNs and

@@ -4,7 +4,11 @@
 /// record, which both the silent-push budget and the fetch scheduler read.
 ///
 /// ```swift
-/// var device = Device(Device.Configuration(scenario: scenario), start: t0, pushes: schedule)
+/// let t0 = 1_714_550_400.0
+/// let alert = ProviderRequest(
+///   time: t0 + 600, token: String(repeating: "ab", count: 32), headers: [.init("apns-topic", "com.example.news")],
+///   payload: Array(#"{"aps":{"alert":"news"}}"#.utf8))
+/// var device = Device(Device.Configuration(scenario: scenario), start: t0, pushes: [alert])
 /// var events: [DeviceEvent] = []
 /// device.wake(forLocationAt: t0 + 60, label: "enter plaza")
 /// device.run(until: t0 + 3_600, into: &events)   // everything up to then, in time order
