@@ -115,7 +115,7 @@ package.targets += [
 package.targets += [
   .target(
     name: "GeoWake",
-    dependencies: ["Geodesy", "Geofencing", "CellHandoff", "BackgroundRuntime"]
+    dependencies: ["Geodesy", "Geofencing", "CellHandoff", "BackgroundRuntime", "SeededRandom"]
   )
 ]
 

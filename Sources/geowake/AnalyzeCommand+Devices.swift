@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackgroundRuntime
+import CellHandoff
 import Foundation
 import GeoWake
 import GeoWakeReports
@@ -12,14 +13,8 @@ import TrackIO
 extension AnalyzeCommand {
   /// What every device's analysis shares, read-only.
   struct DeviceSettings: Sendable {
-    var regions: RegionSet
-    var platform: Platform
-    var notifications: [RegionIdentifier: RegionNotifications]
-    var seed: UInt64
-    /// The cell model for tracks that name no cells, and for tracks that do.
-    var cells: CellTimeline.Configuration?
-    var cellsFromTrack: CellTimeline.Configuration?
-    var app: DeviceTimeline.App?
+    /// The devices' shared regions, platform, seed, cells and app.
+    var fleet: Fleet
     var format: TimelineWriter.Format
     var reading: TrackFileReader.Options
     /// The region file's name, for warnings about a device far from every region.
@@ -39,16 +34,17 @@ extension AnalyzeCommand {
       throw SysExit.usage
     }
     let cells = try cellConfiguration(trackNamesCells: false)
+    let fleet = Fleet(
+      regions: RegionSet(regionFile.regions), platform: platform, notifications: regionFile.notifications, seed: seed, cells: cells,
+      cellsFromTrack: try cells ?? cellConfiguration(trackNamesCells: true), app: try appInputs())
     let settings = DeviceSettings(
-      regions: RegionSet(regionFile.regions), platform: platform, notifications: regionFile.notifications, seed: seed, cells: cells, cellsFromTrack: try cells ?? cellConfiguration(trackNamesCells: true), app: try appInputs(), format: format,
-      reading: .init(lenient: lenient, assumeUTC: assumeUTC), regionFile: regions, regionList: regionFile.regions)
+      fleet: fleet, format: format, reading: .init(lenient: lenient, assumeUTC: assumeUTC), regionFile: regions,
+      regionList: regionFile.regions)
     if let regions, regionFile.regions.isEmpty { Diagnostics.error(InputChecks.noRegionWarning(regions: regions)) }
     // The settings are checked once, here, rather than failing every device alike.
     let first: DeviceTimeline
     do {
-      first = try DeviceTimeline(
-        regions: settings.regions, platform: settings.platform, notifications: settings.notifications, cells: settings.cells,
-        app: settings.app)
+      first = try fleet.timeline(for: "")
     } catch {
       Diagnostics.error("\(regions ?? "regions"): \(error)")
       throw SysExit.dataError
@@ -67,7 +63,7 @@ extension AnalyzeCommand {
       let given = monitored + first.monitor.failedRegions.count
       try writer.finish(
         summary: totals.text(
-          regions: regions == nil ? nil : "\(given) regions shared (profile \(settings.platform.regionMonitoring.name)"
+          regions: regions == nil ? nil : "\(given) regions shared (profile \(fleet.platform.regionMonitoring.name)"
             + (given > monitored ? ", \(monitored) monitored under its cap)" : ")")))
       try out.commit()
     } catch let error as TrackIOError {
@@ -99,10 +95,7 @@ extension AnalyzeCommand {
     if case .rows(_, _, _, _, let cells) = track { namesCells = cells != nil } else { namesCells = reader?.namesCells ?? false }
     var timeline: DeviceTimeline
     do {
-      timeline = try DeviceTimeline(
-        regions: settings.regions, platform: settings.platform, notifications: settings.notifications,
-        seed: DeviceTrack.seed(settings.seed, device: track.device), cells: namesCells ? settings.cellsFromTrack : settings.cells,
-        app: settings.app)
+      timeline = try settings.fleet.timeline(for: track.device, namesCells: namesCells)
     } catch {
       outcome.failure = "\(error)"
       return outcome
@@ -118,23 +111,36 @@ extension AnalyzeCommand {
           try writer.write(entry)
         }
       }
-      if case .rows(_, _, let fixes, _, let cells) = track {
-        for (k, fix) in fixes.enumerated() {
-          events.removeAll(keepingCapacity: true)
-          checks.add(fix)
-          if timeline.process(fix, reportedCell: cells?[k], into: &events) != nil { outcome.fixesRejected += 1 }
-          try write(events)
-        }
+      // A device's track is a file's, not a stream's: read whole, and put in time order (stably)
+      // when some fixes are out of it, which is said.
+      var read = Fleet.Track(device: track.device, fixes: [])
+      var source = ""
+      if case .rows(_, let path, let fixes, _, let cells) = track {
+        read = Fleet.Track(device: track.device, fixes: fixes, cells: cells)
+        source = path
       } else if var file = reader {
+        var cells: [CellIdentity?] = []
         while let fix = try file.next() {
-          events.removeAll(keepingCapacity: true)
-          checks.add(fix)
-          if timeline.process(fix, reportedCell: file.reportedCell, into: &events) != nil { outcome.fixesRejected += 1 }
-          try write(events)
+          read.fixes.append(fix)
+          if file.namesCells { cells.append(file.reportedCell) }
         }
+        read.cells = file.namesCells ? cells : nil
         outcome.warnings = file.takeWarnings()
         outcome.fixesRejected += file.pointsWithoutTime
         pointsWithoutTime = file.pointsWithoutTime
+        source = file.path
+      }
+      let ordered = read.ordered()
+      if ordered.moved > 0 {
+        outcome.notes.append(
+          "warning: device \(track.device) (\(source)): \(ordered.moved) of its \(read.fixes.count) fixes were out of time order; "
+            + "they are used in time order (stably sorted)")
+      }
+      for (k, fix) in ordered.fixes.enumerated() {
+        events.removeAll(keepingCapacity: true)
+        checks.add(fix)
+        if timeline.process(fix, reportedCell: ordered.cells?[k], into: &events) != nil { outcome.fixesRejected += 1 }
+        try write(events)
       }
       events.removeAll(keepingCapacity: true)
       do { try timeline.finish(into: &events) } catch {
@@ -147,7 +153,7 @@ extension AnalyzeCommand {
       return outcome
     }
     outcome.fixesUsed = timeline.monitor.fixCount
-    outcome.notes = InputChecks.deviceNotes(
+    outcome.notes += InputChecks.deviceNotes(
       device: track.device, checks: checks, regionFile: settings.regionFile, regions: settings.regionList,
       used: timeline.monitor.fixCount, rejections: timeline.monitor.rejections, pointsWithoutTime: pointsWithoutTime)
     outcome.output = sink.takeBytes()

@@ -20,14 +20,6 @@ enum DeviceTrack: Sendable {
     }
   }
 
-  /// The seed of a device's draws in a run seeded with `seed`: the same for the device whichever
-  /// other devices share the run, and in whatever order or partition they come.
-  static func seed(_ seed: UInt64, device: String) -> UInt64 {
-    var hash = StableHash()
-    hash.combine(seed)
-    hash.combine(device)
-    return hash.finalized
-  }
 }
 
 /// The tracks of a many-device run, one device at a time, in input order: each file in the order
