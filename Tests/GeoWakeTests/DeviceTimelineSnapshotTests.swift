@@ -119,6 +119,26 @@ struct DeviceTimelineSnapshotTests {
     #expect(throws: SnapshotError.self) { try setup.restored(timeline.snapshot()) }
   }
 
+  /// What a device's snapshot holds does not grow with the fixes it has seen (a server saves one
+  /// per device): after 6,000 fixes it is about as large as after 1,000, whether the app is woken
+  /// often or never.
+  @Test(arguments: [true, false])
+  func aSnapshotStaysSmallAsFixesStream(withRegions: Bool) throws {
+    let fixes = SyntheticTrack(seed: 21, count: 6_000, center: DevicePopulation.center, halfSide: 4_000, interval: 2).map(\.fix)
+    let regions = withRegions
+      ? SyntheticRegions(seed: 21, count: 20, center: DevicePopulation.center, radii: 150...500).generate(near: fixes.map(\.coordinate)) : []
+    let app = DeviceTimeline.App(scenario: AppScenario(behaviours: [.location: HandlerBehaviour(work: 3)]))
+    var timeline = try DeviceTimeline(regions: RegionSet(regions), platform: .ios, app: app)
+    var events: [TimelineEvent] = []
+    var sizes: [Int] = []
+    for (k, fix) in fixes.enumerated() {
+      timeline.process(fix, into: &events)
+      if k == 999 || k == 5_999 { sizes.append(try JSONEncoder().encode(timeline.snapshot()).count) }
+    }
+    #expect(events.contains { if case .app = $0 { true } else { false } } == withRegions)
+    #expect(Double(sizes[1]) < 1.5 * Double(sizes[0]), "\(sizes)")
+  }
+
   /// A tower map is known by its towers: one tower moved by a metre is another map.
   @Test func aTowerMapsFingerprintFollowsItsTowers() throws {
     let map = try Self.towers(seed: 5)

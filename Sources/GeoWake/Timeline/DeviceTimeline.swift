@@ -251,6 +251,8 @@ public struct DeviceTimeline {
       deviceEvents.removeAll(keepingCapacity: true)
       device?.run(until: horizon.nextDown, into: &deviceEvents)
       if !deviceEvents.isEmpty { place(deviceEvents) }
+      // The device's later events are no earlier than the horizon: older places are not needed.
+      places.forget(before: horizon)
     }
     if let first = order.first, first < horizon { order.release(before: horizon, into: &events) }
   }
@@ -357,11 +359,16 @@ struct PlaceTrail: Sendable, Codable, Hashable {
 
   /// The position of the last fix at or before `time` (the first fix's before it).
   mutating func coordinate(at time: Double) -> Coordinate {
+    forget(before: time)
+    return head < places.count ? places[head].coordinate : Coordinate(uncheckedLatitude: 0, longitude: 0)
+  }
+
+  /// Keeps only what times from `time` on can ask for: the last place at or before it, and later.
+  mutating func forget(before time: Double) {
     while head + 1 < places.count && places[head + 1].time <= time { head += 1 }
-    if head > 4_096 && head * 2 > places.count {
+    if head > 1_024 && head * 2 > places.count {
       places.removeFirst(head)
       head = 0
     }
-    return head < places.count ? places[head].coordinate : Coordinate(uncheckedLatitude: 0, longitude: 0)
   }
 }
