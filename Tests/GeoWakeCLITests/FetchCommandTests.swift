@@ -18,7 +18,7 @@ struct FetchCommandTests {
     let result = try Self.fetch(user)
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("14 days simulated (2024-05-06T00:00:00+02:00 … 2024-05-20T00:00:00+02:00) after 14 days of history"))
-    #expect(result.stdout.components(separatedBy: "  ✓ ").count - 1 == 4, "\(result.stdout.suffix(900))")
+    #expect(result.stdout.components(separatedBy: "  ✓ ").count - 1 == 5, "\(result.stdout.suffix(900))")
     #expect(!result.stdout.contains("✗"))
     for strategy in ["scheduler ", "fixed 15 min ", "fixed 1 h ", "oracle "] { #expect(result.stdout.contains("\n" + strategy)) }
     #expect(result.stdout.contains("fetchRequested     fetch in the launch window "))
@@ -37,7 +37,7 @@ struct FetchCommandTests {
     let summaries = objects.filter { $0["summary"] != nil }
     #expect(summaries.map { $0["summary"] as? String } == ["scheduler", "fixed 15 min", "fixed 1 h", "oracle"])
     #expect((14...28).contains(summaries[0]["fetches"] as? Int ?? 0))
-    #expect(objects.filter { $0["check"] != nil }.count == 4)
+    #expect(objects.filter { $0["check"] != nil }.count == 5)
     // Times are local, in time order.
     let times = objects.compactMap { $0["at"] as? String }
     #expect(times.allSatisfy { $0.hasSuffix("+02:00") })
@@ -145,14 +145,14 @@ struct AnalyzeFetchTests {
     let table = try CommandRunner.run(["fetch", "--usage", users])
     #expect(table.status == 0, "\(table.stderr)")
     #expect(table.stdout.hasPrefix("users: 9 from \(users)"))
-    for line in ["\nscheduler ", "\nfixed 15 min ", "\nfixed 1 h ", "\noracle ", "every user: p90 staleness ≤ fixed 1 h's", "median fresh share ≥ fixed 1 h's",
+    for line in ["\nscheduler ", "\nfixed 15 min ", "\nfixed 1 h ", "\noracle ", "every user: p90 staleness ≤ fixed 1 h's", "median fresh share ≥ fixed 1 h's", "every user: p90 staleness ≤ an even timer's",
                  "\nuser-009-commuter.csv "] {
       #expect(table.stdout.contains(line), "\(line)")
     }
     let jsonl = try CommandRunner.run(["fetch", "--usage", users, "--format", "jsonl"])
     let objects = try jsonl.stdout.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
     #expect(objects.filter { $0["type"] as? String == "user" }.count == 36)
-    #expect(objects.filter { $0["type"] as? String == "check" }.count == 5)
+    #expect(objects.filter { $0["type"] as? String == "check" }.count == 6)
     // Deterministic, and html is for one user.
     #expect(try CommandRunner.run(["fetch", "--usage", users]).stdout == table.stdout)
     #expect(try CommandRunner.run(["fetch", "--usage", users, "--format", "html", "-o", folder.path("x.html")]).status == 64)

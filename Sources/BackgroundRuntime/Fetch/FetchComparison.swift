@@ -21,6 +21,49 @@ public struct FetchComparison: Sendable {
     runs = ([FetchStrategy.system] + Self.fixedIntervals.map { .fixed(interval: $0) } + [.oracle(lead: Self.oracleLead)]).map {
       simulation.run($0)
     }
+    evenTimer = Self.evenTimer(simulation, fetches: runs[0].summary.fetches)
+  }
+
+  /// A blind timer making as many fetches as the scheduler, evenly over the time the system
+  /// would let the app fetch (all of the window but the days it is dormant, unopened for
+  /// ``FetchProfile/dormancyDays``): its p90 staleness (the mean over ``evenTimerPhases`` phases)
+  /// and its fetches; nil when the scheduler made none.
+  public let evenTimer: (p90: Double, fetches: Double)?
+
+  /// The phases an even timer is run at (spread over one interval), so that its p90 is not luck.
+  public static let evenTimerPhases = 8
+
+  static func evenTimer(_ simulation: FetchSimulation, fetches: Int) -> (p90: Double, fetches: Double)? {
+    guard fetches > 0 else { return nil }
+    let interval = awakeSeconds(simulation) / Double(fetches)
+    let runs = (0..<evenTimerPhases).map { k in
+      simulation.run(.evenly(interval: interval, phase: interval * Double(k) / Double(evenTimerPhases))).summary
+    }
+    return (runs.map(\.staleness.p90).reduce(0, +) / Double(runs.count), Double(runs.map(\.fetches).reduce(0, +)) / Double(runs.count))
+  }
+
+  /// Launches a p90 needs to be more than the largest of a handful.
+  public static let launchesForP90 = 10
+
+  /// Whether the scheduler's p90 staleness is no worse than ``evenTimer``'s; nil when there is
+  /// nothing to compare (no fetch, or fewer than ``launchesForP90`` launches).
+  public var earnsItsFetches: Bool? {
+    let s = scheduler.summary
+    guard let even = evenTimer, s.staleness.launches >= Self.launchesForP90 else { return nil }
+    return s.staleness.p90 <= even.p90
+  }
+
+  /// Seconds of the window in which the app is not dormant.
+  static func awakeSeconds(_ simulation: FetchSimulation) -> Double {
+    let window = simulation.window
+    let dormancy = simulation.fetchProfile.dormancyDays * LocalTime.secondsPerDay
+    var dormant = 0.0
+    var last = simulation.launches.last { $0.time < window.lowerBound }?.time
+    for next in simulation.launches.map(\.time).filter({ window.contains($0) }) + [window.upperBound] {
+      if let last { dormant += max(0, next - max(window.lowerBound, last + dormancy)) }
+      last = next
+    }
+    return max(1, window.upperBound - window.lowerBound - dormant)
   }
 
   /// Every summary: the scheduler first.
@@ -35,7 +78,8 @@ public struct FetchComparison: Sendable {
   }
 
   /// The promise as numbers: ≥ 95 % of launches fresh, p90 staleness ≤ 10 min, at most twice the
-  /// oracle's fetches and at most a third of the 15-minute baseline's.
+  /// oracle's fetches and at most a third of the 15-minute baseline's; and the fetches earned:
+  /// p90 staleness no worse than an even timer's with as many fetches.
   public var checks: [Check] {
     let s = scheduler.summary
     let oracle = baselines.last?.fetches ?? 0
@@ -46,6 +90,13 @@ public struct FetchComparison: Sendable {
       Check(name: "p90 staleness ≤ 10 min", passed: s.staleness.p90 <= 600, measured: "\(Int(s.staleness.p90.rounded())) s"),
       Check(name: "fetches ≤ 2 × the oracle's", passed: s.fetches <= 2 * oracle, measured: "\(s.fetches) vs \(oracle)"),
       Check(name: "fetches ≤ 1/3 of fixed 15 min", passed: 3 * s.fetches <= fixed15, measured: "\(s.fetches) vs \(fixed15)"),
+      Check(
+        name: "p90 staleness ≤ an even timer's with as many fetches", passed: earnsItsFetches ?? true,
+        measured: evenTimer.map {
+          s.staleness.launches < Self.launchesForP90
+            ? "\(s.staleness.launches) launches: too few for a p90"
+            : "\(FetchEvent.duration(s.staleness.p90)) vs \(FetchEvent.duration($0.p90))"
+        } ?? "no fetch"),
     ]
   }
 }

@@ -31,6 +31,9 @@ struct FetchLane: Sendable {
   var review: Double?
   var needsPlan = true
   var nextFixed: Double
+  /// The even timer's time left to its next fetch while the app is dormant (it fetches only
+  /// where the system would: it runs on from the next launch).
+  var evenPaused: Double?
   var random: SeededGenerator
   /// The last refusal of a BGTaskScheduler submission, reported once until it changes.
   var lastRefusal: TaskSchedulerError?
@@ -65,6 +68,7 @@ struct FetchLane: Sendable {
       // Back from the first launch to the start, keeping the phase.
       nextFixed -= ((nextFixed - start) / interval).rounded(.down) * interval
     }
+    if case .evenly(_, let phase) = strategy { nextFixed = start + phase }
     random = SeededGenerator(seed: scenario.seed ^ 0x5EED_FE7C_0000_0001)
     jobDue = start
     if strategy == .system, case .periodicJob(let minimum) = profile.scheduler {
@@ -108,7 +112,7 @@ struct FetchLane: Sendable {
     case .system:
       if planIndex < plan.count { return max(now, plan[planIndex].time) }
       return review.map { max(now, $0) } ?? .infinity
-    case .fixed: return nextFixed
+    case .fixed, .evenly: return nextFixed
     case .oracle(let lead):
       for l in upcoming {
         let at = l.time - lead
@@ -134,6 +138,10 @@ struct FetchLane: Sendable {
   /// The app is open: the scheduler learns the launch, and the app submits its next request.
   mutating func learn(_ l: UserLaunch, _ c: inout Device.Core) {
     scheduler.observeLaunch(at: l.time, utcOffset: l.utcOffset)
+    if let left = evenPaused {
+      nextFixed = l.time + left
+      evenPaused = nil
+    }
     if strategy == .system, jobPeriod == nil { submitRefresh(at: l.time, &c) }
     needsPlan = true
   }
@@ -175,8 +183,12 @@ struct FetchLane: Sendable {
       }
       needsPlan = true
       fetch(at: t, facts: .decision(d), &c)
-    case .fixed(let interval):
+    case .fixed(let interval), .evenly(let interval, _):
       nextFixed += interval
+      if case .evenly = strategy, let dormant = dormantFrom, nextFixed > dormant {
+        evenPaused = nextFixed - dormant
+        nextFixed = .infinity
+      }
       if let blocked = conditions.blocking(at: t) {
         c.events.append(.fetch(FetchEvent(time: t, kind: .fetchSkipped, facts: .skippedBaseline("no fetch: \(blocked.condition.sentence)"))))
         return
@@ -190,6 +202,11 @@ struct FetchLane: Sendable {
       }
       fetch(at: t, facts: .baseline(strategy), &c)
     }
+  }
+
+  /// When the app falls dormant (no fetch until the user opens it again) unless opened before.
+  var dormantFrom: Double? {
+    scheduler.lastLaunch.map { $0 + scheduler.profile.dormancyDays * LocalTime.secondsPerDay }
   }
 
   mutating func fetch(at t: Double, facts: FetchEvent.Facts, _ c: inout Device.Core) {

@@ -38,10 +38,10 @@ public struct FetchProfile: Hashable, Sendable {
   /// windows (developers report 1–2 refreshes a day for apps used less; assumption: 28,800 s, at
   /// most three a day).
   public var idleInterval: Double
-  /// A launch window with fewer expected launches a day than this gets no more fetches that day
-  /// once the user opened the app in it (the launch the fetches were for has come; assumption:
-  /// 1.5).
-  public var launchesServingWindow: Double
+  /// Once the user opened the app in a launch window, it gets no more fetches that day unless the
+  /// history expects at least this many more launches a day in it after such a launch (a habit of
+  /// one launch a day has had its launch; assumption: 0.25, as ``habitSupport``).
+  public var repeatLaunchSupport: Double
   /// Seconds either side of a minute within which launches count toward how busy a launch window
   /// is there (assumption: 600 s).
   public var habitRadius: Double
@@ -87,7 +87,7 @@ public struct FetchProfile: Hashable, Sendable {
 
   public init(
     name: String, minimumInterval: Double, launchLead: Double, busyWindowInterval: Double, quietWindowInterval: Double,
-    dormancyDays: Double, idleInterval: Double, launchesServingWindow: Double, habitRadius: Double, habitSupport: Double, windowEdgeSupport: Double, windowRadius: Double,
+    dormancyDays: Double, idleInterval: Double, repeatLaunchSupport: Double, habitRadius: Double, habitSupport: Double, windowEdgeSupport: Double, windowRadius: Double,
     habitEarlyQuantile: Double, historyDays: Int, historyHalfLifeDays: Double, minimumHistoryDays: Int, minimumDaysPerKind: Int,
     coldStartInterval: Double, trackRecordSmoothing: Double, trackRecordRecoveryHalfLifeDays: Double, slowHandler: Double,
     newDataScore: Double, noDataScore: Double, slowScore: Double, failedScore: Double, terminatedScore: Double,
@@ -101,7 +101,7 @@ public struct FetchProfile: Hashable, Sendable {
     self.quietWindowInterval = quietWindowInterval
     self.dormancyDays = dormancyDays
     self.idleInterval = idleInterval
-    self.launchesServingWindow = launchesServingWindow
+    self.repeatLaunchSupport = repeatLaunchSupport
     self.habitRadius = habitRadius
     self.habitSupport = habitSupport
     self.windowEdgeSupport = windowEdgeSupport
@@ -124,7 +124,7 @@ public struct FetchProfile: Hashable, Sendable {
 
   /// The iOS-like defaults listed field by field above.
   public static let ios = FetchProfile(
-    name: "ios", minimumInterval: 900, launchLead: 180, busyWindowInterval: 900, quietWindowInterval: 3_600, dormancyDays: 7, idleInterval: 28_800, launchesServingWindow: 1.5,
+    name: "ios", minimumInterval: 900, launchLead: 180, busyWindowInterval: 900, quietWindowInterval: 3_600, dormancyDays: 7, idleInterval: 28_800, repeatLaunchSupport: 0.25,
     habitRadius: 600, habitSupport: 0.25, windowEdgeSupport: 0.05, windowRadius: 1_800, habitEarlyQuantile: 0.02,
     historyDays: 28, historyHalfLifeDays: 7, minimumHistoryDays: 3, minimumDaysPerKind: 2, coldStartInterval: 3_600,
     trackRecordSmoothing: 0.3, trackRecordRecoveryHalfLifeDays: 3, slowHandler: 10,

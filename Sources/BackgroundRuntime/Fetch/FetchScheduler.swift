@@ -17,6 +17,14 @@ public struct FetchDecision: Hashable, Sendable, Codable {
     case dormant(lastLaunch: Double)
     /// Outside the launch windows: ``FetchProfile/idleInterval`` after the last fetch or launch.
     case idle(interval: Double)
+    /// Outside the launch windows, where `launchesPerDay` launches a day come at no set time
+    /// (``LaunchHistory/launchesOutsideWindows(forDay:)``, at least the support a window needs):
+    /// `interval` (a quiet window's spacing) after the last fetch or launch.
+    case unpredicted(interval: Double, launchesPerDay: Double)
+    /// Before the day's first launch: ``FetchProfile/launchLead`` before the early edge of the
+    /// first launches (`edge`, seconds after local midnight;
+    /// ``LaunchHistory/firstLaunchEdge(forDay:)``), nothing fetched or opened that day yet.
+    case firstLaunch(edge: Double)
     /// Habits are not known yet: fetches are spread every ``FetchProfile/coldStartInterval``.
     case coldStart(observedDays: Int, interval: Double)
     /// A habit passed over: the track record needs more support than it has.
@@ -71,15 +79,25 @@ public struct FetchDecision: Hashable, Sendable, Codable {
 ///   ``FetchProfile/launchLead`` before its early edge (the launch it predicts), spaced by
 ///   ``FetchProfile/busyWindowInterval`` / its peak launches per day (one a day or more: the busy
 ///   spacing), at most ``FetchProfile/quietWindowInterval``: the next fetch is the first grid
-///   point after the last fetch or launch (either leaves the content fresh); a window with fewer than
-///   ``FetchProfile/launchesServingWindow`` launches a day gets none after the user opened the
-///   app in it. The window must have
+///   point after the last fetch or launch (either leaves the content fresh); once the user opened
+///   the app in a window it gets no more unless its history expects at least
+///   ``FetchProfile/repeatLaunchSupport`` more launches a day after such a launch
+///   (``LaunchHistory/launchesExpected(after:in:day:)``). A window whose launches came before its
+///   early-edge fetch (``LaunchHabit/earlyShare``) gets a fetch as it opens too when that share of
+///   the content's age is a spacing or more. The window must have
 ///   support ≥ ``FetchProfile/habitSupport`` / score, where the score is the
 ///   ``FetchTrackRecord``: a perfect app is served in windows seen one day in four, an app at
 ///   score 0.5 only in windows seen every other day, and with its fetches twice as far apart.
 /// - Outside its windows the app gets a fetch ``FetchProfile/idleInterval`` after the last fetch
 ///   or launch, within the hours the user opens it (``LaunchHistory/activeHours``): a few a day
-///   for an app used little or at no set time.
+///   for an app used little. When the launches a day that came outside the windows of their day
+///   (``LaunchHistory/launchesOutsideWindows(forDay:)``) reach the support a window needs
+///   (``FetchProfile/habitSupport`` / score), the hours between the windows are served as a quiet
+///   window: a fetch ``FetchProfile/quietWindowInterval`` / score after the last fetch or launch
+///   (an app opened often at no set time).
+/// - When nothing was fetched or opened on a day yet, a fetch comes ``FetchProfile/launchLead``
+///   before the early edge of the days' first launches (``LaunchHistory/firstLaunchEdge(forDay:)``):
+///   the day's first launch finds all that was published since the night before.
 /// - Two fetches are at least the policy's interval apart (`custom`, floored at
 ///   ``FetchProfile/minimumInterval``; `minimum`: the floor). A fetch due earlier moves later
 ///   while still within its habit's span; otherwise the habit is passed over.
@@ -185,8 +203,16 @@ public struct FetchScheduler: Sendable {
     let today = LocalTime(time, utcOffset: offset).day
     var decisions: [FetchDecision] = []
     // Outside its launch windows an app in use still gets a fetch now and then, in the hours of
-    // the day the user opens it.
-    var idle = max(earliest, max(lastFetch ?? -.infinity, lastLaunch ?? -.infinity) + profile.idleInterval)
+    // the day the user opens it; as often as in a quiet window when many of its launches come
+    // there, at no set time.
+    let outside = history.launchesOutsideWindows(forDay: today)
+    let score = trackRecord.score(at: time)
+    let unpredicted = outside >= profile.habitSupport / max(score, 1e-9) * (1 - 1e-12)
+    let idleInterval = unpredicted ? max(interval, profile.quietWindowInterval) / max(score, 0.05) : profile.idleInterval
+    let idleBasis: FetchDecision.Basis =
+      unpredicted ? .unpredicted(interval: idleInterval, launchesPerDay: outside) : .idle(interval: idleInterval)
+    let refreshed = max(lastFetch ?? -.infinity, lastLaunch ?? -.infinity)
+    var idle = max(earliest, refreshed + idleInterval)
     if let hours = history.activeHours {
       let local = LocalTime(idle, utcOffset: offset)
       if local.secondOfDay < hours.lowerBound {
@@ -196,9 +222,22 @@ public struct FetchScheduler: Sendable {
       }
     }
     if let (_, until) = conditions.blocking(at: idle) { idle = until }
+    var early = (time: idle, basis: idleBasis)
+    // The day's first launch finds all that was published since the night before: a fetch
+    // launchLead before its early edge, unless a fetch or launch came that day already.
+    for day in today...(today + 1) {
+      guard let edge = history.firstLaunchEdge(forDay: day) else { continue }
+      let midnight = LocalTime.time(day: day, secondOfDay: 0, utcOffset: offset)
+      var at = LocalTime.time(day: day, secondOfDay: max(0, edge - profile.launchLead), utcOffset: offset)
+      guard refreshed < midnight, at >= time else { continue }
+      at = max(at, earliest)
+      if let (_, until) = conditions.blocking(at: at) { at = until }
+      if at < early.time { early = (at, .firstLaunch(edge: edge)) }
+      break
+    }
     func idleFetch(before: Double) -> (decisions: [FetchDecision], review: Double?)? {
-      guard idle < before, !history.isLearning(day: LocalTime(idle, utcOffset: offset).day) else { return nil }
-      return (decisions.filter { $0.time <= idle } + [FetchDecision(time: idle, action: .fetch, basis: .idle(interval: profile.idleInterval))], nil)
+      guard early.time < before, !history.isLearning(day: LocalTime(early.time, utcOffset: offset).day) else { return nil }
+      return (decisions.filter { $0.time <= early.time } + [FetchDecision(time: early.time, action: .fetch, basis: early.basis)], nil)
     }
     for day in today...(today + 1) {
       let habits = history.habits(forDay: day)
@@ -213,8 +252,11 @@ public struct FetchScheduler: Sendable {
         let opens = LocalTime.time(day: day, secondOfDay: habit.start - profile.launchLead, utcOffset: offset)
         let end = LocalTime.time(day: day, secondOfDay: habit.end, utcOffset: offset)
         guard end > time else { continue }
-        // A window where the user opens the app about once a day is served once they have.
-        if habit.support < profile.launchesServingWindow, let lastLaunch, lastLaunch >= opens, lastLaunch < end { continue }
+        // Once the user opened the app in a window, it is served on only while the history
+        // expects more launches in it after such a launch (not for a habit of one a day).
+        if let lastLaunch, lastLaunch >= opens, lastLaunch < end,
+          history.launchesExpected(after: LocalTime(lastLaunch, utcOffset: offset).secondOfDay, in: habit, day: day) < profile.repeatLaunchSupport
+        { continue }
         // A poor track record spreads the window's fetches out in proportion.
         let spacing = windowSpacing(habit) / max(trackRecord.score(at: time), 0.05)
         // Fetches fall on a grid through the window, one of them launchLead before its early
@@ -222,7 +264,11 @@ public struct FetchScheduler: Sendable {
         // fetch or launch (either leaves the content fresh), once the window is open.
         let anchor = LocalTime.time(day: day, secondOfDay: habit.earlyEdge - profile.launchLead, utcOffset: offset)
         let from = max(time, anchor, lastFetch.map { $0 + 1 } ?? -.infinity, lastLaunch.map { $0 + 1 } ?? -.infinity)
-        let target = anchor + ((from - anchor) / spacing).rounded(.up) * spacing
+        var target = anchor + ((from - anchor) / spacing).rounded(.up) * spacing
+        // When launches came before the early edge's fetch (its early share) and the content
+        // would then be so old that this share of its age is a spacing or more, the window gets
+        // a fetch as it opens too.
+        if time <= opens, opens < anchor, (opens - refreshed) * habit.earlyShare >= spacing { target = opens }
         guard target < end else { continue }
         let opportunity = target
         let score = trackRecord.score(at: opportunity)
@@ -298,6 +344,10 @@ extension FetchDecision {
       return text
     case .idle(let interval):
       return "outside the launch windows: a fetch \(FetchEvent.duration(interval)) after the last fetch or launch"
+    case .firstLaunch(let edge):
+      return "before the day's first launch (its early edge \(clock(edge))): nothing fetched since the night before"
+    case .unpredicted(let interval, let launches):
+      return "outside the launch windows, where \(Self.number(launches)) launches/day come at no set time: a fetch \(FetchEvent.duration(interval)) after the last fetch or launch"
     case .dormant(let lastLaunch):
       return "no fetch: the app was last opened \(FetchEvent.duration(time - lastLaunch)) ago"
     case .coldStart(let days, let interval):

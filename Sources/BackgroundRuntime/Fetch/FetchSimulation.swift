@@ -26,6 +26,9 @@ public enum FetchStrategy: Hashable, Sendable, Codable, CustomStringConvertible 
   case fixed(interval: Double)
   /// A baseline that knows the future: one fetch `lead` seconds before each launch.
   case oracle(lead: Double)
+  /// A blind timer: every `interval` seconds from `phase` seconds after the window's start, all
+  /// day (the yardstick of what a number of fetches is worth when spread evenly).
+  case evenly(interval: Double, phase: Double)
 
   public var description: String {
     switch self {
@@ -34,6 +37,7 @@ public enum FetchStrategy: Hashable, Sendable, Codable, CustomStringConvertible 
       let s = Int(interval.rounded())
       return s % 3_600 == 0 ? "fixed \(s / 3_600) h" : s % 60 == 0 ? "fixed \(s / 60) min" : "fixed \(s) s"
     case .oracle: return "oracle"
+    case .evenly(let interval, _): return "even every \(FetchEvent.duration(interval))"
     }
   }
 }

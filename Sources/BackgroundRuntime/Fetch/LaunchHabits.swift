@@ -15,6 +15,9 @@ public struct LaunchHabit: Hashable, Sendable, Codable {
   public var support: Double
   /// Launches seen in it.
   public var launches: Int
+  /// The share of its launches (decayed) that came before the fetch served at its early edge
+  /// on their own day: how often the user opens the app earlier than the history foretold.
+  public var earlyShare: Double
   /// Whether it was learned from weekend days, weekdays, or all days pooled.
   public var dayKind: DayKind
 
@@ -44,14 +47,17 @@ public struct LaunchHabit: Hashable, Sendable, Codable {
 /// around midnight. The observed period starts with the first launch's day.
 public struct LaunchHistory: Sendable {
   public let profile: FetchProfile
-  /// Launch times (seconds since the Unix epoch) and their local days, in time order.
-  var launches: [(time: Double, day: Int, secondOfDay: Double)] = []
+  /// Launch times (seconds since the Unix epoch) and their local days, in time order, each with
+  /// whether it came outside the launch windows its day had (``FetchProfile/launchLead`` before
+  /// each until it closed) and whether it came in one before the fetch its early edge is served
+  /// with (false on a day still learning).
+  var launches: [(time: Double, day: Int, secondOfDay: Double, missed: Bool, early: Bool)] = []
   /// The first observed local day, and the clock offset of the latest launch.
   public internal(set) var firstDay: Int?
   public internal(set) var utcOffset = 0
   /// Habits already worked out, by day: a day's habits depend only on launches before it, so an
   /// entry stays valid until a launch on an earlier day is observed.
-  private var cache: [(day: Int, habits: [LaunchHabit])] = []
+  private var cache: [(day: Int, habits: [LaunchHabit], outside: Double)] = []
 
   public init(profile: FetchProfile) { self.profile = profile }
 
@@ -64,7 +70,12 @@ public struct LaunchHistory: Sendable {
     let local = LocalTime(time, utcOffset: utcOffset)
     self.utcOffset = utcOffset
     if firstDay == nil { firstDay = local.day }
-    launches.append((time, local.day, local.secondOfDay))
+    // The day's windows come from the launches before it, so they are those planned with.
+    let windows = habits(forDay: local.day)
+    let learning = isLearning(day: local.day)
+    let window = windows.first { local.secondOfDay >= $0.start - profile.launchLead && local.secondOfDay < $0.end }
+    let early = !learning && window.map { local.secondOfDay < $0.earlyEdge - profile.launchLead } == true
+    launches.append((time, local.day, local.secondOfDay, !learning && window == nil, early))
     cache.removeAll { $0.day > local.day }
     let oldest = local.day - profile.historyDays
     if let first = launches.first, first.day < oldest {
@@ -96,16 +107,27 @@ public struct LaunchHistory: Sendable {
   /// The launch windows for local day `day`, in time-of-day order; empty while fewer than
   /// ``FetchProfile/minimumHistoryDays`` days are observed (see ``isLearning(day:)``).
   public mutating func habits(forDay day: Int) -> [LaunchHabit] {
-    if let hit = cache.first(where: { $0.day == day }) { return hit.habits }
-    let habits = learnHabits(forDay: day)
-    if cache.count >= 4 { cache.removeFirst() }
-    cache.append((day, habits))
-    return habits
+    learned(forDay: day).habits
   }
 
-  private func learnHabits(forDay day: Int) -> [LaunchHabit] {
+  /// The launches a day that came outside the launch windows their own days had, on the days of
+  /// `day`'s kind before it (decayed as the windows' history; 0 while learning): how often the
+  /// windows fail to predict the user. Launches at no set time show here.
+  public mutating func launchesOutsideWindows(forDay day: Int) -> Double {
+    learned(forDay: day).outside
+  }
+
+  private mutating func learned(forDay day: Int) -> (habits: [LaunchHabit], outside: Double) {
+    if let hit = cache.first(where: { $0.day == day }) { return (hit.habits, hit.outside) }
+    let learned = learnHabits(forDay: day)
+    if cache.count >= 4 { cache.removeFirst() }
+    cache.append((day, learned.habits, learned.outside))
+    return learned
+  }
+
+  private func learnHabits(forDay day: Int) -> (habits: [LaunchHabit], outside: Double) {
     let observed = observedDays(before: day)
-    guard observed >= profile.minimumHistoryDays else { return [] }
+    guard observed >= profile.minimumHistoryDays else { return ([], 0) }
     let weekend = LocalTime.isWeekend(day: day)
     var kindDays = 0
     for d in (day - observed)..<day where LocalTime.isWeekend(day: d) == weekend { kindDays += 1 }
@@ -115,7 +137,7 @@ public struct LaunchHistory: Sendable {
 
     var dayWeight = 0.0
     for d in (day - observed)..<day where counts(d) { dayWeight += weight(d) }
-    guard dayWeight > 0 else { return [] }
+    guard dayWeight > 0 else { return ([], 0) }
     let minutes = 1_440
     var bins = [Double](repeating: 0, count: minutes)
     for l in launches where l.day < day && l.day >= day - observed && counts(l.day) {
@@ -180,8 +202,10 @@ public struct LaunchHistory: Sendable {
       let start = Double(run.lowerBound * 60)
       let stop = Double((run.upperBound + 1) * 60)
       var inside: [(second: Double, weight: Double)] = []
+      var early = 0.0
       for l in launches where l.day < day && l.day >= day - observed && counts(l.day) && l.secondOfDay >= start && l.secondOfDay < stop {
         inside.append((l.secondOfDay, weight(l.day)))
+        if l.early { early += weight(l.day) }
       }
       if !inside.isEmpty, inside.reduce(0, { $0 + $1.weight }) / dayWeight >= profile.habitSupport * (1 - 1e-12) {
         inside.sort { $0.second < $1.second }
@@ -190,10 +214,67 @@ public struct LaunchHistory: Sendable {
         habits.append(LaunchHabit(
           start: start, earlyEdge: max(start, Self.earlyEdge(inside, total, median: median, quantile: profile.habitEarlyQuantile)),
           median: median, end: stop, peakDensity: narrow[run].max() ?? 0, support: total / dayWeight,
-          launches: inside.count, dayKind: kind))
+          launches: inside.count, earlyShare: early / total, dayKind: kind))
       }
     }
-    return habits
+    var missed = 0.0
+    for l in launches where l.missed && l.day < day && l.day >= day - observed && counts(l.day) { missed += weight(l.day) }
+    return (habits, missed / dayWeight)
+  }
+
+  /// The early edge of the day's first launch on a day of `day`'s kind (seconds after local
+  /// midnight): the ``FetchProfile/habitEarlyQuantile`` of the first launch of each past day of
+  /// that kind with a launch (decayed as the windows' history, estimated as a window's early edge;
+  /// weekdays and weekends apart once each has ``FetchProfile/minimumDaysPerKind`` days); nil
+  /// while learning. The day's first launch finds everything published since the night before.
+  public func firstLaunchEdge(forDay day: Int) -> Double? {
+    let observed = observedDays(before: day)
+    guard observed >= profile.minimumHistoryDays else { return nil }
+    let weekend = LocalTime.isWeekend(day: day)
+    var kindDays = 0
+    for d in (day - observed)..<day where LocalTime.isWeekend(day: d) == weekend { kindDays += 1 }
+    let pooled = kindDays < profile.minimumDaysPerKind
+    var firsts: [(second: Double, weight: Double)] = []
+    var lastDay: Int?
+    for l in launches where l.day < day && l.day >= day - observed && (pooled || LocalTime.isWeekend(day: l.day) == weekend) {
+      guard l.day != lastDay else { continue }
+      lastDay = l.day
+      firsts.append((l.secondOfDay, Decay.pow2(-Double(day - l.day - 1) / profile.historyHalfLifeDays)))
+    }
+    guard !firsts.isEmpty else { return nil }
+    firsts.sort { $0.second < $1.second }
+    let total = firsts.reduce(0) { $0 + $1.weight }
+    return Self.earlyEdge(firsts, total, median: Self.quantile(firsts, total, 0.5), quantile: profile.habitEarlyQuantile)
+  }
+
+  /// The launches a day the history expects in `habit`'s span after `second` (seconds after local
+  /// midnight) on a day of `day`'s kind once the user has opened the app in it: over the past days
+  /// with a launch in the span, the weighted launches after both `second` and the day's first one
+  /// there, per such day. A habit of one launch a day expects none; launches at random times
+  /// expect about as many as the rest of the span holds.
+  public func launchesExpected(after second: Double, in habit: LaunchHabit, day: Int) -> Double {
+    let observed = observedDays(before: day)
+    let weekend = LocalTime.isWeekend(day: day)
+    func counts(_ d: Int) -> Bool { habit.dayKind == .all || LocalTime.isWeekend(day: d) == weekend }
+    var openedDays = 0.0
+    var later = 0.0
+    var current: (day: Int, later: Int)?
+    func close() {
+      guard let c = current else { return }
+      let w = Decay.pow2(-Double(day - c.day - 1) / profile.historyHalfLifeDays)
+      openedDays += w
+      later += w * Double(c.later)
+    }
+    for l in launches where l.day < day && l.day >= day - observed && counts(l.day) && l.secondOfDay >= habit.start && l.secondOfDay < habit.end {
+      if current?.day != l.day {
+        close()
+        current = (l.day, 0)  // the day's first launch in the span
+      } else if l.secondOfDay > second {
+        current?.later += 1
+      }
+    }
+    close()
+    return openedDays > 0 ? later / openedDays : 0
   }
 
   /// The `q`-quantile of a habit's launch times (sorted, weighted), estimated so that a few
@@ -265,6 +346,9 @@ extension LaunchHistory {
       var time: Double
       var day: Int
       var secondOfDay: Double
+      /// Nil in snapshots written before launches were marked.
+      var missed: Bool?
+      var early: Bool?
     }
 
     var launches: [Launch]
@@ -273,12 +357,12 @@ extension LaunchHistory {
   }
 
   var snapshot: Snapshot {
-    Snapshot(launches: launches.map { Snapshot.Launch(time: $0.time, day: $0.day, secondOfDay: $0.secondOfDay) }, firstDay: firstDay, utcOffset: utcOffset)
+    Snapshot(launches: launches.map { Snapshot.Launch(time: $0.time, day: $0.day, secondOfDay: $0.secondOfDay, missed: $0.missed, early: $0.early) }, firstDay: firstDay, utcOffset: utcOffset)
   }
 
   init(restoring snapshot: Snapshot, profile: FetchProfile) {
     self.init(profile: profile)
-    launches = snapshot.launches.map { ($0.time, $0.day, $0.secondOfDay) }
+    launches = snapshot.launches.map { ($0.time, $0.day, $0.secondOfDay, $0.missed ?? false, $0.early ?? false) }
     firstDay = snapshot.firstDay
     utcOffset = snapshot.utcOffset
   }

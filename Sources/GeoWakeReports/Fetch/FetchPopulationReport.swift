@@ -67,12 +67,14 @@ public struct FetchPopulationReport {
   func writeJSONLines(to sink: ByteSink) throws(TrackIOError) {
     func number(_ x: Double) -> String { NumberText.fixed(x, decimals: 4) }
     for user in population.users {
-      for s in user.summaries {
+      for (k, s) in user.summaries.enumerated() {
+        // The scheduler's line says whether it beat an even timer with as many fetches.
+        let earns = k > 0 ? "" : ",\"earnsItsFetches\":" + (user.earnsItsFetches.map { "\($0)" } ?? "null")
         try sink.write(
           "{\"type\":\"user\",\"user\":\(JSONText.quoted(user.name)),\"strategy\":\(JSONText.quoted("\(s.strategy)")),"
             + "\"daily\":\(user.isDaily),\"launches\":\(s.staleness.launches),\"fresh\":\(s.staleness.fresh),"
             + "\"freshShare\":\(number(s.staleness.freshShare)),\"p50\":\(number(s.staleness.p50)),\"p90\":\(number(s.staleness.p90)),"
-            + "\"max\":\(number(s.staleness.maximum)),\"fetches\":\(s.fetches),\"fetchesPerDay\":\(number(s.fetchesPerDay))}\n")
+            + "\"max\":\(number(s.staleness.maximum)),\"fetches\":\(s.fetches),\"fetchesPerDay\":\(number(s.fetchesPerDay))\(earns)}\n")
       }
     }
     for (k, strategy) in population.strategies.enumerated() {
