@@ -1,4 +1,5 @@
 import BackgroundRuntime
+import Foundation
 import SyntheticData
 import Testing
 
@@ -152,6 +153,18 @@ struct FetchFrontierTests {
     let fetches = run.events.filter { $0.kind == .fetchRequested }.map(\.time)
     #expect(!fetches.contains { $0 > dormantFrom && $0 < comeback })
     #expect(fetches.contains { $0 > comeback }, "it runs on from the launch")
+    // Saved while it waits and restored, it is the same timer.
+    let configuration = sim.configuration(.evenly(interval: 3_600, phase: 0))
+    var whole = Device(configuration, start: sim.window.lowerBound, launches: launches)
+    var expected: [DeviceEvent] = []
+    whole.finish(at: sim.window.upperBound, into: &expected)
+    var device = Device(configuration, start: sim.window.lowerBound, launches: launches)
+    var events: [DeviceEvent] = []
+    device.run(until: (dormantFrom + comeback) / 2, into: &events)
+    let saved = try JSONEncoder().encode(device.snapshot())
+    device = try Device(restoring: try JSONDecoder().decode(Device.Snapshot.self, from: saved), configuration, launches: launches)
+    device.finish(at: sim.window.upperBound, into: &events)
+    #expect(events == expected)
     let c = FetchComparison(sim)
     let scheduled = c.scheduler.summary.fetches
     let even = try #require(c.evenTimer)

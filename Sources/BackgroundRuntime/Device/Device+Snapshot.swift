@@ -162,6 +162,8 @@ extension FetchLane {
     var review: Double?
     var needsPlan: Bool
     var nextFixed: Double
+    /// Nil in snapshots written before the even timer paused while the app is dormant.
+    var evenPaused: Double?
     var random: SeededGenerator
     var lastRefusal: TaskSchedulerError?
     var jobDue: Double
@@ -171,12 +173,13 @@ extension FetchLane {
   var snapshot: Snapshot {
     Snapshot(
       scheduler: scheduler.snapshot, now: now, fetchedThrough: fetchedThrough, switcherSnapshot: switcherSnapshot, lastLaunchEnd: lastLaunchEnd,
-      inFlight: inFlight, plan: plan, planIndex: planIndex, review: review, needsPlan: needsPlan, nextFixed: nextFixed, random: random,
+      inFlight: inFlight, plan: plan, planIndex: planIndex, review: review, needsPlan: needsPlan, nextFixed: nextFixed, evenPaused: evenPaused, random: random,
       lastRefusal: lastRefusal, jobDue: jobDue, jobRuns: jobRuns)
   }
 
   mutating func restore(_ s: Snapshot, profile: FetchProfile) throws(SnapshotError) {
-    let times = [s.now, s.fetchedThrough, s.nextFixed, s.jobDue] + [s.switcherSnapshot, s.lastLaunchEnd, s.inFlight, s.review].compactMap { $0 }
+    let times = [s.now, s.fetchedThrough, s.nextFixed, s.jobDue]
+      + [s.switcherSnapshot, s.lastLaunchEnd, s.inFlight, s.review, s.evenPaused].compactMap { $0 }
       + s.jobRuns.flatMap { [$0.start, $0.end] }
     guard times.allSatisfy(\.isFinite), (0...s.plan.count).contains(s.planIndex) else {
       throw SnapshotError(.invalidField("fetch", "a time is not finite, or the plan's index is out of range"))
@@ -192,6 +195,7 @@ extension FetchLane {
     review = s.review
     needsPlan = s.needsPlan
     nextFixed = s.nextFixed
+    evenPaused = s.evenPaused
     random = s.random
     lastRefusal = s.lastRefusal
     jobDue = s.jobDue

@@ -28,18 +28,25 @@ public struct FetchComparison: Sendable {
   /// would let the app fetch (all of the window but the days it is dormant, unopened for
   /// ``FetchProfile/dormancyDays``): its p90 staleness (the mean over ``evenTimerPhases`` phases)
   /// and its fetches; nil when the scheduler made none.
-  public let evenTimer: (p90: Double, fetches: Double)?
+  public let evenTimer: EvenTimer?
+
+  /// An even timer's result: p90 staleness (seconds) and fetches, each the mean over its phases.
+  public struct EvenTimer: Hashable, Sendable {
+    public var p90: Double
+    public var fetches: Double
+  }
 
   /// The phases an even timer is run at (spread over one interval), so that its p90 is not luck.
   public static let evenTimerPhases = 8
 
-  static func evenTimer(_ simulation: FetchSimulation, fetches: Int) -> (p90: Double, fetches: Double)? {
+  static func evenTimer(_ simulation: FetchSimulation, fetches: Int) -> EvenTimer? {
     guard fetches > 0 else { return nil }
     let interval = awakeSeconds(simulation) / Double(fetches)
     let runs = (0..<evenTimerPhases).map { k in
       simulation.run(.evenly(interval: interval, phase: interval * Double(k) / Double(evenTimerPhases))).summary
     }
-    return (runs.map(\.staleness.p90).reduce(0, +) / Double(runs.count), Double(runs.map(\.fetches).reduce(0, +)) / Double(runs.count))
+    let n = Double(runs.count)
+    return EvenTimer(p90: runs.map(\.staleness.p90).reduce(0, +) / n, fetches: Double(runs.map(\.fetches).reduce(0, +)) / n)
   }
 
   /// Launches a p90 needs to be more than the largest of a handful.

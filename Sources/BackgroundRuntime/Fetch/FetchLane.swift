@@ -40,6 +40,9 @@ struct FetchLane: Sendable {
   /// Android: the periodic job's period (nil: the iOS scheduler or a baseline), when it is next
   /// due, and its recent runs (for the standby bucket's quota).
   let jobPeriod: Double?
+  /// Whether the scheduler learns launch habits (the iOS scheduler; a baseline or Android's
+  /// periodic job only needs the last launch).
+  let learnsHabits: Bool
   var jobDue: Double
   var jobRuns: [JobRun] = []
 
@@ -59,7 +62,13 @@ struct FetchLane: Sendable {
     self.conditions = conditions
     failureRate = scenario.behaviours[.fetch]?.failureRate ?? 0
     scheduler = FetchScheduler(configuration: scenario.configuration, profile: profile)
-    for l in history { scheduler.observeLaunch(at: l.time, utcOffset: l.utcOffset) }
+    if strategy == .system, case .periodicJob(let minimum) = profile.scheduler {
+      if case .custom(let interval) = scenario.configuration.fetchPolicy { jobPeriod = max(minimum, interval) } else { jobPeriod = minimum }
+    } else {
+      jobPeriod = nil
+    }
+    learnsHabits = strategy == .system && jobPeriod == nil
+    for l in history { Self.note(l, learningHabits: learnsHabits, &scheduler) }
     now = start
     fetchedThrough = history.last?.time ?? start
     lastLaunchEnd = history.last.map { $0.time + $0.duration }
@@ -71,11 +80,11 @@ struct FetchLane: Sendable {
     if case .evenly(_, let phase) = strategy { nextFixed = start + phase }
     random = SeededGenerator(seed: scenario.seed ^ 0x5EED_FE7C_0000_0001)
     jobDue = start
-    if strategy == .system, case .periodicJob(let minimum) = profile.scheduler {
-      if case .custom(let interval) = scenario.configuration.fetchPolicy { jobPeriod = max(minimum, interval) } else { jobPeriod = minimum }
-    } else {
-      jobPeriod = nil
-    }
+  }
+
+  /// The scheduler hears of launch `l`: it learns it as history, or only keeps its time.
+  static func note(_ l: UserLaunch, learningHabits: Bool, _ scheduler: inout FetchScheduler) {
+    if learningHabits { scheduler.observeLaunch(at: l.time, utcOffset: l.utcOffset) } else { scheduler.lastLaunch = l.time }
   }
 
   /// What the lane says at its start: why there is no fetch at all, and the first app-refresh
@@ -112,7 +121,8 @@ struct FetchLane: Sendable {
     case .system:
       if planIndex < plan.count { return max(now, plan[planIndex].time) }
       return review.map { max(now, $0) } ?? .infinity
-    case .fixed, .evenly: return nextFixed
+    case .fixed: return nextFixed
+    case .evenly: return evenPaused == nil ? nextFixed : .infinity
     case .oracle(let lead):
       for l in upcoming {
         let at = l.time - lead
@@ -137,7 +147,7 @@ struct FetchLane: Sendable {
 
   /// The app is open: the scheduler learns the launch, and the app submits its next request.
   mutating func learn(_ l: UserLaunch, _ c: inout Device.Core) {
-    scheduler.observeLaunch(at: l.time, utcOffset: l.utcOffset)
+    Self.note(l, learningHabits: learnsHabits, &scheduler)
     if let left = evenPaused {
       nextFixed = l.time + left
       evenPaused = nil
@@ -185,10 +195,7 @@ struct FetchLane: Sendable {
       fetch(at: t, facts: .decision(d), &c)
     case .fixed(let interval), .evenly(let interval, _):
       nextFixed += interval
-      if case .evenly = strategy, let dormant = dormantFrom, nextFixed > dormant {
-        evenPaused = nextFixed - dormant
-        nextFixed = .infinity
-      }
+      if case .evenly = strategy, let dormant = dormantFrom, nextFixed > dormant { evenPaused = nextFixed - dormant }
       if let blocked = conditions.blocking(at: t) {
         c.events.append(.fetch(FetchEvent(time: t, kind: .fetchSkipped, facts: .skippedBaseline("no fetch: \(blocked.condition.sentence)"))))
         return
