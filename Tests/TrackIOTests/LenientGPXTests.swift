@@ -114,6 +114,42 @@ struct LenientGPXTests {
     #expect(try reader.readAll().first?.heartRate == 120)
   }
 
+  /// A track, segment, route or point outside the element GPX puts it in belongs to no track or
+  /// route: a located warning in both modes (once per element and parent, none for what it holds),
+  /// and its points are not read.
+  @Test(arguments: [false, true])
+  func misplacedStructureIsAWarningAndItsPointsAreNotRead(lenient: Bool) throws {
+    let good = "<trk><trkseg><trkpt lat=\"1\" lon=\"2\"/></trkseg></trk>"
+    let cases: [(String, [String], Int)] = [
+      // A track inside <metadata> (a <metadata> left open by damage, say), twice: one warning.
+      ("<metadata>\n<trk><trkseg><trkpt lat=\"3\" lon=\"4\"/></trkseg></trk><trk><trkseg/></trk></metadata>" + good,
+       ["2:1: warning: <trk> inside <metadata>: GPX puts it directly inside <gpx>; ignored it and what it holds "
+        + "(and any other <trk> in <metadata>, without another warning)"], 1),
+      // A segment straight inside <gpx>; a point straight inside <trk>; a waypoint inside a route.
+      ("<trkseg><trkpt lat=\"3\" lon=\"4\"/></trkseg>" + good, ["1:32: warning: <trkseg> inside <gpx>"], 1),
+      ("<trk><trkpt lat=\"3\" lon=\"4\"/><trkseg><trkpt lat=\"1\" lon=\"2\"/></trkseg></trk>", ["1:37: warning: <trkpt> inside <trk>"], 1),
+      ("<rte><wpt lat=\"3\" lon=\"4\"/><rtept lat=\"1\" lon=\"2\"/></rte>", ["1:37: warning: <wpt> inside <rte>"], 1),
+      // A <gpx> inside <gpx>, and a point inside a point.
+      ("<gpx>" + good + "</gpx>" + good, ["1:32: warning: <gpx> inside <gpx>: GPX puts it directly inside no element"], 1),
+      ("<trk><trkseg><trkpt lat=\"1\" lon=\"2\"><trkpt lat=\"3\" lon=\"4\"/></trkpt></trkseg></trk>",
+       ["1:68: warning: <trkpt> inside <trkpt>"], 1),
+    ]
+    let folder = try TemporaryFolder()
+    for (k, (body, expected, count)) in cases.enumerated() {
+      let path = try folder.file("misplaced\(k).gpx", containing: "<gpx version=\"1.1\" creator=\"t\">" + body + "</gpx>")
+      var reader = try GPXReader(path: path, lenient: lenient)
+      let points = try reader.readAll()
+      #expect(points.count == count, "case \(k)")
+      #expect(points.allSatisfy { $0.parent >= 0 && ($0.kind != .track || $0.segment >= 0) }, "case \(k)")
+      let warnings = reader.takeWarnings().map { String($0.warningDescription.dropFirst(path.count + 1)) }
+      #expect(warnings.count == expected.count, "case \(k): \(warnings)")
+      for (warning, start) in zip(warnings, expected) { #expect(warning.hasPrefix(start), "case \(k): \(warning)") }
+      // The statistics of such a file hold: the crash this guards against was an index of -1.
+      let statistics = try TrackStatistics.read(path: path, lenient: lenient)
+      #expect(statistics.trackPoints + statistics.routePoints + statistics.waypoints == count, "case \(k)")
+    }
+  }
+
   @Test func notGPXIsStillAnError() throws {
     #expect(throws: TrackIOError.self) { try Self.read("<kml><wpt lat=\"1\" lon=\"2\"/></kml>") }
     #expect(throws: TrackIOError.self) { try Self.read("") }

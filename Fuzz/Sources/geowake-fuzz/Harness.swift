@@ -19,6 +19,11 @@ let targets: [String: (extension: String, run: @Sendable (String) -> Void)] = [
     drain { try TrackFileReader(path: path) }
     drain { try TrackFileReader(path: path, lenient: true) }
   }),
+  // What `geowake info` does with a file: its statistics, from every reader, strict and lenient.
+  "statistics": ("", { path in
+    _ = try? TrackStatistics.read(path: path)
+    _ = try? TrackStatistics.read(path: path, lenient: true, assumeUTC: true)
+  }),
   "csv": ("csv", { path in drain { try TrackFileReader(path: path, options: .init(assumeUTC: true)) } }),
   "jsonl": ("jsonl", { path in drain { try TrackFileReader(path: path) } }),
   "regions": ("geojson", { path in

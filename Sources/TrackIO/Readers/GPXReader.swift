@@ -69,6 +69,8 @@ public struct GPXReader {
   private var prefixes: [(name: [UInt8], depth: Int)] = []
   /// Undeclared prefixes already warned about (once each, not once per element).
   private var undeclaredPrefixes: Set<[UInt8]> = []
+  /// Misplaced structure warned about (``warnMisplaced(_:at:)``): a tag and its parent's, packed.
+  private var misplacedWarned: Set<UInt16> = []
   /// ``prefixes`` packed as ``TrackPointShortcut`` takes them (0 for a name over 8 bytes).
   private var prefixKeys: [UInt64] = []
   /// The date of the last shortcut point's time, for the next one.
@@ -214,11 +216,26 @@ public struct GPXReader {
     case ele, time, hdop, vdop, pdop, sat, speed, course, fix
     case hr, cad, cadence, atemp, temp, temperature, power, powerInWatts
     case other
+    /// A track, segment, route or point outside the element GPX puts it in, or inside such an
+    /// element: read as an unknown element.
+    case misplaced
 
     /// Whether it is one of a point's values.
-    var isValue: Bool { rawValue >= Tag.ele.rawValue && self != .other }
+    var isValue: Bool { rawValue >= Tag.ele.rawValue && rawValue < Tag.other.rawValue }
     /// Whether it is part of the file's structure (the root, tracks, segments, routes, points).
     var isStructure: Bool { rawValue <= Tag.wpt.rawValue }
+
+    /// The element GPX puts it directly inside, for the file's structure (`nil` for the root and
+    /// for everything else).
+    var parent: Tag? {
+      switch self {
+      case .trk, .rte, .wpt: .gpx
+      case .trkseg: .trk
+      case .trkpt: .trkseg
+      case .rtept: .rte
+      default: nil
+      }
+    }
 
     /// Its local name, for messages.
     var localName: String {
@@ -337,7 +354,7 @@ public struct GPXReader {
     for i in qualified where bytes[i] == UInt8(ascii: ":") { localStart = i + 1 }
     if !token.attributes.isEmpty { declarePrefixes(in: token.attributes) }
     if localStart > qualified.lowerBound { checkPrefix(qualified.lowerBound..<(localStart - 1), of: qualified, at: token.start) }
-    let tag = Self.tag(forLocalName: bytes[localStart..<qualified.upperBound])
+    var tag = Self.tag(forLocalName: bytes[localStart..<qualified.upperBound])
     let parent = open.last?.tag
     if !sawRoot {
       guard tag == .gpx else { throw scanner.error("root element is <\(text(qualified))>: expected <gpx>", at: token.start) }
@@ -346,6 +363,13 @@ public struct GPXReader {
       try recover(scanner.error("content after the end of <gpx>", at: token.start), "ignored the rest of the file")
       ended = true
       return nil
+    }
+    // A track, segment, route or point outside the element GPX puts it in is read as an unknown
+    // element, with a located warning in either mode: its points belong to no track or route (and
+    // what it holds is not warned about again).
+    if tag.isStructure, parent != tag.parent {
+      if parent != .misplaced { warnMisplaced(tag, at: token.start) }
+      tag = .misplaced
     }
     let selfClosing = token.kind == .emptyElementTag
     let isPoint = (tag == .trkpt && parent == .trkseg) || (tag == .rtept && parent == .rte) || (tag == .wpt && parent == .gpx)
@@ -526,6 +550,19 @@ public struct GPXReader {
           + "elements with this prefix are read by their local names", at: offset))
   }
 
+  /// A located warning, once per element and parent, when `tag` opens outside the element GPX
+  /// puts it in (`open.last`).
+  private mutating func warnMisplaced(_ tag: Tag, at offset: Int) {
+    let parent = open.last?.tag ?? .other
+    let parentName = open.isEmpty ? "the document" : "<\(name(at: open.count - 1))>"
+    guard misplacedWarned.insert(UInt16(tag.rawValue) << 8 | UInt16(parent.rawValue)).inserted else { return }
+    let expected = tag.parent.map { "<\($0.localName)>" } ?? "no element"
+    warnings.append(
+      scanner.error(
+        "<\(tag.localName)> inside \(parentName): GPX puts it directly inside \(expected); "
+          + "ignored it and what it holds (and any other <\(tag.localName)> in \(parentName), without another warning)", at: offset))
+  }
+
   private mutating func endTag(_ token: MarkupScanner.Token) throws(TrackIOError) -> GPXPoint? {
     guard !open.isEmpty else {
       try recover(scanner.error("</\(text(token.name))> closes nothing", at: token.start), "ignored it")
@@ -697,6 +734,7 @@ extension GPXReader {
     fileprivate var prefixes: [(name: [UInt8], depth: Int)]
     fileprivate var prefixKeys: [UInt64]
     fileprivate var undeclaredPrefixes: Set<[UInt8]>
+    fileprivate var misplacedWarned: Set<UInt16>
   }
 
   /// Where the reader stands, when it is between two track points of a segment (after a track
@@ -710,7 +748,8 @@ extension GPXReader {
       if open[k].line < 0 { open[k].line = 0 }
       open[k].start = 0
     }
-    return Place(open: open, nameBytes: nameBytes, prefixes: prefixes, prefixKeys: prefixKeys, undeclaredPrefixes: undeclaredPrefixes)
+    return Place(open: open, nameBytes: nameBytes, prefixes: prefixes, prefixKeys: prefixKeys, undeclaredPrefixes: undeclaredPrefixes,
+      misplacedWarned: misplacedWarned)
   }
 
   /// Whether the reader stands in `place`: the same elements open, with the same names and the
@@ -741,6 +780,7 @@ extension GPXReader {
     prefixes = place.prefixes
     prefixKeys = place.prefixKeys
     undeclaredPrefixes = place.undeclaredPrefixes
+    misplacedWarned = place.misplacedWarned
     sawRoot = true
     summary.tracks = 1
     summary.segments = 1
