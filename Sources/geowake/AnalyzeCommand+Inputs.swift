@@ -11,7 +11,7 @@ import TrackIO
 /// track and the regions hold.
 extension AnalyzeCommand {
   func checkOptions() throws {
-    OutputFormat.warnIfDisagreeing(formatOption, output: output)
+    try OutputFormat.check(formatOption, output: output, supported: ["table", "jsonl", "csv", "geojson", "html"])
     guard !tracks.isEmpty else { throw ValidationError("give a track: a GPX, CSV, JSON Lines, GeoJSON or location-history file, a folder of them, or - for standard input") }
     guard jobs.map({ $0 >= 1 }) ?? true else { throw ValidationError("--jobs must be at least 1, got \(jobs ?? 0)") }
     guard regions != nil || towers != nil || syntheticCells != nil || significantChanges else {

@@ -64,7 +64,7 @@ struct CompareCommand: ParsableCommand {
   var format: String { OutputFormat.resolve(formatOption, output: outputOptions.output, supported: ["table", "jsonl"], fallback: "table") }
 
   func checkOptions() throws {
-    OutputFormat.warnIfDisagreeing(formatOption, output: outputOptions.output)
+    try OutputFormat.check(formatOption, output: outputOptions.output, supported: ["table", "jsonl"])
     guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, got \(format)") }
     guard platformName != .server else {
       throw ValidationError("--platform server is the geometric truth the phones are compared with: choose ios, android, android8, ios-documented or android-documented")

@@ -42,7 +42,7 @@ struct CrossingsCommand: AsyncParsableCommand {
   var assumeUTC = false
 
   func checkOptions() throws {
-    OutputFormat.warnIfDisagreeing(formatOption, output: outputOptions.output)
+    try OutputFormat.check(formatOption, output: outputOptions.output, supported: ["table", "jsonl"])
     guard !tracks.isEmpty else { throw ValidationError("give a track: a GPX, CSV, JSON Lines, GeoJSON or location-history file, a folder of them, or - for standard input") }
     guard jobs.map({ $0 >= 1 }) ?? true else { throw ValidationError("--jobs must be at least 1, got \(jobs ?? 0)") }
     guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, got \(format)") }

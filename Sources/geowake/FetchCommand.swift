@@ -90,7 +90,7 @@ struct FetchCommand: ParsableCommand {
   var force = false
 
   func checkOptions() throws {
-    OutputFormat.warnIfDisagreeing(formatOption, output: output)
+    try OutputFormat.check(formatOption, output: output, supported: ["table", "jsonl", "html"])
     if let policy, FetchPolicy(text: policy) == nil {
       throw ValidationError("--policy must be never, minimum or custom:SECONDS (a whole number > 0), got \(policy)")
     }

@@ -74,7 +74,7 @@ struct FidelityCommand: ParsableCommand {
   var force = false
 
   func checkOptions() throws {
-    OutputFormat.warnIfDisagreeing(formatOption, output: output)
+    try OutputFormat.check(formatOption, output: output, supported: ["table", "jsonl", "html"])
     switch (dataset, published) {
     case (nil, false): throw ValidationError("give a DATASET folder, or --published")
     case (.some, true): throw ValidationError("--published compares published measurements: give it without a DATASET")

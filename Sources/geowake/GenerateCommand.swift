@@ -227,7 +227,7 @@ struct GenerateCommand: ParsableCommand {
       guard (1...100_000_000).contains(count) else { throw ValidationError("--count must be in 1...100000000, got \(count)") }
       guard interval > 0, interval.isFinite else { throw ValidationError("--interval must be a positive number of seconds") }
       guard TrackWriter.Format(rawValue: format) != nil else { throw ValidationError("--format must be gpx or csv, got \(format)") }
-      OutputFormat.warnIfDisagreeing(formatOption, output: placement.output)
+      try OutputFormat.check(formatOption, output: placement.output, supported: ["gpx", "csv"])
       // About 125 bytes a GPX point, 56 a CSV row.
       try OutputFormat.refuseLargeTerminalOutput(placement.output, bytes: Double(count) * (format == "gpx" ? 125 : 56))
     }
@@ -291,7 +291,7 @@ struct GenerateCommand: ParsableCommand {
       guard radiusRange() != nil else { throw ValidationError("--radii \"\(radii)\": expected MIN,MAX with 0 < MIN ≤ MAX ≤ 10000000") }
       guard vertexRange() != nil else { throw ValidationError("--vertices \"\(vertices)\": expected MIN,MAX with 3 ≤ MIN ≤ MAX ≤ 100000") }
       guard SyntheticRegions.Outline(rawValue: outline) != nil else { throw ValidationError("--outline must be star or coast, got \(outline)") }
-      OutputFormat.warnIfDisagreeing(formatOption, output: placement.output)
+      try OutputFormat.check(formatOption, output: placement.output, supported: ["csv", "geojson"])
       // About 45 bytes a CSV circle, 130 a GeoJSON one, 40 a polygon's vertex.
       let perRegion = f == .csv ? 45 : 130 * (1 - polygons) + polygons * 40 * Double(vertexRange()?.upperBound ?? 12)
       try OutputFormat.refuseLargeTerminalOutput(placement.output, bytes: Double(count) * perRegion)

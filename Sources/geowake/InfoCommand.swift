@@ -34,7 +34,7 @@ struct InfoCommand: ParsableCommand {
   var assumeUTC = false
 
   func checkOptions() throws {
-    OutputFormat.warnIfDisagreeing(formatOption, output: outputOptions.output)
+    try OutputFormat.check(formatOption, output: outputOptions.output, supported: ["table", "json"])
     guard ["table", "json"].contains(format) else { throw ValidationError("--format must be table or json, got \(format)") }
   }
 

@@ -4,7 +4,8 @@ import TrackIO
 
 /// Which format a command writes: the one `--format` names; else the one the output file's
 /// extension names, if the command writes it (`-o report.html` writes HTML); else the command's
-/// default. When `--format` and the extension disagree, `--format` wins, with a warning.
+/// default. When `--format` and the extension disagree, `--format` wins, with a warning; an
+/// extension naming a format the command does not write, without `--format`, is refused.
 enum OutputFormat {
   /// The format each file extension names.
   static let byExtension: [String: String] = [
@@ -18,20 +19,27 @@ enum OutputFormat {
     return byExtension[name[name.index(after: dot)...].lowercased()]
   }
 
-  /// JSON Lines in a `.json` file and JSON in a `.jsonl` file are close enough to say nothing.
-  static func agree(_ a: String, _ b: String) -> Bool { a == b || Set([a, b]) == ["json", "jsonl"] }
-
   /// The format to write: `given`, else the extension's if in `supported`, else `fallback`.
   static func resolve(_ given: String?, output: String, supported: [String], fallback: String) -> String {
     if let given { return given }
-    if let named = named(byExtensionOf: output), let match = supported.first(where: { agree(named, $0) }) { return match }
+    if let named = named(byExtensionOf: output), supported.contains(named) { return named }
     return fallback
   }
 
-  /// Warns when `--format` and the extension of `-o` name different formats.
-  static func warnIfDisagreeing(_ given: String?, output: String) {
-    guard let given, let named = named(byExtensionOf: output), !agree(named, given) else { return }
-    Diagnostics.error("warning: \(output) is named like \(named), but --format is \(given): the file will hold \(given)")
+  /// Checks `-o` against what the command writes, before anything is read: without `--format`,
+  /// an extension naming a format the command cannot write is refused (a `.csv` file holding a
+  /// table, or a `.json` file holding JSON Lines, would be read wrongly by whatever opens it);
+  /// with `--format`, an extension naming another format is a warning.
+  static func check(_ given: String?, output: String, supported: [String]) throws {
+    guard let named = named(byExtensionOf: output), named != given else { return }
+    if let given {
+      Diagnostics.error("warning: \(output) is named like \(named), but --format is \(given): the file will hold \(given)")
+    } else if !supported.contains(named) {
+      let list = supported.count == 1 ? supported[0] : supported.dropLast().joined(separator: ", ") + " or " + supported.last!
+      throw ValidationError(
+        "-o \(output) names \(named), which this command does not write: it writes \(list); "
+          + "name the file for one of them, or give --format to write one there anyway")
+    }
   }
 
   /// Refuses, before anything is written, to print about `bytes` to a terminal when that is

@@ -90,7 +90,7 @@ struct PushCommand: ParsableCommand {
   var force = false
 
   func checkOptions() throws {
-    OutputFormat.warnIfDisagreeing(formatOption, output: output)
+    try OutputFormat.check(formatOption, output: output, supported: ["table", "jsonl", "csv", "html"])
     guard PushReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl, csv or html, got \(format)") }
   }
 

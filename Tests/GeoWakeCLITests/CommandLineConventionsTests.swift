@@ -96,6 +96,57 @@ struct CommandLineConventionsTests {
     }
   }
 
+  /// Every command that writes results, for every common extension: `-o x.EXT` without
+  /// `--format` either writes that format (read back as such) or is refused with status 64,
+  /// naming the formats the command writes, before anything is written.
+  @Test func everyExtensionIsWrittenOrRefused() throws {
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("r.csv", containing: "id,lat,lon,radius\nhome,35.0,139.0,100\n")
+    let track = try folder.file(
+      "t.csv", containing: "time,lat,lon,accuracy\n1714546800,35.0,139.0,5\n1714547400,35.0,139.01,5\n1714548000,35.0,139.0,5\n")
+    let commands: [[String]] = [
+      ["analyze", "--regions", regions, track], ["crossings", "--regions", regions, track], ["compare", "--regions", regions, track],
+      ["info", track], ["fetch", "--usage", "Fixtures/fetch/morning-checker.csv"],
+      ["push", "--schedule", "Fixtures/push/news-app.jsonl"], ["fidelity", "Fixtures/fidelity/mobilitynet", "--seeds", "1"],
+      ["generate", "track", "--count", "20"], ["generate", "regions", "--count", "5"],
+    ]
+    for (k, command) in commands.enumerated() {
+      for ext in ["csv", "jsonl", "json", "html", "geojson", "txt"] {
+        let path = folder.path("out\(k).\(ext)")
+        let result = try CommandRunner.run(command + ["-o", path])
+        let label = "\(command.prefix(2).joined(separator: " ")) -o x.\(ext)"
+        if result.status == 64 {
+          #expect(result.stderr.contains("names \(ext == "txt" ? "table" : ext), which this command does not write: it writes "), "\(label): \(result.stderr)")
+          #expect(!FileManager.default.fileExists(atPath: path), "\(label)")
+          continue
+        }
+        #expect(result.status == 0, "\(label): \(result.stderr)")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        switch ext {
+        case "csv":
+          // A header of names and rows of as many fields (RFC 4180: a quoted field may hold commas).
+          let rows = text.split(separator: "\n").map { line in
+            var (fields, quoted) = (1, false)
+            for c in line { if c == "\"" { quoted.toggle() } else if c == "," && !quoted { fields += 1 } }
+            return quoted ? -1 : fields
+          }
+          #expect(rows.count >= 2 && rows.allSatisfy { $0 == rows[0] } && rows[0] >= 2, "\(label)")
+        case "jsonl":
+          for line in text.split(separator: "\n") {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "\(label): \(line)")
+          }
+        case "json", "geojson":
+          #expect((try? JSONSerialization.jsonObject(with: Data(text.utf8))) is [String: Any], "\(label)")
+        case "html":
+          #expect(text.hasPrefix("<!DOCTYPE html>") && text.contains("</html>"), "\(label)")
+        default:
+          // A table: not mistaken for any other format.
+          #expect(!text.hasPrefix("{") && !text.hasPrefix("<"), "\(label)")
+        }
+      }
+    }
+  }
+
   /// `-o` names the format when `--format` does not; when both are given and disagree, `--format`
   /// wins with a warning. Every command that prints results takes `--format` and `-o`.
   @Test func outputFilesAndFormats() throws {
@@ -112,7 +163,9 @@ struct CommandLineConventionsTests {
     #expect(disagreeing.status == 0)
     #expect(disagreeing.stderr.contains("table.html is named like html, but --format is table"))
     #expect(try !read("table.html").contains("<html"))
-    #expect(try CommandRunner.run(["analyze", "--regions", regions, track, "--format", "jsonl", "-o", folder.path("a.json")]).stderr.isEmpty)
+    // JSON Lines is not JSON: a .json file gets it only when asked for, with the same warning.
+    let lines = try CommandRunner.run(["analyze", "--regions", regions, track, "--format", "jsonl", "-o", folder.path("a.json")])
+    #expect(lines.status == 0 && lines.stderr.contains("a.json is named like json, but --format is jsonl"), "\(lines.stderr)")
 
     let csvTrack = try CommandRunner.run(["generate", "track", "--count", "50", "-o", folder.path("g.csv")])
     #expect(csvTrack.status == 0)
