@@ -89,6 +89,11 @@ struct FetchCommand: ParsableCommand {
   @Flag(help: "Replace the output file if it exists.")
   var force = false
 
+  @Flag(
+    name: .customLong("report-only"),
+    help: "Exit 0 when a check fails (by default the report is written, the failed checks named on standard error, and the exit status is 1).")
+  var reportOnly = false
+
   func checkOptions() throws {
     try OutputFormat.check(formatOption, output: output, supported: ["table", "jsonl", "html"])
     if let policy, FetchPolicy(text: policy) == nil {
@@ -127,8 +132,23 @@ struct FetchCommand: ParsableCommand {
     }
     let usage = files[0]
     let (simulation, feedSource) = try simulate(usage)
-    let report = FetchReport(FetchComparison(simulation), usageSource: usage, feedSource: feedSource)
+    let comparison = FetchComparison(simulation)
+    let report = FetchReport(comparison, usageSource: usage, feedSource: feedSource)
     try writeOutput { out, format throws(TrackIOError) in try report.write(format, to: out) }
+    try exitIfFailed(comparison.checks.map { ($0.name, $0.passed) })
+  }
+
+  /// Once the report is written: exits with status 1, naming them on standard error, when some of
+  /// the checks failed (unless `--report-only`), so a script or CI job cannot take a broken
+  /// promise for a kept one.
+  func exitIfFailed(_ checks: [(name: String, passed: Bool)]) throws {
+    let failed = checks.filter { !$0.passed }.map(\.name)
+    guard !failed.isEmpty else { return }
+    let which = failed.map { "\"\($0)\"" }.joined(separator: ", ")
+    Diagnostics.error(
+      "\(failed.count) of \(checks.count) checks failed (\(which)); the report says by how much"
+        + (reportOnly ? "" : "; exit status 1 (--report-only exits 0)"))
+    if !reportOnly { throw ExitCode(1) }
   }
 
   /// Opens the output (never replacing a file without --force), writes it in the chosen format and
@@ -151,8 +171,10 @@ struct FetchCommand: ParsableCommand {
       let name = file.split(separator: "/").last.map(String.init) ?? file
       users.append(FetchPopulation.User(name: name, comparison: FetchComparison(simulation)))
     }
-    let report = FetchPopulationReport(FetchPopulation(users: users), source: usage.joined(separator: ", "))
+    let population = FetchPopulation(users: users)
+    let report = FetchPopulationReport(population, source: usage.joined(separator: ", "))
     try writeOutput { out, format throws(TrackIOError) in try report.write(format, to: out) }
+    try exitIfFailed(population.checks.map { ($0.name, $0.passed) })
   }
 
   /// One user's simulation, and where its feed came from.

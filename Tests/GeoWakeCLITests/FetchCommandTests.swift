@@ -76,7 +76,9 @@ struct FetchCommandTests {
     let folder = try TemporaryFolder()
     let app = try folder.file("app.json", containing: #"{"backgroundModes": ["fetch"], "handlers": {"fetch": {"work": 2}}}"#)
     let result = try Self.fetch("morning", ["--app", app])
-    #expect(result.status == 0, "\(result.stderr)")
+    // No fetch keeps no promise: the report is written, and the status says so.
+    #expect(result.status == 1, "\(result.stderr)")
+    #expect(result.stderr.contains("checks failed (\"fresh at ≥ 95 % of launches\""), "\(result.stderr)")
     #expect(result.stdout.contains("fetchUnavailable   the fetch interval policy is never (the default): the system does not fetch"))
     #expect(result.stdout.contains("\nscheduler      0 "))
     let fixed = try Self.fetch("morning", ["--app", app, "--policy", "custom:7200"])
@@ -94,7 +96,7 @@ struct FetchCommandTests {
     let zoneless = try folder.file("z.csv", containing: "time\n2024-05-06T08:00:00\n")
     let unzoned = try CommandRunner.run(["fetch", "--usage", zoneless])
     #expect(unzoned.status == 65 && unzoned.stderr.contains("z.csv:2:1: error: launch time \"2024-05-06T08:00:00\" has no zone"))
-    #expect(try CommandRunner.run(["fetch", "--usage", zoneless, "--assume-utc"]).status == 0)
+    #expect(try CommandRunner.run(["fetch", "--usage", zoneless, "--assume-utc", "--report-only"]).status == 0)
     let policy = try Self.fetch("morning", ["--policy", "custom:-5"])
     #expect(policy.status == 64 && policy.stderr.contains("--policy must be never, minimum or custom:SECONDS"))
     let missing = try CommandRunner.run(["fetch", "--usage", folder.path("nope.csv")])
@@ -142,8 +144,13 @@ struct AnalyzeFetchTests {
     let generated = try CommandRunner.run(["generate", "usage", "--population", "9", "--seed", "77", "-o", users])
     #expect(generated.status == 0, "\(generated.stderr)")
     #expect(try FileManager.default.contentsOfDirectory(atPath: users).sorted().first == "user-001-commuter.csv")
-    let table = try CommandRunner.run(["fetch", "--usage", users])
+    let table = try CommandRunner.run(["fetch", "--usage", users, "--report-only"])
     #expect(table.status == 0, "\(table.stderr)")
+    // Without --report-only, the status is 1 exactly when a check over the users failed.
+    let checked = try CommandRunner.run(["fetch", "--usage", users])
+    #expect(checked.stdout == table.stdout)
+    #expect((checked.status == 1) == table.stdout.contains("\n  FAIL  "), "\(checked.stderr)")
+    #expect((checked.status == 1) == checked.stderr.contains("checks failed"))
     #expect(table.stdout.hasPrefix("users: 9 from \(users)"))
     for line in ["\nscheduler ", "\nfixed 15 min ", "\nfixed 1 h ", "\noracle ", "every user: p90 staleness ≤ fixed 1 h's", "median fresh share ≥ fixed 1 h's", "every user: p90 staleness ≤ an even timer's",
                  "\nuser-009-commuter.csv "] {
@@ -154,7 +161,7 @@ struct AnalyzeFetchTests {
     #expect(objects.filter { $0["type"] as? String == "user" }.count == 36)
     #expect(objects.filter { $0["type"] as? String == "check" }.count == 6)
     // Deterministic, and html is for one user.
-    #expect(try CommandRunner.run(["fetch", "--usage", users]).stdout == table.stdout)
+    #expect(try CommandRunner.run(["fetch", "--usage", users, "--report-only"]).stdout == table.stdout)
     #expect(try CommandRunner.run(["fetch", "--usage", users, "--format", "html", "-o", folder.path("x.html")]).status == 64)
   }
 }
