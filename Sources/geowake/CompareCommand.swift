@@ -14,7 +14,10 @@ struct CompareCommand: ParsableCommand {
     abstract: "Compare region monitoring with significant location changes on a track: wakes, crossings learned, delay, energy.",
     discussion: """
       The real crossings are the geometric truth (the server profile). Region monitoring (the \
-      --platform's rules) learns of a crossing when it delivers the event for it; significant \
+      --platform's rules) learns of a crossing when it delivers the event for it, early or late: \
+      an enter (or exit) for that region whose inside (outside) the app then holds while the \
+      device really is inside (outside) after that crossing, so iOS's entries up to 200 m before \
+      the boundary count, and an entry taken back before the device enters does not; significant \
       changes (500 m / 5 min from cell handoffs, on --towers, --synthetic-cells or the track's \
       own cells; urban synthetic cells by default) learn of it when a delivered location is on \
       the other side. For each: wakes, wakes per hour, crossings learned and missed, mean and \

@@ -3,6 +3,7 @@ import CellHandoff
 import GeoWake
 import Geodesy
 import Geofencing
+import SeededRandom
 import Testing
 
 @Suite("Strategy comparison")
@@ -43,6 +44,51 @@ struct StrategyComparisonTests {
     // On a long drive the cell-based service wakes the app every 5 minutes, more often than the
     // three regions do, and its cheaper listening does not make up for the wakes.
     #expect(significant.wakes > regions.wakes && significant.joules > regions.joules)
+  }
+
+  /// Walks through circles (a new layout, pace and fix rate per seed) under the calibrated
+  /// platforms, which enter early (iOS up to 200 m before the boundary) and exit late: every
+  /// crossing the platform delivers an event for is learned. The oracle counts deliveries: a
+  /// region whose visit is delivered as one enter and one exit has both crossings learned; an
+  /// early entry is learned with no delay.
+  @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
+  func earlyAndLateDeliveriesAreLearned(seed: UInt64) throws {
+    var random = SeededGenerator(seed: seed &* 0x9E37_79B9_7F4A_7C15)
+    let heading = 360 * random.unit()
+    // Nine circles of 120-400 m on the walk's line, 1.2-2 km apart, each crossed through its middle.
+    var along = 600.0
+    var regions: [Region] = []
+    for k in 0..<9 {
+      let radius = 120 + 280 * random.unit()
+      along += radius
+      let center = Geodesic.wgs84.direct(from: Self.start, azimuth: heading, distance: along)!.destination
+      regions.append(.circle(try CircularRegion(identifier: "c\(k)", center: center, radius: radius)))
+      along += radius + 1_200 + 800 * random.unit()
+    }
+    let pace = 1.2 + 0.6 * random.unit()
+    let step = Double(1 + random.next(below: 5))
+    for platform in [RegionMonitoringProfile.ios, .android] {
+      var comparison = try StrategyComparison(
+        regions: regions, platform: platform, cells: .hexagonal(spacing: HexagonalCellLayout.urbanSpacing), seed: seed)
+      var oracle = try RegionMonitor(regions: regions, profile: platform, seed: seed)
+      var delivered: [RegionEvent] = []
+      for t in stride(from: 0.0, through: (along + 600) / pace, by: step) {
+        let position = Geodesic.wgs84.direct(from: Self.start, azimuth: heading, distance: pace * t)!.destination
+        let fix = LocationFix(time: 1_700_000_000 + t, coordinate: position, horizontalAccuracy: 8)
+        comparison.process(fix)
+        oracle.process(fix, into: &delivered)
+      }
+      oracle.finish(into: &delivered)
+      let result = comparison.finish()[0]
+      #expect(result.crossings == 18, "seed \(seed) \(platform.name)")
+      // Regions delivered as exactly one enter then one exit: both crossings count as learned.
+      let whole = regions.map(\.identifier).filter { id in
+        delivered.filter { $0.region == id && $0.deliveredAt != nil && ($0.kind == .enter || $0.kind == .exit) }.map(\.kind) == [.enter, .exit]
+      }
+      #expect(whole.count >= 7, "seed \(seed) \(platform.name): \(whole.count) of 9 regions delivered whole")
+      #expect(result.learned >= 2 * whole.count, "seed \(seed) \(platform.name): \(result.learned) learned, \(whole.count) regions whole")
+      #expect(result.learned + result.missed == result.crossings)
+    }
   }
 
   @Test func energyFollowsTheModel() throws {

@@ -11,11 +11,17 @@ public import Geofencing
 /// (no gap limit), per region. Pass-throughs between two fixes are counted apart: neither
 /// strategy can see them.
 ///
-/// **Region monitoring** learns of a real crossing when the platform delivers an event of the
-/// same kind for that region whose crossing time is the real one (within ``matchTolerance``: a
-/// fix rejected for accuracy moves the interpolated crossing a little) — the delay is from the
-/// crossing to the delivery. Crossings the platform suppressed (flaps, pass-throughs, regions
-/// past its cap) are missed.
+/// **Region monitoring** learns of a real crossing when the platform delivers an event for it,
+/// early or late: an event of the same kind for that region whose state (inside for an enter,
+/// outside for an exit) the app then holds, from the event's crossing time until the region's
+/// next delivered event, while the real state that the crossing began still holds. So an iOS
+/// entry up to 200 m before the boundary, or an exit minutes after it, is the crossing learned;
+/// an entry the platform takes back (an exit) before the device really enters is not. Failing
+/// that, an event whose crossing time is the real one within ``matchTolerance`` (a fix rejected
+/// for accuracy moves the interpolated crossing a little) is for it. Each real crossing is
+/// learned at most once, by the earliest such event; the delay is from the crossing to the
+/// delivery (0 when delivered before it). Crossings the platform suppressed (flaps,
+/// pass-throughs, regions past its cap) are missed.
 ///
 /// **Significant changes** tell the app only where the device is at each delivery: the app
 /// learns of a crossing when a delivered location is on the other side of the boundary than the
@@ -148,20 +154,36 @@ public struct StrategyComparison {
     let duration = (lastTime ?? 0) - (firstTime ?? lastTime ?? 0)
     let crossings = real.values.reduce(0) { $0 + $1.count }
 
-    // Region monitoring: each delivered enter/exit matches the latest unmatched real crossing of
-    // its kind and region at (about) its crossing time.
+    // Region monitoring: each delivered enter/exit is for the earliest unmatched real crossing
+    // of its kind and region whose state it announces while that state holds (see the type's
+    // documentation), or, failing that, one at about its crossing time.
     var used = Set<CrossingKey>()
     var platformDelays: [Double] = []
-    for event in platformDeliveries {
-      let entering = event.kind == .enter
-      guard let crossings = real[event.region], let delivered = event.deliveredAt else { continue }
-      let match = crossings.indices.last { k in
-        crossings[k].entering == entering && abs(crossings[k].time - event.crossedAt) <= Self.matchTolerance
-          && !used.contains(CrossingKey(region: event.region, index: k))
+    var deliveriesByRegion: [RegionIdentifier: [RegionEvent]] = [:]
+    for event in platformDeliveries where event.deliveredAt != nil { deliveriesByRegion[event.region, default: []].append(event) }
+    for (region, events) in deliveriesByRegion.sorted(by: { $0.key < $1.key }) {
+      guard let crossings = real[region] else { continue }
+      let events = events.sorted { $0.crossedAt < $1.crossedAt }
+      for (j, event) in events.enumerated() {
+        let entering = event.kind == .enter
+        // The app holds what the event said until the region's next delivered event says otherwise.
+        let beliefEnd = events[(j + 1)...].first { ($0.kind == .enter) != entering }?.crossedAt ?? .infinity
+        let holds = { (k: Int) -> Bool in
+          let stateEnd = crossings[(k + 1)...].first { $0.entering != entering }?.time ?? .infinity
+          return event.crossedAt < stateEnd && crossings[k].time < beliefEnd
+        }
+        let match =
+          crossings.indices.first { k in
+            crossings[k].entering == entering && !used.contains(CrossingKey(region: region, index: k)) && holds(k)
+          }
+          ?? crossings.indices.last { k in
+            crossings[k].entering == entering && abs(crossings[k].time - event.crossedAt) <= Self.matchTolerance
+              && !used.contains(CrossingKey(region: region, index: k))
+          }
+        guard let k = match, let delivered = event.deliveredAt else { continue }
+        used.insert(CrossingKey(region: region, index: k))
+        platformDelays.append(max(0, delivered - crossings[k].time))
       }
-      guard let k = match else { continue }
-      used.insert(CrossingKey(region: event.region, index: k))
-      platformDelays.append(max(0, delivered - crossings[k].time))
     }
 
     // Significant changes: each flip of the app's belief learns the latest real crossing of its
