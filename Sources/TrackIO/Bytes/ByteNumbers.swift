@@ -179,6 +179,36 @@ package enum ByteNumbers {
     }
   }
 
+  /// The unit ``epochSeconds(_:)`` reads `value` in: 0 seconds, 1 milliseconds, 2 microseconds,
+  /// 3 nanoseconds.
+  @inline(__always)
+  package static func epochUnit(_ value: Double) -> Int8 {
+    switch value.magnitude {
+    case ..<1e11: 0
+    case ..<1e14: 1
+    case ..<1e17: 2
+    default: 3
+    }
+  }
+
+  /// The name of an ``epochUnit(_:)``.
+  package static func epochUnitName(_ unit: Int8) -> String {
+    ["seconds", "milliseconds", "microseconds", "nanoseconds"][Int(min(max(unit, 0), 3))]
+  }
+
+  /// The warning for a column of numeric times whose first number, `text`, is read in `unit`
+  /// (nil when that is seconds, the documented unit), or whose numbers are read in two units
+  /// (`mixedWith`: the unit of the first one).
+  package static func epochUnitWarning(_ text: String, column: String, unit: Int8, mixedWith first: Int8? = nil) -> String? {
+    let read = "\(column) \(text) is read as epoch \(epochUnitName(unit)) (\(TimestampText.iso8601(epochSeconds(Double(text) ?? 0))))"
+    if let first {
+      return read + ", where the first \(column) in the file was epoch \(epochUnitName(first)): "
+        + "each number is read by its size (below 10¹¹ seconds, 10¹⁴ milliseconds, 10¹⁷ microseconds, then nanoseconds), so the file mixes units"
+    }
+    guard unit != 0 else { return nil }
+    return read + ": numbers of 10¹¹ or more are taken for milliseconds, of 10¹⁴ for microseconds, of 10¹⁷ for nanoseconds"
+  }
+
   /// Whether an ISO 8601 date-time that ``timestamp(_:)`` reads names its zone: `Z`, or an offset
   /// (`+09:00`, `-0500`) after the time of day.
   package static func hasZone(_ b: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -34,6 +34,11 @@ public struct FixCSVReader {
     var radios: [Int64: Radio] = [:]
     var deviceBytes: [UInt8] = []
     var newDevice: String?
+    /// The unit of the first numeric time (``ByteNumbers/epochUnit(_:)``), -1 before one; and a
+    /// warning about the units waiting to be made, with the line and column it is about.
+    var timeUnit: Int8 = -1
+    var mixedUnits = false
+    var unitNote: (line: Int, column: Int, text: String, unit: Int8, first: Int8?)?
   }
   private var row = RowState()
   private var timeColumn = 0
@@ -156,6 +161,17 @@ public struct FixCSVReader {
         let time: Double
         if let seconds = ByteNumbers.double(timeField) {
           time = ByteNumbers.epochSeconds(seconds)
+          // The unit is told by size: said once when it is not seconds, and once if it changes
+          // (a file of seconds pays two comparisons a row).
+          if row.timeUnit != 0 || seconds.magnitude >= 1e11, case let unit = ByteNumbers.epochUnit(seconds), unit != row.timeUnit {
+            if row.timeUnit < 0 {
+              row.timeUnit = unit
+              if unit != 0 { row.unitNote = (number, row.fields.column(t), row.fields.text(t, in: line), unit, nil) }
+            } else if !row.mixedUnits {
+              row.mixedUnits = true
+              row.unitNote = (number, row.fields.column(t), row.fields.text(t, in: line), unit, row.timeUnit)
+            }
+          }
         } else if let seconds = ByteNumbers.timestamp(timeField) {
           guard assumeUTC || ByteNumbers.hasZone(timeField) else { throw fail(t, ByteNumbers.zonelessMessage(row.fields.text(t, in: line))) }
           time = seconds
@@ -207,6 +223,12 @@ public struct FixCSVReader {
         throw TrackIOError(path: lines.path, line: error.line, column: error.column, message: error.message)
       }
       noteDevice(row.newDevice)
+      if let note = row.unitNote {
+        row.unitNote = nil
+        if let message = ByteNumbers.epochUnitWarning(note.text, column: "time", unit: note.unit, mixedWith: note.first) {
+          warnings.append(TrackIOError(path: lines.path, line: note.line, column: note.column, message: message))
+        }
+      }
       guard let parsed else { return nil }
       if let fix = parsed {
         if lines.lineIsUnterminated { try checkLastLine(number) }
@@ -255,7 +277,7 @@ public struct FixCSVReader {
   }
 
   /// The located warnings since the last call: lines that were read but look wrong (a last line
-  /// that may be cut short).
+  /// that may be cut short, times in epoch milliseconds or a column of times in two units).
   public mutating func takeWarnings() -> [TrackIOError] {
     defer { warnings = [] }
     return warnings

@@ -45,6 +45,40 @@ public struct FixJSONLinesReader {
   struct LineState {
     var scratch: [UInt8] = []
     var device: String?
+    /// The line's `time` when it is a number, and the offset of its value in the line.
+    var epoch: (value: Double, offset: Int)?
+  }
+
+  /// The unit of the first numeric time (``ByteNumbers/epochUnit(_:)``), -1 before one; whether a
+  /// later one was in another unit; located warnings for ``takeWarnings()``.
+  private var timeUnit: Int8 = -1
+  private var mixedUnits = false
+  private var warnings: [TrackIOError] = []
+
+  /// The located warnings since the last call: numeric times in a unit other than seconds, or in
+  /// two units in one file.
+  public mutating func takeWarnings() -> [TrackIOError] {
+    defer { warnings = [] }
+    return warnings
+  }
+
+  /// Says once when numeric times are not seconds, and once when they change unit.
+  private mutating func noteEpoch(_ epoch: (value: Double, offset: Int), line: Int) {
+    let unit = ByteNumbers.epochUnit(epoch.value)
+    guard unit != timeUnit else { return }
+    var first: Int8?
+    if timeUnit < 0 {
+      timeUnit = unit
+      guard unit != 0 else { return }
+    } else {
+      guard !mixedUnits else { return }
+      mixedUnits = true
+      first = timeUnit
+    }
+    let text = epoch.value == epoch.value.rounded() && epoch.value.magnitude < 1e18 ? String(Int64(epoch.value)) : "\(epoch.value)"
+    if let message = ByteNumbers.epochUnitWarning(text, column: "\"time\"", unit: unit, mixedWith: first) {
+      warnings.append(TrackIOError(path: lines.path, line: line, column: epoch.offset + 1, message: message))
+    }
   }
 
   /// The next fix, or nil at the end of the file.
@@ -57,14 +91,16 @@ public struct FixJSONLinesReader {
       let lineNo = lines.lineNumber + 1
       let (named, unnamed, assumeUTC) = (deviceChanges > 0, fixesWithoutDevice, self.assumeUTC)
       state.device = nil
+      state.epoch = nil
       let parsed: LocationFix??
       do {
         // Errors are made without the path (a String the closure would retain for every line)
         // and given it below.
         parsed = try lines.nextLine(with: &state) { line, state throws(TrackIOError) -> LocationFix? in
           guard line.contains(where: { !MarkupScanner.isSpace($0) }) else { return nil }
-          if let (fix, device) = Self.plainLine(line, assumeUTC: assumeUTC, named: named, unnamed: unnamed) {
+          if let (fix, device, epoch) = Self.plainLine(line, assumeUTC: assumeUTC, named: named, unnamed: unnamed) {
             state.device = device
+            state.epoch = epoch
             return fix
           }
           return try Self.generalLine(line, number: lineNo, assumeUTC: assumeUTC, named: named, unnamed: unnamed, state: &state)
@@ -75,6 +111,7 @@ public struct FixJSONLinesReader {
       }
       noteDevice(state.device)
       guard let parsed else { return nil }
+      if let epoch = state.epoch, timeUnit != 0 || epoch.value.magnitude >= 1e11 { noteEpoch(epoch, line: lineNo) }
       if let fix = parsed {
         if state.device == nil { fixesWithoutDevice += 1 }
         return fix
@@ -97,7 +134,7 @@ public struct FixJSONLinesReader {
   /// same fix (tests compare them on every fixture and on generated lines).
   static func plainLine(
     _ line: UnsafeBufferPointer<UInt8>, assumeUTC: Bool, named: Bool, unnamed: Int
-  ) -> (fix: LocationFix, device: String?)? {
+  ) -> (fix: LocationFix, device: String?, epoch: (value: Double, offset: Int)?)? {
     var s = JSONScanner(line, endName: "the end of the line")
     s.materialize = false
     // The first occurrence of each key (lookups take the first), and its value.
@@ -190,7 +227,10 @@ public struct FixJSONLinesReader {
     }
     guard let coordinate = try? Coordinate.reading(latitude: latitude, longitude: longitude) else { return nil }
     let name = device.map { String(decoding: UnsafeBufferPointer(rebasing: line[$0]), as: UTF8.self) }
-    return (LocationFix(time: seconds, coordinate: coordinate, horizontalAccuracy: accuracy), name)
+    return (
+      LocationFix(time: seconds, coordinate: coordinate, horizontalAccuracy: accuracy), name,
+      time.isNumber ? (time.value, time.range.lowerBound) : nil
+    )
   }
 
   /// Any line, through the JSON tree: the fix, or the error with its column (and the device the
@@ -231,6 +271,7 @@ public struct FixJSONLinesReader {
     case .success(let t): time = t
     case .failure(let problem): throw fail(problem.message, timeNode.offset)
     }
+    if case .number(let v) = timeNode.value { state.epoch = (v, timeNode.offset) }
     let latitude = try number("lat", "degrees in -90...90")
     let longitude = try number("lon", "degrees")
     let coordinate: Coordinate

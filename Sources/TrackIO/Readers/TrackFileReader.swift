@@ -65,8 +65,11 @@ public struct TrackFileReader {
   public var bytesRead: Int { gpx?.bytesRead ?? csv?.bytesRead ?? jsonLines?.bytesRead ?? 0 }
 
   /// The warnings since the last call: recoveries (lenient GPX; see ``GPXReader/takeWarnings()``)
-  /// and lines read that look wrong (a CSV file that may be cut short).
-  public mutating func takeWarnings() -> [TrackIOError] { gpx?.takeWarnings() ?? csv?.takeWarnings() ?? [] }
+  /// and lines read that look wrong (a CSV file that may be cut short, numeric times in
+  /// milliseconds or in two units).
+  public mutating func takeWarnings() -> [TrackIOError] {
+    gpx?.takeWarnings() ?? csv?.takeWarnings() ?? jsonLines?.takeWarnings() ?? []
+  }
 
   /// Recoveries made so far (lenient GPX only).
   public var warningCount: Int { gpx?.warningCount ?? 0 }
