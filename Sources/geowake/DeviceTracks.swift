@@ -290,11 +290,14 @@ struct DeviceTrackSource: IteratorProtocol {
     return .many(DeviceTrackSource(paths: paths, options: options, opened: (reader, first)))
   }
 
-  /// The extensions of track files taken from a folder.
+  /// The extensions of track files taken from a folder without opening them.
   static let trackExtensions = ["gpx", "csv", "jsonl", "ndjson", "geojson"]
 
-  /// The paths with each folder replaced by its track files (``trackExtensions``, gzip-compressed
-  /// too as `.gpx.gz`, not hidden, not in subfolders), sorted by name.
+  /// The paths with each folder replaced by its track files, sorted by name: those with a track
+  /// extension (``trackExtensions``, gzip-compressed too as `.gpx.gz`), and any other file that
+  /// opens as a track, told by its content as a single file is (a `.json` location history, a
+  /// `.txt` of CSV fixes). Hidden files are left out; every other file left out, and every
+  /// subfolder (not read), is named in one warning on standard error with why.
   /// - Throws: ``TrackIOError`` for a folder that cannot be listed or holds no track file.
   static func expand(_ paths: [String]) throws(TrackIOError) -> (paths: [String], hadFolder: Bool) {
     var expanded: [String] = []
@@ -310,13 +313,40 @@ struct DeviceTrackSource: IteratorProtocol {
       do { names = try FileManager.default.contentsOfDirectory(atPath: path) } catch {
         throw TrackIOError(path: path, line: 0, column: 0, message: "folder cannot be listed (permission?)")
       }
-      let tracks = names.filter { name in
-        !name.hasPrefix(".") && trackExtensions.contains { name.lowercased().hasSuffix("." + $0) || name.lowercased().hasSuffix("." + $0 + ".gz") }
-      }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-      guard !tracks.isEmpty else {
-        throw TrackIOError(path: path, line: 0, column: 0, message: "folder holds no track file (.gpx, .csv, .jsonl, .ndjson or .geojson, gzip-compressed or not)")
-      }
       let base = path.hasSuffix("/") ? path : path + "/"
+      var tracks: [String] = []
+      var skipped: [String] = []
+      for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) where !name.hasPrefix(".") {
+        let lower = name.lowercased()
+        if trackExtensions.contains(where: { lower.hasSuffix("." + $0) || lower.hasSuffix("." + $0 + ".gz") }) {
+          tracks.append(name)
+          continue
+        }
+        var isFolder: ObjCBool = false
+        _ = FileManager.default.fileExists(atPath: base + name, isDirectory: &isFolder)
+        if isFolder.boolValue {
+          skipped.append("\(name)/ (a folder: those inside a folder are not read)")
+          continue
+        }
+        // Anything else is read as a single file would be: by its content.
+        do throws(TrackIOError) {
+          var reader = try TrackFileReader(path: base + name)
+          _ = try reader.next()
+          tracks.append(name)
+        } catch {
+          skipped.append("\(name) (\(error.message))")
+        }
+      }
+      if !skipped.isEmpty {
+        Diagnostics.error(
+          "warning: \(path): left out \(skipped.count == 1 ? "1 entry" : "\(skipped.count) entries") that \(skipped.count == 1 ? "is" : "are") not a track: "
+            + skipped.joined(separator: "; "))
+      }
+      guard !tracks.isEmpty else {
+        throw TrackIOError(
+          path: path, line: 0, column: 0,
+          message: "folder holds no track file (GPX, CSV, JSON Lines, GeoJSON or location history, gzip-compressed or not)")
+      }
       expanded += tracks.map { base + $0 }
     }
     return (expanded, hadFolder)

@@ -103,7 +103,8 @@ struct FetchCommand: ParsableCommand {
     guard FetchReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl or html, got \(format)") }
   }
 
-  /// The usage files: each `--usage` file, and the `.csv` files of each folder, in name order.
+  /// The usage files: each `--usage` file, and the `.csv` files of each folder, in name order
+  /// (anything else in the folder but hidden files is named in a warning).
   func usageFiles() throws -> [String] {
     var files: [String] = []
     for path in usage {
@@ -113,7 +114,15 @@ struct FetchCommand: ParsableCommand {
         files.append(path)
         continue
       }
-      let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".csv") || $0.hasSuffix(".csv.gz") }.sorted()
+      let all = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+      let names = all.filter { $0.lowercased().hasSuffix(".csv") || $0.lowercased().hasSuffix(".csv.gz") }
+      let kept = Set(names)
+      let skipped = all.filter { !kept.contains($0) }
+      if !skipped.isEmpty {
+        Diagnostics.error(
+          "warning: \(path): left out \(skipped.count == 1 ? "1 entry" : "\(skipped.count) entries") not named .csv or .csv.gz (usage files are CSV): "
+            + skipped.joined(separator: ", "))
+      }
       guard !names.isEmpty else {
         Diagnostics.error("\(path): no usage files in the folder: expected .csv files of launches")
         throw SysExit.noInput

@@ -281,6 +281,33 @@ struct ManyDevicesTests {
     #expect(!plain.stdout.isEmpty && run.stdout == plain.stdout)
   }
 
+  /// A folder is read as its files would be one by one: a `.json` location history or JSON
+  /// Lines, a `.txt` of CSV fixes and a `.gpx.gz` are tracks by their content; what is not a
+  /// track (and every subfolder) is named in one warning, with why.
+  @Test func aFolderReadsEveryFormatByContentAndNamesWhatItLeavesOut() throws {
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("regions.csv", containing: "id,lat,lon,radius\nhome,35.0005,139.0,60\n")
+    let tracks = folder.path("tracks")
+    try FileManager.default.createDirectory(atPath: tracks + "/raw", withIntermediateDirectories: true)
+    let times = (0..<4).map { "2024-05-01T07:0\($0):00Z" }
+    let lats = ["34.999", "35.0", "35.001", "35.002"]
+    _ = try folder.file("tracks/a.json", containing: zip(times, lats).map { #"{"time":"\#($0)","lat":\#($1),"lon":139.0}"# + "\n" }.joined())
+    _ = try folder.file("tracks/b.txt", containing: "time,lat,lon\n" + zip(times, lats).map { "\($0),\($1),139.0\n" }.joined())
+    let gpx = "<gpx version=\"1.1\" creator=\"t\"><trk><trkseg>" + zip(times, lats).map { "<trkpt lat=\"\($1)\" lon=\"139.0\"><time>\($0)</time></trkpt>" }.joined()
+      + "</trkseg></trk></gpx>"
+    let plain = try folder.file("c.gpx", containing: gpx)
+    try CompressedTrack.gzip(plain, to: tracks + "/c.gpx.gz")
+    _ = try folder.file("tracks/notes.md", containing: "Trip notes, day one\n")
+    let run = try CommandRunner.run(["crossings", "--regions", regions, "--format", "jsonl", tracks])
+    #expect(run.status == 0, "\(run.stderr)")
+    let devices = run.stdout.split(separator: "\n").compactMap { line in
+      (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["device"] as? String
+    }
+    #expect(Set(devices) == ["a", "b", "c"], "\(run.stdout)")
+    #expect(run.stderr.contains("tracks: left out 2 entries that are not a track: notes.md (header has no time column"), "\(run.stderr)")
+    #expect(run.stderr.contains("raw/ (a folder: those inside a folder are not read)"))
+  }
+
   @Test func manyDevicesRefuseHTMLAndEmptyFolders() throws {
     let folder = try TemporaryFolder()
     let population = Population(seed: 8)
