@@ -112,14 +112,29 @@ struct CompareCommand: ParsableCommand {
     var reader: TrackFileReader
     do { reader = try TrackFileReader(path: track, options: .init(lenient: lenient, assumeUTC: assumeUTC)) } catch { throw Diagnostics.fail(error) }
     var checks = InputChecks()
+    // A file of many devices (a device column) is not one track: counted, then refused.
+    var devices: Set<String> = []
+    var deviceChanges = 0
     do {
       while let fix = try reader.next() {
+        if reader.deviceChanges != deviceChanges, let device = reader.device {
+          deviceChanges = reader.deviceChanges
+          devices.insert(device)
+        }
+        guard devices.count < 2 else { continue }
         checks.add(fix)
         comparison.process(fix, reportedCell: reader.reportedCell)
         if lenient { reader.takeWarnings().forEach(Diagnostics.warning) }
       }
       reader.takeWarnings().forEach(Diagnostics.warning)
     } catch { throw Diagnostics.fail(error) }
+    guard devices.count < 2 else {
+      Diagnostics.error(
+        "\(track): error: the file holds the fixes of \(devices.count) devices (its device column names "
+          + devices.sorted().prefix(3).map { "\"\($0)\"" }.joined(separator: ", ") + (devices.count > 3 ? ", …" : "")
+          + "): compare follows one device's track; give a file of one device's fixes, or use geowake analyze, which follows every device")
+      throw SysExit.dataError
+    }
     checks.fixWarnings(track: track).forEach(Diagnostics.error)
     let results = comparison.finish()
     let out = try outputOptions.sink()

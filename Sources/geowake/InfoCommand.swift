@@ -9,7 +9,8 @@ struct InfoCommand: ParsableCommand {
     commandName: "info",
     abstract: "Summarise a track file: counts, bounds, times, length and duration.",
     discussion: """
-      TRACK is a GPX 1.0/1.1 file or a CSV file of fixes (one track, one segment). Length is the \
+      TRACK is a GPX 1.0/1.1 file or a CSV or JSON Lines file of fixes (one track, one segment; with \
+      a device column, a track per device). Length is the \
       WGS84 geodesic length along the track segments; duration is the sum of the segments' time \
       spans (null when a track point has no time). Bounds cover track, route and way points. \
       Times are ISO 8601 UTC.
@@ -78,6 +79,7 @@ struct InfoCommand: ParsableCommand {
         + "\"duration\":\(seconds(t.duration)),\"firstTime\":\(time(t.firstTime)),\"lastTime\":\(time(t.lastTime))}"
     }
     fields.append(("perTrack", "[" + tracks.joined(separator: ",") + "]"))
+    fields.append(("devices", "[" + s.devices.map(JSONText.quoted).joined(separator: ",") + "]"))
     for (name, readings) in Self.sensors(s) {
       fields.append((name, readings.mean.map { mean in
         "{\"points\":\(readings.points),\"min\":\(readings.minimum),\"max\":\(readings.maximum),\"mean\":\((mean * 1e6).rounded() / 1e6)}"
@@ -90,7 +92,11 @@ struct InfoCommand: ParsableCommand {
   static func table(_ s: TrackStatistics, path: String) -> String {
     var lines = ["File: \(path) (\(s.format == .gpx ? "GPX \(s.version ?? "of unknown version")" : s.format.name)\(s.compressed ? ", gzip-compressed" : ""))"]
     func add(_ label: String, _ value: String) { lines.append("    " + (label + ":").column(16) + value) }
-    add("Tracks", "\(s.tracks) (\(counted(s.segments, "segment")), \(s.emptySegments) empty)")
+    if s.devices.isEmpty {
+      add("Tracks", "\(s.tracks) (\(counted(s.segments, "segment")), \(s.emptySegments) empty)")
+    } else {
+      add("Devices", "\(s.devices.count) (a device column: each device's fixes are a track)")
+    }
     add("Track points", "\(s.trackPoints)" + (s.trackPointsWithoutTime > 0 ? " (\(s.trackPointsWithoutTime) without time)" : ""))
     add("Routes", "\(s.routes) (\(counted(s.routePoints, "point")))")
     add("Waypoints", "\(s.waypoints)")
@@ -107,8 +113,13 @@ struct InfoCommand: ParsableCommand {
       guard let mean = readings.mean else { continue }
       add(label, "\(compact(readings.minimum)) … \(compact(readings.maximum)) \(unit), mean \(decimal(mean, 1)) (\(counted(readings.points, "point")))")
     }
-    for (k, t) in s.perTrack.enumerated() where s.perTrack.count > 1 {
-      add("Track #\(k)", "\(counted(t.points, "point")) in \(counted(t.segments, "segment")), \(kilometres(t.length2D)), \(t.duration.map(duration) ?? "duration unknown")")
+    for (k, t) in s.perTrack.enumerated() where s.perTrack.count > 1 || !s.devices.isEmpty {
+      let span = "\(kilometres(t.length2D)), \(t.duration.map(duration) ?? "duration unknown")"
+      if k < s.devices.count {
+        lines.append("    " + "Device \(s.devices[k])".column(max(16, s.devices[k].count + 9)) + "\(counted(t.points, "point")), " + span)
+      } else {
+        add("Track #\(k)", "\(counted(t.points, "point")) in \(counted(t.segments, "segment")), " + span)
+      }
     }
     return lines.joined(separator: "\n") + "\n"
   }

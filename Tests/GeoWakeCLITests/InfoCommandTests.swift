@@ -74,4 +74,31 @@ struct InfoCommandTests {
     #expect(json.stdout.contains(#""cadence":null"#))
     #expect(json.stdout.contains(#""power":{"points":2,"min":200.0,"max":301.0,"mean":250.5}"#))
   }
+
+  /// A file of many devices is never one merged track: info gives each device its line (and a
+  /// track in the JSON); compare, which follows one track, refuses it with the device count.
+  @Test func aFleetFileIsPerDeviceOrRefused() throws {
+    let folder = try TemporaryFolder()
+    let fleet = try folder.file("fleet.csv", containing: """
+      device,time,lat,lon
+      a,2024-05-01T07:00:00Z,35.0,139.0
+      b,2024-05-01T07:00:00Z,36.0,139.0
+      a,2024-05-01T07:01:00Z,35.001,139.0
+      b,2024-05-01T07:01:00Z,36.002,139.0
+      c,2024-05-01T08:00:00Z,37,139
+
+      """)
+    let table = try CommandRunner.run(["info", fleet])
+    #expect(table.status == 0, "\(table.stderr)")
+    #expect(table.stdout.contains("    Devices:        3 (a device column: each device's fixes are a track)\n"))
+    #expect(table.stdout.contains("    Device a        2 points, 0.111 km, 1 min 0 s\n"), "\(table.stdout)")
+    #expect(table.stdout.contains("    Device c        1 point, 0.000 km, 0 s\n"))
+    let json = try CommandRunner.run(["info", "--format", "json", fleet])
+    #expect(json.stdout.contains(#""tracks":3,"segments":3,"#) && json.stdout.contains(#""devices":["a","b","c"]"#))
+    let regions = try folder.file("r.csv", containing: "id,lat,lon,radius\nhome,35.0,139.0,100\n")
+    let compare = try CommandRunner.run(["compare", "--regions", regions, fleet])
+    #expect(compare.status == 65)
+    #expect(compare.stderr.contains("fleet.csv: error: the file holds the fixes of 3 devices (its device column names \"a\", \"b\", \"c\")"), "\(compare.stderr)")
+    #expect(compare.stdout.isEmpty)
+  }
 }

@@ -65,4 +65,63 @@ struct TrackStatisticsTests {
     #expect(csv.duration == gpx.duration)
     #expect(abs(csv.length2D - gpx.length2D) < 1e-6)
   }
+
+  /// A file of many devices (a device column, their lines interleaved at random) gives each
+  /// device a track of its own, equal to the statistics of a file of that device's fixes alone;
+  /// counts, bounds and times stay the file's. CSV and JSON Lines alike, for several seeds.
+  @Test(arguments: [1, 2, 3] as [UInt64])
+  func eachDeviceIsATrack(seed: UInt64) throws {
+    let folder = try TemporaryFolder()
+    var state = seed &* 0x9E37_79B9_7F4A_7C15
+    func unit() -> Double {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Double(state >> 11) * 0x1p-53
+    }
+    let names = ["van-\(seed)", "bike", "7"]
+    var rows: [(device: Int, time: Double, lat: Double, lon: Double)] = []
+    for k in names.indices {
+      var (lat, lon) = (35 + unit(), 139 + unit())
+      for i in 0..<(5 + Int(unit() * 40)) {
+        lat += (unit() - 0.5) * 0.002
+        lon += (unit() - 0.5) * 0.002
+        rows.append((k, 1_714_546_800 + Double(i) * 30 + Double(k), lat, lon))
+      }
+    }
+    // Interleaved at random, each device's own fixes still in order.
+    var queues = names.indices.map { k in rows.filter { $0.device == k } }
+    var interleaved: [(device: Int, time: Double, lat: Double, lon: Double)] = []
+    while queues.contains(where: { !$0.isEmpty }) {
+      let k = queues.indices.filter { !queues[$0].isEmpty }[Int(unit() * 1e6) % queues.filter { !$0.isEmpty }.count]
+      interleaved.append(queues[k].removeFirst())
+    }
+    func csv(_ rows: [(device: Int, time: Double, lat: Double, lon: Double)]) -> String {
+      "device,time,lat,lon\n" + rows.map { "\(names[$0.device]),\(Int($0.time)),\($0.lat),\($0.lon)\n" }.joined()
+    }
+    func jsonl(_ rows: [(device: Int, time: Double, lat: Double, lon: Double)]) -> String {
+      rows.map { #"{"device":"\#(names[$0.device])","time":\#(Int($0.time)),"lat":\#($0.lat),"lon":\#($0.lon)}"# + "\n" }.joined()
+    }
+    for (ext, write) in [("csv", csv), ("jsonl", jsonl)] {
+      let fleet = try TrackStatistics.read(path: try folder.file("fleet.\(ext)", containing: write(interleaved)))
+      // In the order the devices first appear.
+      #expect(fleet.devices == names.indices.sorted { a, b in
+        interleaved.firstIndex { $0.device == a }! < interleaved.firstIndex { $0.device == b }!
+      }.map { names[$0] }, "\(ext)")
+      #expect(fleet.tracks == 3 && fleet.segments == 3 && fleet.perTrack.count == 3 && fleet.trackPoints == rows.count)
+      var length = 0.0
+      for k in names.indices {
+        let alone = try TrackStatistics.read(path: try folder.file("alone\(k).\(ext)", containing: write(rows.filter { $0.device == k })))
+        #expect(alone.devices == [names[k]])
+        #expect(fleet.perTrack[fleet.devices.firstIndex(of: names[k]) ?? -1] == alone.perTrack[0], "\(ext) device \(k)")
+        length += alone.length2D
+      }
+      #expect(abs(fleet.length2D - length) <= 1e-9 * length)
+      #expect(fleet.firstTime == interleaved.first?.time && fleet.lastTime == interleaved.last?.time)
+      #expect(fleet.trackPointsBackInTime == 0)
+      // Without a device column: one track, as before.
+      let plain = try TrackStatistics.read(path: try folder.file("plain.\(ext)", containing: ext == "csv"
+        ? "time,lat,lon\n" + rows.filter { $0.device == 0 }.map { "\(Int($0.time)),\($0.lat),\($0.lon)\n" }.joined()
+        : rows.filter { $0.device == 0 }.map { #"{"time":\#(Int($0.time)),"lat":\#($0.lat),"lon":\#($0.lon)}"# + "\n" }.joined()))
+      #expect(plain.devices.isEmpty && plain.tracks == 1)
+    }
+  }
 }

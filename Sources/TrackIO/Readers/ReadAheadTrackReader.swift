@@ -25,26 +25,48 @@ public final class ReadAheadTrackReader {
       var fix: LocationFix
       var line: Int
       var cell: CellIdentity?
+      /// The index in ``Status/devices`` of the device the fix is from; -1 when the file names none.
+      var device: Int32
     }
 
     struct Status {
       var bytesRead: Int
       var pointsWithoutTime: Int
       var warningCount: Int
+      /// The devices the file named so far, in the order they first appear.
+      var devices: [String]
     }
 
     var reader: TrackFileReader
     let warnsPerItem: Bool
+    /// The devices named so far, their indices, and the reader's device-change count at the
+    /// last fix (a device is looked up only when it changes).
+    var devices: [String] = []
+    var deviceIndices: [String: Int32] = [:]
+    var deviceChanges = 0
+    var device: Int32 = -1
 
     var status: Status {
       Status(
         bytesRead: reader.bytesRead, pointsWithoutTime: reader.pointsWithoutTime,
-        warningCount: reader.warningCount)
+        warningCount: reader.warningCount, devices: devices)
     }
 
     mutating func next() throws(TrackIOError) -> Reading? {
       guard let fix = try reader.next() else { return nil }
-      return Reading(fix: fix, line: reader.lineNumber, cell: reader.namesCells ? reader.reportedCell : nil)
+      if reader.deviceChanges != deviceChanges {
+        deviceChanges = reader.deviceChanges
+        if let name = reader.device {
+          if let known = deviceIndices[name] {
+            device = known
+          } else {
+            device = Int32(devices.count)
+            deviceIndices[name] = device
+            devices.append(name)
+          }
+        }
+      }
+      return Reading(fix: fix, line: reader.lineNumber, cell: reader.namesCells ? reader.reportedCell : nil, device: device)
     }
 
     mutating func takeWarnings() -> [TrackIOError] { reader.takeWarnings() }
@@ -60,6 +82,12 @@ public final class ReadAheadTrackReader {
   public private(set) var lineNumber = 0
   /// The serving cell named by the fix last returned.
   public private(set) var reportedCell: CellIdentity?
+  /// The index in ``devices`` of the device of the fix last returned; -1 when the file names none
+  /// (a CSV `device` column, or JSON Lines `device`).
+  public private(set) var deviceIndex = -1
+  /// The devices the file named, in the order they first appear (up to the batch being returned;
+  /// final once ``next()`` returned nil).
+  public var devices: [String] { readAhead.status.devices }
   /// GPX track points without a time skipped (final once ``next()`` returned nil; before, the
   /// count up to the end of the batch being returned).
   public var pointsWithoutTime: Int { readAhead.status.pointsWithoutTime }
@@ -90,6 +118,7 @@ public final class ReadAheadTrackReader {
     guard let reading = try readAhead.next() else { return nil }
     lineNumber = reading.line
     if namesCells { reportedCell = reading.cell }
+    deviceIndex = Int(reading.device)
     return reading.fix
   }
 

@@ -142,8 +142,11 @@ public struct TrackStatistics: Hashable, Sendable {
   public var bounds: Bounds?
   /// Metres: WGS84 geodesic length along the track segments.
   public var length2D = 0.0
-  /// Per track, in document order.
+  /// Per track, in document order (for a file that names devices, per device: see ``devices``).
   public var perTrack: [Track] = []
+  /// The devices a CSV or JSON Lines file names (a `device` column or member), in the order they
+  /// first appear; each is a track of its own. Empty when the file names none.
+  public var devices: [String] = []
   /// Heart rate (beats per minute) over the track points that give it.
   public var heartRate = Readings()
   /// Cadence (revolutions per minute) over the track points that give it.
@@ -230,11 +233,19 @@ public struct TrackStatistics: Hashable, Sendable {
     case .csv, .gpx: format = .csv
     }
     var statistics = TrackStatistics(format: format)
+    // A file that names devices: each device's fixes are a track of their own, however the
+    // devices' lines interleave.
+    var perDevice: [TrackStatistics] = []
     var line = 0
     while let fix = try reader.next() {
       var point = GPXPoint(kind: .track, parent: 0, segment: 0, coordinate: fix.coordinate, line: line)
       point.time = fix.time
       statistics.add(point)
+      let device = reader.deviceIndex
+      if device >= 0 {
+        while perDevice.count <= device { perDevice.append(TrackStatistics(format: format)) }
+        perDevice[device].add(point)
+      }
       line += 1
     }
     reader.takeWarnings().forEach(warning)
@@ -243,7 +254,32 @@ public struct TrackStatistics: Hashable, Sendable {
     summary.segments = summary.tracks
     summary.trackPoints = line
     statistics.finish(summary)
+    if !perDevice.isEmpty { statistics.takeTracks(of: perDevice, named: reader.devices) }
     return statistics
+  }
+
+  /// Makes each device's statistics (fed with its fixes only, unfinished) a track of these,
+  /// which were fed with every fix: tracks, segments, per-track figures, the length and the
+  /// points dated before the one before them are then per device; counts, bounds, times and
+  /// readings stay the file's.
+  private mutating func takeTracks(of devices: [TrackStatistics], named names: [String]) {
+    self.devices = names
+    tracks = devices.count
+    segments = devices.count
+    perTrack = []
+    lengthSum = CompensatedSum()
+    trackPointsBackInTime = 0
+    for var device in devices {
+      var summary = GPXSummary()
+      summary.tracks = 1
+      summary.segments = 1
+      summary.trackPoints = device.perTrack.first?.points ?? 0
+      device.finish(summary)
+      perTrack.append(device.perTrack[0])
+      lengthSum.add(device.lengthSum)
+      trackPointsBackInTime += device.trackPointsBackInTime
+    }
+    length2D = lengthSum.value
   }
 
   /// Takes one point, in document order.
