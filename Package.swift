@@ -212,7 +212,7 @@ package.targets += [
   ),
   .testTarget(
     name: "GeoWakeCLITests",
-    dependencies: ["geowake", "_GeoWakeTestSupport"]
+    dependencies: ["geowake", "Geofencing", "BackgroundRuntime", "SeededRandom", "_GeoWakeTestSupport"]
   ),
 ]
 

@@ -1,4 +1,18 @@
+import BackgroundRuntime
+import Geofencing
+import SeededRandom
+
 extension AnalyzeCommand {
+  /// The numbers the help states, from the profiles that run, so they cannot drift.
+  private static let ios = RegionMonitoringProfile.ios
+  private static let iosDocumented = RegionMonitoringProfile.iosDocumented
+  private static let android = RegionMonitoringProfile.android
+  private static let android8 = RegionMonitoringProfile.android8
+  private static let androidRuntime = RuntimeProfile.android
+  private static func whole(_ x: Double) -> String { x == x.rounded() ? "\(Int(x))" : "\(x)" }
+  private static func range(_ d: Distribution) -> String { "\(whole(d.bounds.lowerBound))-\(whole(d.bounds.upperBound))" }
+  private static func minutes(_ d: Distribution) -> String { "\(whole(d.bounds.lowerBound / 60))-\(whole(d.bounds.upperBound / 60))" }
+
   /// The long help of `geowake analyze`.
   static let discussion = """
     TRACK is a GPX 1.0/1.1 file (its timed track points) or a CSV or JSON Lines file of fixes. \
@@ -10,20 +24,26 @@ extension AnalyzeCommand {
     a radius property, Polygon, MultiPolygon; notifyOnEntry/notifyOnExit properties) or a JSON \
     array of {id, lat, lon, radius}, in registration order. The platform decides every \
     rule — region monitoring, pushes, fetch and the app's runtime: ios (the default, as iPhones \
-    were measured: 20-region cap; an exit confirmed 0-100 m beyond the boundary plus the fix's \
-    accuracy for 20 s, then a median 35 s; entries up to 200 m early; some crossings never \
-    reported), ios-documented (Apple's stated 200 m / 20 s and 3-5 min), android and android8 \
-    (as Android phones were measured; 100-region cap, confirmation by the share of the fix's \
-    accuracy disc inside, dwell after 5 min; android8 looks at geofences about every 2 min), \
-    android-documented (Google's stated rules), or server (the geometric truth). On the Android \
-    platforms the app lives by Android's runtime: a broadcast receiver with 10 s (goAsync up to \
-    60 s), FCM's onMessageReceived with 10 s, jobs of up to 10 min, Doze and the standby buckets \
-    (docs/platform-rules.md). Events are listed \
+    were measured: \(ios.maximumRegions ?? 0)-region cap; an exit confirmed \(range(ios.triggerDepth ?? .fixed(0))) m \
+    beyond the boundary plus the fix's accuracy for \(whole(ios.confirmationTime)) s, then a median \
+    \(whole(ios.deliveryLatency.median)) s; entries up to \(whole(ios.entryLead?.bounds.upperBound ?? 0)) m \
+    early; some crossings never reported), ios-documented (Apple's stated \
+    \(whole(iosDocumented.confirmationDistance)) m / \(whole(iosDocumented.confirmationTime)) s and \
+    \(minutes(iosDocumented.deliveryLatency)) min), android and android8 (as Android phones were \
+    measured; \(android.maximumRegions ?? 0)-region cap, confirmation by the share of the fix's \
+    accuracy disc inside, dwell after \(whole((android.loiteringDelay ?? 0) / 60)) min; android8 looks \
+    at geofences about every \(whole((android8.evaluationInterval ?? 0) / 60)) min), android-documented \
+    (Google's stated rules), or server (the geometric truth). On the Android platforms the app \
+    lives by Android's runtime: a broadcast receiver with \(whole(androidRuntime.locationWakeBudget)) s \
+    (goAsync up to \(whole(androidRuntime.backgroundTaskLimit)) s), FCM's onMessageReceived with \
+    \(whole(androidRuntime.handlerDeadline)) s, jobs of up to \(whole(androidRuntime.fetchDeadline / 60)) min, \
+    Doze and the standby buckets (docs/platform-rules.md). Events are listed \
     in the order they happen on the device, as the track streams: a region event when the app is \
     told (or, when it is not, when the platform decided), with the time the boundary was crossed \
     and the reason; the app's steps, pushes and fetches among them at their times. A summary follows: events and time \
-    inside per region, fixes reordered (within the profile's reorder window: server 30 s, ios \
-    none) and fixes rejected, and why.
+    inside per region, fixes reordered (within the profile's reorder window: server \
+    \(whole(RegionMonitoringProfile.server.reorderWindow)) s, ios \(ios.reorderWindow == 0 ? "none" : "\(whole(ios.reorderWindow)) s")) \
+    and fixes rejected, and why.
 
     --format jsonl writes one JSON object per event with the keys event (enter, exit, \
     passThrough, dwell, state, monitoringFailed), region, at (when it happened on the device), \
@@ -48,8 +68,10 @@ extension AnalyzeCommand {
     be left out.
 
     App: with --app SCENARIO.json, every delivered region event and significant change wakes \
-    the app under the platform's runtime (ios: 10 s per location wake, background tasks up to \
-    30 s from the wake; a scenario's "profile" may name ios7, 180 s, or ios6, 600 s, on an iOS \
+    the app under the platform's runtime (ios: \(whole(RuntimeProfile.ios.locationWakeBudget)) s per location \
+    wake, background tasks up to \(whole(RuntimeProfile.ios.backgroundTaskLimit)) s from the wake; a \
+    scenario's "profile" may name ios7, \(whole(RuntimeProfile.ios7.backgroundTaskLimit)) s, or ios6, \
+    \(whole(RuntimeProfile.ios6.backgroundTaskLimit)) s, on an iOS \
     platform; android: see above): the timeline then lists, among the \
     location events at their times, every step of the app — wake (state before and after, budget), handler, \
     background task, budget extension, expiration, suspension, termination by the watchdog, \

@@ -10,7 +10,8 @@ struct AnalyzeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "analyze",
     abstract: "Print when an app would have been told of region crossings and significant location changes along a track.",
-    discussion: AnalyzeCommand.discussion
+    discussion: AnalyzeCommand.discussion + HelpExamples.section(["geowake analyze --regions Fixtures/demo/tokyo-regions.csv Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx",
+        "geowake analyze --regions Fixtures/demo/tokyo-regions.csv Fixtures/demo/tokyo-track.csv --platform android --app Fixtures/demo/app-scenario.json --format jsonl"])
   )
 
   @Argument(help: "Track files (GPX, CSV, JSON Lines, GeoJSON, Google location history; gzip-compressed or not), folders of them, or - for standard input (any track format). Several files, a folder, or a device column make a run over many devices.")

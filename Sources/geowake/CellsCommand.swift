@@ -22,7 +22,7 @@ struct CellsCommand: ParsableCommand {
         (radio, mcc, net, area, cell) once. The first problem is reported as file:line:column \
         naming the field, the value and what was expected, with exit status 65; with --lenient \
         every bad row is reported as a warning, skipped and counted.
-        """
+        """ + HelpExamples.section(["geowake cells check Fixtures/cells/opencellid/ocid-diff-2022-09-10-subset.csv"])
     )
 
     @Argument(help: "Cell-tower CSV file.")

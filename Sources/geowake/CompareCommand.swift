@@ -26,7 +26,8 @@ struct CompareCommand: ParsableCommand {
       monitoring 5 mW, significant changes 0.5 mW, 400 mW per woken app, a 12 Wh battery; \
       assumptions documented in EnergyModel — override with --energy-model FILE.json and the keys \
       regionMonitoringPower, significantChangesPower, wakePower, wakeSeconds, batteryWattHours).
-      """
+      """ + HelpExamples.section(["geowake compare --regions Fixtures/demo/tokyo-regions.csv Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx",
+        "geowake compare --regions Fixtures/demo/tokyo-regions.csv Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx --platform android --synthetic-cells rural"])
   )
 
   @Argument(help: "Track file (GPX, CSV, JSON Lines, GeoJSON, Google location history, or a drive log; gzip-compressed or not).")

@@ -18,7 +18,8 @@ struct CrossingsCommand: AsyncParsableCommand {
       is reported with the time the path crossed the boundary (interpolated between the fixes), \
       where, and between which fixes; "pass" marks a region crossed between two fixes neither \
       of which is inside it. No platform rule is applied: this is what the geometry says.
-      """
+      """ + HelpExamples.section(["geowake crossings --regions Fixtures/demo/tokyo-regions.csv Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx",
+        "geowake crossings --regions Fixtures/demo/tokyo-regions.csv Fixtures/demo/tokyo-track.csv --format jsonl"])
   )
 
   @Argument(help: "Track files (GPX, CSV, JSON Lines, GeoJSON, Google location history; gzip-compressed or not), folders of them, or - for standard input (any track format). Several files, a folder, or a device column make a run over many devices.")

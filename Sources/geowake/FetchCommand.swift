@@ -48,7 +48,8 @@ struct FetchCommand: ParsableCommand {
       staleness no worse than fixed 1 h's with at most a third of its fetches, and at most 1 h; \
       over all: a median fresh share at least fixed 1 h's, 2–60 fetches a day for daily users), \
       then one line per user (table or jsonl).
-      """
+      """ + HelpExamples.section(["geowake fetch --usage Fixtures/fetch/morning-checker.csv --feed Fixtures/fetch/news-feed.csv",
+        "geowake fetch --usage Fixtures/fetch/hourly-checker.csv --format jsonl"])
   )
 
   @Option(help: "Launches (CSV time[,duration]); repeat it, or give a folder, for a population of users.")
@@ -71,7 +72,7 @@ struct FetchCommand: ParsableCommand {
 
   @Option(
     name: .customLong("platform"),
-    help: "The phone: ios (the default: the system's scheduler learns the user's launch habits), ios-documented or server (the same), android, android8 or android-documented (a periodic WorkManager job, at least every 15 min, held by Doze and the standby bucket's quota).")
+    help: "The phone: ios (the default: the system's scheduler learns the user's launch habits), ios-documented or server (the same), android, android8 or android-documented (a periodic WorkManager job, at least every \(Self.androidJobMinutes) min, held by Doze and the standby bucket's quota).")
   var platformName: Platform.Name = .ios
 
   @Flag(name: .customLong("assume-utc"), help: "Read usage, feed, condition and app scenario times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
@@ -93,6 +94,12 @@ struct FetchCommand: ParsableCommand {
     name: .customLong("report-only"),
     help: "Exit 0 when a check fails (by default the report is written, the failed checks named on standard error, and the exit status is 1).")
   var reportOnly = false
+
+  /// The shortest period of Android's periodic job, in minutes, as the help states it.
+  static var androidJobMinutes: Int {
+    if case .periodicJob(let period) = FetchProfile.android.scheduler { return Int(period / 60) }
+    return 0
+  }
 
   func checkOptions() throws {
     try OutputFormat.check(formatOption, output: output, supported: ["table", "jsonl", "html"])

@@ -38,7 +38,8 @@ struct FidelityCommand: ParsableCommand {
       of fences, trips through cell layouts, a flood of silent pushes; docs/fidelity.md), each \
       with its difference and whether it is within ±20 %. --seed draws the synthetic data, \
       --seeds replays it (default 10).
-      """
+      """ + HelpExamples.section(["geowake fidelity Fixtures/fidelity/mobilitynet --seeds 3",
+        "geowake fidelity --published --seeds 1"])
   )
 
   @Argument(help: "The data set's folder.")

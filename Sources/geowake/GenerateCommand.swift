@@ -74,7 +74,8 @@ struct GenerateCommand: ParsableCommand {
         each (user-001-commuter.csv, …), the archetypes taken in turn from commuter, evening, \
         irregular, weekend-heavy, shift-worker, traveller, lapsing and morning, user k drawn from \
         seed + k; geowake fetch --usage FOLDER reports over them.
-        """)
+        """ + HelpExamples.section(["geowake generate usage --pattern morning",
+        "geowake generate usage --population 8 --seed 9 -o users"]))
 
     @OptionGroup var calendar: Calendar
 
@@ -142,7 +143,8 @@ struct GenerateCommand: ParsableCommand {
 
   struct Feed: ParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Publication times of a content feed (CSV time): news every --every seconds in the daytime.")
+      abstract: "Publication times of a content feed (CSV time): news every --every seconds in the daytime.",
+      discussion: HelpExamples.alone(["geowake generate feed --days 14"]))
 
     @OptionGroup var calendar: Calendar
 
@@ -207,7 +209,9 @@ struct GenerateCommand: ParsableCommand {
 
   struct Track: ParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "A city track: walking, cycling and driving, one fix per interval, with GPS noise.")
+      abstract: "A city track: walking, cycling and driving, one fix per interval, with GPS noise.",
+      discussion: HelpExamples.alone(["geowake generate track --count 100 --format csv",
+        "geowake generate track --count 3600 --center 51.5,-0.12 -o walk.gpx"]))
 
     @OptionGroup var placement: Placement
 
@@ -249,7 +253,9 @@ struct GenerateCommand: ParsableCommand {
 
   struct Regions: ParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Circles (and optionally polygons) around the city; half of them (at most 1,000) on the track (--along FILE, or the generated one).")
+      abstract: "Circles (and optionally polygons) around the city; half of them (at most 1,000) on the track (--along FILE, or the generated one).",
+      discussion: HelpExamples.alone(["geowake generate regions --count 10",
+        "geowake generate regions --count 100 --polygons 0.5 --format geojson"]))
 
     @OptionGroup var placement: Placement
 

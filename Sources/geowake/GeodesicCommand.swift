@@ -14,7 +14,8 @@ struct GeodesicCommand: ParsableCommand {
       lines starting with # are echoed as they are. A bad line prints "ERROR: reason" in its place \
       (so output stays aligned with input), the reason with its line and column on standard \
       error, and the exit status becomes 65.
-      """
+      """ + HelpExamples.section(["echo \"40.64 -73.78 51.47 -0.45\" | geowake geodesic",
+        "echo \"-33.94 151.18 35.55 139.78\" | geowake geodesic --precision 6"])
   )
 
   @Option(name: [.customShort("p"), .long], parsing: .unconditional, help: "Digits after the decimal point for s12 (0…10); azimuths get 5 more.")

@@ -14,7 +14,8 @@ struct InfoCommand: ParsableCommand {
       WGS84 geodesic length along the track segments; duration is the sum of the segments' time \
       spans (null when a track point has no time). Bounds cover track, route and way points. \
       Times are ISO 8601 UTC.
-      """
+      """ + HelpExamples.section(["geowake info Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx",
+        "geowake info --format json Fixtures/demo/tokyo-track.csv"])
   )
 
   @Argument(help: "Track file (GPX, CSV, JSON Lines, GeoJSON or Google location history; gzip-compressed or not), or - for standard input.")

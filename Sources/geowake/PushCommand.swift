@@ -16,15 +16,17 @@ struct PushCommand: ParsableCommand {
       "apns-topic", "apns-id"}, "payload": the JSON body as sent} ("payloadText": a string of \
       bytes may replace "payload"). Each request is validated as APNs does (BadDeviceToken, \
       BadPriority for a background push at priority 10, InvalidPushType, MissingTopic, \
-      PayloadEmpty, PayloadTooLarge over 4096 bytes, BadCollapseId over 64 bytes, \
+      PayloadEmpty, PayloadTooLarge over \(PushProfile.ios.payloadLimit) bytes, BadCollapseId over \(PushProfile.ios.collapseIDLimit) bytes, \
       BadExpirationDate, DuplicateHeaders, …; InvalidPayload, GeoWake's own, for a body that is \
       not JSON or a mistyped aps key, with the byte offset and key path).
 
       Accepted pushes are delivered, stored while the device is offline (only the newest, until \
       its expiration; apns-expiration 0: one attempt), coalesced, deferred by priority (5 waits in \
-      Low Power Mode, 1 for a wake) or rate limited (silent pushes: 2 back to back, then one per \
-      30 min; past that only the newest is held, and it rides along with the next priority-10 \
-      notification or leaves at a keep-alive every 30 min when the budget allows). A delivered \
+      Low Power Mode, 1 for a wake) or rate limited (silent pushes on ios, the default, as phones \
+      were seen: \(PushProfile.ios.silentBudgetText); on ios-documented, read from Apple's \
+      words alone: \(PushProfile.iosDocumented.silentBudgetText); past that only the newest is \
+      held, and it rides along with the next priority-10 notification or leaves at a keep-alive \
+      every \(Int(PushProfile.ios.keepAliveInterval / 60)) min when the budget allows). A delivered \
       content-available push wakes the app (30 s to call completion, else it is terminated); a \
       force-quit discards the held push and stops background launches until the user opens the app.
 
@@ -48,7 +50,8 @@ struct PushCommand: ParsableCommand {
       (or null), timestamp (milliseconds, for Unregistered), carrier (the apns-id or keep-alive \
       it rode along with), wakesApp, app (shown, completed, failed, terminated, killed, \
       notLaunched, onScreen, notWoken) and reason (docs/formats.md).
-      """
+      """ + HelpExamples.section(["geowake push --schedule Fixtures/push/news-app.jsonl",
+        "geowake push --schedule Fixtures/push/news-app.jsonl --connectivity Fixtures/push/news-app-connectivity.csv --format jsonl"])
   )
 
   @Option(help: "Provider requests (JSON Lines).")

@@ -18,7 +18,7 @@ struct RegionsCommand: ParsableCommand {
         Every region is checked as the analyzer would load it: coordinates in range, radius \
         positive, polygons valid (GEOS), identifiers unique. The first problem is reported as \
         file:line:column with exit status 65.
-        """
+        """ + HelpExamples.section(["geowake regions check Fixtures/demo/tokyo-regions.csv"])
     )
 
     @Argument(help: "Region file.")

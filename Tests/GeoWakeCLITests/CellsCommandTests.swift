@@ -4,7 +4,7 @@ import _GeoWakeTestSupport
 @Suite("geowake cells")
 struct CellsCommandTests {
   @Test func checkSummarisesTheOpenCellIDSubset() throws {
-    let result = try CommandRunner.run(["cells", "check", "Fixtures/cells/opencellid/ocid_diff_2022-09-10_subset_mcc272_505_242_216_cdma_nr.csv"])
+    let result = try CommandRunner.run(["cells", "check", "Fixtures/cells/opencellid/ocid-diff-2022-09-10-subset.csv"])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains(": 1780 cells, all valid\n"))
     #expect(result.stdout.contains("  radio:  GSM 458, UMTS 89, CDMA 16, LTE 1215, NR 2\n"))

@@ -6,7 +6,7 @@ import _GeoWakeTestSupport
 
 @Suite("Tower CSV reader")
 struct TowerCSVReaderTests {
-  static let subset = "cells/opencellid/ocid_diff_2022-09-10_subset_mcc272_505_242_216_cdma_nr.csv"
+  static let subset = "cells/opencellid/ocid-diff-2022-09-10-subset.csv"
   static let header = "radio,mcc,net,area,cell,unit,lon,lat,range,samples,changeable,created,updated,averageSignal\n"
 
   /// The OpenCellID subset loads completely, with the radio mix its SOURCES entry states.
