@@ -59,17 +59,17 @@ struct CompareCommand: ParsableCommand {
   @Option(parsing: .unconditional, help: "Seed for the delivery latencies.")
   var seed: UInt64 = 0
 
-  @Option(name: .customLong("format"), help: "Output format: table or jsonl (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
+  @Option(name: .customLong("format"), help: "Output format: table, jsonl or csv (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
   var formatOption: String?
 
   @OptionGroup var outputOptions: OutputOptions
 
   /// The format written: `--format`, else the one `-o`'s extension names, else table.
-  var format: String { OutputFormat.resolve(formatOption, output: outputOptions.output, supported: ["table", "jsonl"], fallback: "table") }
+  var format: String { OutputFormat.resolve(formatOption, output: outputOptions.output, supported: ["table", "jsonl", "csv"], fallback: "table") }
 
   func checkOptions() throws {
-    try OutputFormat.check(formatOption, output: outputOptions.output, supported: ["table", "jsonl"])
-    guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, got \(format)") }
+    try OutputFormat.check(formatOption, output: outputOptions.output, supported: ["table", "jsonl", "csv"])
+    guard ["table", "jsonl", "csv"].contains(format) else { throw ValidationError("--format must be table, jsonl or csv, got \(format)") }
     guard platformName != .server else {
       throw ValidationError("--platform server is the geometric truth the phones are compared with: choose ios, android, android8, ios-documented or android-documented")
     }
@@ -140,9 +140,12 @@ struct CompareCommand: ParsableCommand {
     let results = comparison.finish()
     let out = try outputOptions.sink()
     do {
-      let text = format == "jsonl"
-        ? Self.jsonLines(results, passThroughs: comparison.passThroughs, energy: energy)
-        : Self.table(results, passThroughs: comparison.passThroughs, energy: energy)
+      let text: String
+      switch format {
+      case "jsonl": text = Self.jsonLines(results, passThroughs: comparison.passThroughs, energy: energy)
+      case "csv": text = Self.csv(results, passThroughs: comparison.passThroughs, energy: energy)
+      default: text = Self.table(results, passThroughs: comparison.passThroughs, energy: energy)
+      }
       try out.write(text)
       try out.commit()
     } catch { throw Diagnostics.fail(error) }
@@ -153,13 +156,34 @@ struct CompareCommand: ParsableCommand {
   /// knowing; null when none was learned), `joules`, `batteryPercent`, `trackDuration`
   /// (seconds) and `passThroughs` (crossings between fixes that no strategy can see).
   static func jsonLines(_ results: [StrategyComparison.Result], passThroughs: Int, energy: EnergyModel) -> String {
-    func number(_ v: Double?) -> String { v.map(JSONText.number) ?? "null" }
-    return results.map { r in
-      "{\"strategy\":\(JSONText.quoted(r.strategy)),\"wakes\":\(r.wakes),\"wakesPerHour\":\(number(r.wakesPerHour)),"
-        + "\"crossings\":\(r.crossings),\"learned\":\(r.learned),\"missed\":\(r.missed),\"meanDelay\":\(number(r.meanDelay)),"
-        + "\"medianDelay\":\(number(r.medianDelay)),\"joules\":\(number(r.joules)),\"batteryPercent\":\(number(energy.batteryPercent(joules: r.joules))),"
-        + "\"trackDuration\":\(number(r.duration)),\"passThroughs\":\(passThroughs)}\n"
+    results.map { r in
+      "{" + fields(r, passThroughs: passThroughs, energy: energy).map { "\"\($0.key)\":\($0.json)" }.joined(separator: ",") + "}\n"
     }.joined()
+  }
+
+  /// The same keys as JSON Lines, as CSV columns (empty for `null`).
+  static func csv(_ results: [StrategyComparison.Result], passThroughs: Int, energy: EnergyModel) -> String {
+    guard let first = results.first else { return "" }
+    let header = fields(first, passThroughs: passThroughs, energy: energy).map(\.key).joined(separator: ",") + "\n"
+    return header + results.map { r in
+      fields(r, passThroughs: passThroughs, energy: energy).map { field in
+        field.json == "null" ? "" : field.json.hasPrefix("\"") ? RegionWriter.csvField(field.text) : field.json
+      }.joined(separator: ",") + "\n"
+    }.joined()
+  }
+
+  /// One strategy's keys and values, as JSON and as text.
+  static func fields(_ r: StrategyComparison.Result, passThroughs: Int, energy: EnergyModel) -> [(key: String, json: String, text: String)] {
+    func number(_ v: Double?) -> (String, String) { (v.map(JSONText.number) ?? "null", v.map(JSONText.number) ?? "") }
+    func integer(_ v: Int) -> (String, String) { ("\(v)", "\(v)") }
+    let values: [(String, (String, String))] = [
+      ("strategy", (JSONText.quoted(r.strategy), r.strategy)), ("wakes", integer(r.wakes)), ("wakesPerHour", number(r.wakesPerHour)),
+      ("crossings", integer(r.crossings)), ("learned", integer(r.learned)), ("missed", integer(r.missed)),
+      ("meanDelay", number(r.meanDelay)), ("medianDelay", number(r.medianDelay)), ("joules", number(r.joules)),
+      ("batteryPercent", number(energy.batteryPercent(joules: r.joules))), ("trackDuration", number(r.duration)),
+      ("passThroughs", integer(passThroughs)),
+    ]
+    return values.map { ($0.0, $0.1.0, $0.1.1) }
   }
 
   static func table(_ results: [StrategyComparison.Result], passThroughs: Int, energy: EnergyModel) -> String {

@@ -10,14 +10,17 @@ extension CrossingsCommand {
     if regions.count == 0 { Diagnostics.error(InputChecks.noRegionWarning(regions: regionFile)) }
     let out = try outputOptions.sink()
     let table = format == "table"
+    let csv = format == "csv"
     let reading = TrackFileReader.Options(assumeUTC: assumeUTC)
     let totals: DeviceTotals
     do {
       if table {
         try out.write("device".column(16) + "time                      region            event  lat          lon           fixes         note\n")
+      } else if csv {
+        try out.write("device," + Self.csvHeader + "\n")
       }
       totals = try await DeviceRun.run(source, jobs: jobs, to: out, featuresBefore: false) { track in
-        Self.follow(track, regions: regions, regionFile: regionFile, regionList: regionList, table: table, reading: reading)
+        Self.follow(track, regions: regions, regionFile: regionFile, regionList: regionList, table: table, csv: csv, reading: reading)
       }
       if table { try out.write(totals.text(regions: "\(regions.count) regions")) }
       try out.commit()
@@ -29,7 +32,8 @@ extension CrossingsCommand {
 
   /// One device's crossings, written to memory.
   static func follow(
-    _ track: DeviceTrack, regions: RegionSet, regionFile: String, regionList: [Region], table: Bool, reading: TrackFileReader.Options
+    _ track: DeviceTrack, regions: RegionSet, regionFile: String, regionList: [Region], table: Bool, csv: Bool,
+    reading: TrackFileReader.Options
   ) -> DeviceRun.Outcome {
     var outcome = DeviceRun.Outcome(device: track.device)
     let sink = ByteSink.inMemory()
@@ -44,7 +48,9 @@ extension CrossingsCommand {
       }
       for c in crossings {
         outcome.events[c.isPassThrough ? "\(c.direction.rawValue) (pass)" : c.direction.rawValue, default: 0] += 1
-        try (table ? writeRow(c, sink, device: track.device) : writeJSON(c, sink, device: track.device))
+        try (table
+          ? writeRow(c, sink, device: track.device)
+          : csv ? writeCSV(c, sink, device: track.device) : writeJSON(c, sink, device: track.device))
       }
     }
     do throws(TrackIOError) {

@@ -28,13 +28,13 @@ struct CrossingsCommand: AsyncParsableCommand {
   @Option(help: "Regions file (CSV id,lat,lon,radius; GeoJSON; or JSON).")
   var regions: String
 
-  @Option(name: .customLong("format"), help: "Output format: table or jsonl (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
+  @Option(name: .customLong("format"), help: "Output format: table, jsonl or csv (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
   var formatOption: String?
 
   @OptionGroup var outputOptions: OutputOptions
 
   /// The format written: `--format`, else the one `-o`'s extension names, else table.
-  var format: String { OutputFormat.resolve(formatOption, output: outputOptions.output, supported: ["table", "jsonl"], fallback: "table") }
+  var format: String { OutputFormat.resolve(formatOption, output: outputOptions.output, supported: ["table", "jsonl", "csv"], fallback: "table") }
 
   @Option(parsing: .unconditional, help: "With many devices: how many to follow at once (default: the number of cores).")
   var jobs: Int?
@@ -43,10 +43,10 @@ struct CrossingsCommand: AsyncParsableCommand {
   var assumeUTC = false
 
   func checkOptions() throws {
-    try OutputFormat.check(formatOption, output: outputOptions.output, supported: ["table", "jsonl"])
+    try OutputFormat.check(formatOption, output: outputOptions.output, supported: ["table", "jsonl", "csv"])
     guard !tracks.isEmpty else { throw ValidationError("give a track: a GPX, CSV, JSON Lines, GeoJSON or location-history file, a folder of them, or - for standard input") }
     guard jobs.map({ $0 >= 1 }) ?? true else { throw ValidationError("--jobs must be at least 1, got \(jobs ?? 0)") }
-    guard ["table", "jsonl"].contains(format) else { throw ValidationError("--format must be table or jsonl, got \(format)") }
+    guard ["table", "jsonl", "csv"].contains(format) else { throw ValidationError("--format must be table, jsonl or csv, got \(format)") }
   }
 
   func run() async throws {
@@ -72,9 +72,12 @@ struct CrossingsCommand: AsyncParsableCommand {
     var lastTime = 0.0
     var checks = InputChecks()
     let table = format == "table"
+    let csv = format == "csv"
     do {
       if table {
         try out.write("time                      region            event  lat          lon           fixes         note\n")
+      } else if csv {
+        try out.write(Self.csvHeader + "\n")
       }
       while true {
         let fix: LocationFix?
@@ -100,7 +103,7 @@ struct CrossingsCommand: AsyncParsableCommand {
         for c in crossings {
           if c.direction == .enter { enters += 1 } else { exits += 1 }
           if c.isPassThrough { passThroughs += 1 }
-          try (table ? Self.writeRow(c, out) : Self.writeJSON(c, out))
+          try (table ? Self.writeRow(c, out) : csv ? Self.writeCSV(c, out) : Self.writeJSON(c, out))
         }
         crossings.removeAll(keepingCapacity: true)
       }
@@ -171,7 +174,10 @@ struct CrossingsCommand: AsyncParsableCommand {
     try out.write(c.direction.rawValue)
     try out.write("\",\"region\":")
     try out.writeJSONString(c.region.rawValue)
-    try out.write(",\"crossedAt\":\"")
+    // A crossing happens when the boundary is crossed: `at`, as every entry has, is `crossedAt`.
+    try out.write(",\"at\":\"")
+    try out.writeTimestamp(c.time, fractionDigits: 6)
+    try out.write("\",\"crossedAt\":\"")
     try out.writeTimestamp(c.time, fractionDigits: 6)
     try out.write("\",\"lat\":")
     try out.write(c.coordinate.latitude, decimals: 8)
@@ -182,5 +188,31 @@ struct CrossingsCommand: AsyncParsableCommand {
     try out.write(",\"toFix\":")
     try out.write(c.toFix)
     try out.write(c.isPassThrough ? ",\"passThrough\":true}\n" : ",\"passThrough\":false}\n")
+  }
+
+  /// The CSV columns: the JSON Lines keys, in their order (after `device` with many devices).
+  static let csvHeader = "event,region,at,crossedAt,lat,lon,fromFix,toFix,passThrough"
+
+  static func writeCSV(_ c: RegionCrossing, _ out: ByteSink, device: String? = nil) throws(TrackIOError) {
+    if let device {
+      try out.writeCSVField(device)
+      try out.write(",")
+    }
+    try out.write(c.direction.rawValue)
+    try out.write(",")
+    try out.writeCSVField(c.region.rawValue)
+    try out.write(",")
+    try out.writeTimestamp(c.time, fractionDigits: 6)
+    try out.write(",")
+    try out.writeTimestamp(c.time, fractionDigits: 6)
+    try out.write(",")
+    try out.write(c.coordinate.latitude, decimals: 8)
+    try out.write(",")
+    try out.write(c.coordinate.longitude, decimals: 8)
+    try out.write(",")
+    try out.write(c.fromFix)
+    try out.write(",")
+    try out.write(c.toFix)
+    try out.write(c.isPassThrough ? ",true\n" : ",false\n")
   }
 }

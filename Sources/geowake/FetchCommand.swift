@@ -78,11 +78,11 @@ struct FetchCommand: ParsableCommand {
   @Flag(name: .customLong("assume-utc"), help: "Read usage, feed, condition and app scenario times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
   var assumeUTC = false
 
-  @Option(name: .customLong("format"), help: "Output format: table, jsonl or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
+  @Option(name: .customLong("format"), help: "Output format: table, jsonl, csv (the JSON Lines keys as columns) or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
   var formatOption: String?
 
   /// The format written: `--format`, else the one `-o`'s extension names, else table.
-  var format: String { OutputFormat.resolve(formatOption, output: output, supported: ["table", "jsonl", "html"], fallback: "table") }
+  var format: String { OutputFormat.resolve(formatOption, output: output, supported: ["table", "jsonl", "csv", "html"], fallback: "table") }
 
   @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
   var output: String = "-"
@@ -102,12 +102,12 @@ struct FetchCommand: ParsableCommand {
   }
 
   func checkOptions() throws {
-    try OutputFormat.check(formatOption, output: output, supported: ["table", "jsonl", "html"])
+    try OutputFormat.check(formatOption, output: output, supported: ["table", "jsonl", "csv", "html"])
     if let policy, FetchPolicy(text: policy) == nil {
       throw ValidationError("--policy must be never, minimum or custom:SECONDS (a whole number > 0), got \(policy)")
     }
     guard (1...366).contains(days) else { throw ValidationError("--days must be in 1...366, got \(days)") }
-    guard FetchReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl or html, got \(format)") }
+    guard format == "csv" || FetchReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl, csv or html, got \(format)") }
   }
 
   /// The usage files: each `--usage` file, and the `.csv` files of each folder, in name order
@@ -173,7 +173,14 @@ struct FetchCommand: ParsableCommand {
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     do {
-      try write(out, FetchReport.Format(rawValue: format) ?? .table)
+      if format == "csv" {
+        // The JSON Lines, every key a column.
+        let lines = ByteSink.inMemory()
+        try write(lines, .jsonl)
+        try out.write(JSONLinesCSV.convert(lines.takeBytes()))
+      } else {
+        try write(out, FetchReport.Format(rawValue: format) ?? .table)
+      }
       try out.commit()
     } catch { throw Diagnostics.fail(error) }
   }

@@ -62,11 +62,11 @@ struct FidelityCommand: ParsableCommand {
   @Option(parsing: .unconditional, help: "The first seed; the others follow it.")
   var seed: UInt64 = 1
 
-  @Option(name: .customLong("format"), help: "Output format: table, jsonl or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
+  @Option(name: .customLong("format"), help: "Output format: table, jsonl, csv (the JSON Lines keys as columns) or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
   var formatOption: String?
 
   /// The format written: `--format`, else the one `-o`'s extension names, else table.
-  var format: String { OutputFormat.resolve(formatOption, output: output, supported: ["table", "jsonl", "html"], fallback: "table") }
+  var format: String { OutputFormat.resolve(formatOption, output: output, supported: ["table", "jsonl", "csv", "html"], fallback: "table") }
 
   @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
   var output: String = "-"
@@ -75,7 +75,7 @@ struct FidelityCommand: ParsableCommand {
   var force = false
 
   func checkOptions() throws {
-    try OutputFormat.check(formatOption, output: output, supported: ["table", "jsonl", "html"])
+    try OutputFormat.check(formatOption, output: output, supported: ["table", "jsonl", "csv", "html"])
     switch (dataset, published) {
     case (nil, false): throw ValidationError("give a DATASET folder, or --published")
     case (.some, true): throw ValidationError("--published compares published measurements: give it without a DATASET")
@@ -87,7 +87,7 @@ struct FidelityCommand: ParsableCommand {
     }
     guard (1...10_000).contains(seeds) else { throw ValidationError("--seeds must be in 1...10000, got \(seeds)") }
     guard seed <= UInt64.max - UInt64(seeds) else { throw ValidationError("--seed is too large for \(seeds) seeds") }
-    guard FidelityReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl or html, got \(format)") }
+    guard format == "csv" || FidelityReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be table, jsonl, csv or html, got \(format)") }
   }
 
   func run() throws {
@@ -121,9 +121,20 @@ struct FidelityCommand: ParsableCommand {
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     do {
-      try FidelityReport(run, source: folder).write(FidelityReport.Format(rawValue: format) ?? .table, to: out)
+      let report = FidelityReport(run, source: folder)
+      try Self.write(format, to: out) { sink, format throws(TrackIOError) in try report.write(format, to: sink) }
       try out.commit()
     } catch { throw Diagnostics.fail(error) }
+  }
+
+  /// Writes a report in `format`; CSV is its JSON Lines, every key a column.
+  static func write(
+    _ format: String, to out: ByteSink, _ report: (ByteSink, FidelityReport.Format) throws(TrackIOError) -> Void
+  ) throws(TrackIOError) {
+    guard format == "csv" else { return try report(out, FidelityReport.Format(rawValue: format) ?? .table) }
+    let lines = ByteSink.inMemory()
+    try report(lines, .jsonl)
+    try out.write(JSONLinesCSV.convert(lines.takeBytes()))
   }
 
   /// `--published`: the published measurements against the profiles on synthetic data.
@@ -140,7 +151,8 @@ struct FidelityCommand: ParsableCommand {
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     do {
-      try PublishedReport(comparison).write(FidelityReport.Format(rawValue: format) ?? .table, to: out)
+      let report = PublishedReport(comparison)
+      try Self.write(format, to: out) { sink, format throws(TrackIOError) in try report.write(format, to: sink) }
       try out.commit()
     } catch { throw Diagnostics.fail(error) }
   }

@@ -33,10 +33,10 @@ struct CrossingsCommandTests {
     #expect(first.stdout == second.stdout)
     let lines = first.stdout.split(separator: "\n")
     #expect(lines.count == 110)
-    #expect(lines[0] == #"{"event":"enter","region":"aoyama-itchome","crossedAt":"2018-11-29T02:29:48.140529Z","lat":35.67225349,"lon":139.72185976,"fromFix":512,"toFix":513,"passThrough":false}"#)
+    #expect(lines[0] == #"{"event":"enter","region":"aoyama-itchome","at":"2018-11-29T02:29:48.140529Z","crossedAt":"2018-11-29T02:29:48.140529Z","lat":35.67225349,"lon":139.72185976,"fromFix":512,"toFix":513,"passThrough":false}"#)
     #expect(
       lines.contains(
-        #"{"event":"enter","region":"shibuya-station","crossedAt":"2018-11-29T05:10:31.595025Z","lat":35.65977921,"lon":139.70195445,"fromFix":2031,"toFix":2032,"passThrough":true}"#
+        #"{"event":"enter","region":"shibuya-station","at":"2018-11-29T05:10:31.595025Z","crossedAt":"2018-11-29T05:10:31.595025Z","lat":35.65977921,"lon":139.70195445,"fromFix":2031,"toFix":2032,"passThrough":true}"#
       ))
   }
 

@@ -34,10 +34,13 @@ struct FetchCommandTests {
     #expect(launches.count == 14)
     #expect(launches.allSatisfy { $0["staleness"] as? Double == 0 })
     #expect(objects.contains { $0["category"] as? String == "app" && $0["event"] as? String == "wake" && $0["launchReason"] as? String == "fetch" })
-    let summaries = objects.filter { $0["summary"] != nil }
-    #expect(summaries.map { $0["summary"] as? String } == ["scheduler", "fixed 15 min", "fixed 1 h", "oracle"])
+    let summaries = objects.filter { $0["type"] as? String == "summary" }
+    #expect(summaries.map { $0["strategy"] as? String } == ["scheduler", "fixed 15 min", "fixed 1 h", "oracle"])
     #expect((14...28).contains(summaries[0]["fetches"] as? Int ?? 0))
-    #expect(objects.filter { $0["check"] != nil }.count == 5)
+    #expect(objects.filter { $0["type"] as? String == "check" }.count == 5)
+    // Every step says why, under the key every command uses.
+    let steps = objects.filter { $0["type"] as? String == "step" }
+    #expect(!steps.isEmpty && steps.allSatisfy { $0["reason"] is String && $0["detail"] == nil })
     // Times are local, in time order.
     let times = objects.compactMap { $0["at"] as? String }
     #expect(times.allSatisfy { $0.hasSuffix("+02:00") })

@@ -126,7 +126,64 @@ struct OutputSchemaTests {
     #expect(plain.count == serverLines.count)
     for (c, a) in zip(plain, serverLines) {
       for key in ["event", "region", "crossedAt", "lat", "lon", "fromFix", "toFix"] { #expect(c[key] == a[key], "\(key)") }
+      #expect(c["at"] == c["crossedAt"])
     }
+  }
+
+  /// CSV has the JSON Lines keys as its columns and the same values, row for row (crossings,
+  /// compare; analyze's has every key any entry has).
+  @Test(arguments: [["crossings"], ["compare"]])
+  func csvHoldsTheJSONLinesFields(_ command: [String]) throws {
+    let jsonl = try CommandRunner.run(command + ["--format", "jsonl"] + Self.demo)
+    let csv = try CommandRunner.run(command + ["--format", "csv"] + Self.demo)
+    #expect(csv.status == 0, "\(csv.stderr)")
+    let objects = try jsonl.stdout.split(separator: "\n").map {
+      try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
+    let rows = csv.stdout.split(separator: "\n").map(Self.csvFields)
+    let header = try #require(rows.first)
+    #expect(Set(header) == Set(objects.first?.keys.map { $0 } ?? []))
+    #expect(rows.count == objects.count + 1)
+    for (row, object) in zip(rows.dropFirst(), objects) {
+      for (key, field) in zip(header, row) {
+        let value = object[key]
+        if let text = value as? String {
+          #expect(field == text, "\(key)")
+        } else if value == nil || value is NSNull {
+          #expect(field.isEmpty, "\(key)")
+        } else if field == "true" || field == "false" {
+          #expect((value as? Bool) == (field == "true"), "\(key)")
+        } else {
+          // The same number (Foundation's JSON reader may round the last bit differently).
+          let number = (value as? NSNumber)?.doubleValue ?? .nan
+          #expect(Double(field).map { abs($0 - number) <= 1e-12 * max(1, abs(number)) } == true, "\(key): \(field) vs \(number)")
+        }
+      }
+    }
+  }
+
+  /// A CSV line's fields (RFC 4180 quoting).
+  static func csvFields(_ line: Substring) -> [String] {
+    var fields: [String] = []
+    var field = ""
+    var quoted = false
+    var previous: Character?
+    for c in line {
+      if quoted {
+        if c == "\"" { quoted = false } else { field.append(c) }
+      } else if c == "\"" {
+        if previous == "\"" { field.append("\"") }
+        quoted = true
+      } else if c == "," {
+        fields.append(field)
+        field = ""
+      } else {
+        field.append(c)
+      }
+      previous = c
+    }
+    fields.append(field)
+    return fields
   }
 
   @Test func everyKindOfTimelineEntryFollowsTheSchema() throws {
@@ -160,6 +217,12 @@ struct OutputSchemaTests {
       let fetchLines = try Self.check(fetch.stdout, against: "geowake:fetch.jsonl")
       #expect(fetchLines.contains { $0["category"] == .string("app") } && fetchLines.contains { $0["check"] != nil })
     }
+    let folder = try TemporaryFolder()
+    let users = folder.path("users")
+    #expect(try CommandRunner.run(["generate", "usage", "--population", "8", "--seed", "3", "-o", users]).status == 0)
+    let population = try CommandRunner.run(["fetch", "--usage", users, "--format", "jsonl", "--report-only"])
+    let populationLines = try Self.check(population.stdout, against: "geowake:fetch-population.jsonl")
+    #expect(populationLines.filter { $0["type"] == .string("user") }.count == 32)
     let fidelity = try CommandRunner.run(["fidelity", "Fixtures/fidelity/mobilitynet", "--seeds", "2", "--format", "jsonl"])
     let fidelityLines = try Self.check(fidelity.stdout, against: "geowake:fidelity.jsonl")
     #expect(fidelityLines.filter { $0["kind"] == .string("platform") }.count == 2)

@@ -73,8 +73,8 @@ public struct FetchPopulationReport {
         try sink.write(
           "{\"type\":\"user\",\"user\":\(JSONText.quoted(user.name)),\"strategy\":\(JSONText.quoted("\(s.strategy)")),"
             + "\"daily\":\(user.isDaily),\"launches\":\(s.staleness.launches),\"fresh\":\(s.staleness.fresh),"
-            + "\"freshShare\":\(number(s.staleness.freshShare)),\"p50\":\(number(s.staleness.p50)),\"p90\":\(number(s.staleness.p90)),"
-            + "\"max\":\(number(s.staleness.maximum)),\"fetches\":\(s.fetches),\"fetchesPerDay\":\(number(s.fetchesPerDay))\(earns)}\n")
+            + "\"freshShare\":\(number(s.staleness.freshShare)),\"stalenessP50\":\(number(s.staleness.p50)),"
+            + "\"stalenessP90\":\(number(s.staleness.p90)),\"stalenessMax\":\(number(s.staleness.maximum)),\"fetches\":\(s.fetches),\"fetchesPerDay\":\(number(s.fetchesPerDay))\(earns)}\n")
       }
     }
     for (k, strategy) in population.strategies.enumerated() {
@@ -82,7 +82,7 @@ public struct FetchPopulationReport {
       func spread(_ s: FetchPopulation.Spread) -> String { "{\"p10\":\(number(s.p10)),\"p50\":\(number(s.p50)),\"p90\":\(number(s.p90))}" }
       try sink.write(
         "{\"type\":\"spread\",\"strategy\":\(JSONText.quoted("\(strategy)")),\"users\":\(population.users.count),"
-          + "\"freshShare\":\(spread(fresh)),\"p90\":\(spread(p90)),\"fetchesPerDay\":\(spread(perDay))}\n")
+          + "\"freshShare\":\(spread(fresh)),\"stalenessP90\":\(spread(p90)),\"fetchesPerDay\":\(spread(perDay))}\n")
     }
     for check in population.checks {
       try sink.write(

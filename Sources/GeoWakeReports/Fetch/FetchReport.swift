@@ -116,26 +116,26 @@ public struct FetchReport {
     for step in steps(includingApp: true) {
       switch step {
       case .fetch(let e):
-        var line = "{\"category\":\"fetch\",\"at\":\"\(time(e.time))\",\"event\":\"\(e.kind.rawValue)\""
+        var line = "{\"type\":\"step\",\"category\":\"fetch\",\"at\":\"\(time(e.time))\",\"event\":\"\(e.kind.rawValue)\""
         if case .launch(let staleness, let waiting, let snapshotAge) = e.facts {
           line += ",\"staleness\":\(NumberText.fixed(staleness, decimals: 3)),\"waiting\":\(waiting)"
             + ",\"snapshotAge\":\(snapshotAge.map { NumberText.fixed($0, decimals: 3) } ?? "null")"
         }
         if let outcome = e.outcome { line += ",\"outcome\":\"\(outcome.rawValue)\"" }
-        try sink.write(line + ",\"detail\":\(JSONText.quoted(e.detail))}\n")
+        try sink.write(line + ",\"reason\":\(JSONText.quoted(e.detail))}\n")
       case .app(let r):
         try sink.write(
-          "{\"category\":\"app\",\"at\":\"\(time(r.time))\",\"event\":\"\(r.kind.rawValue)\""
+          "{\"type\":\"step\",\"category\":\"app\",\"at\":\"\(time(r.time))\",\"event\":\"\(r.kind.rawValue)\""
             + ",\"launchReason\":\(r.reason.map { "\"\($0.rawValue)\"" } ?? "null"),\"stateBefore\":\"\(r.stateBefore.rawValue)\""
             + ",\"stateAfter\":\"\(r.stateAfter.rawValue)\",\"budgetRemaining\":\(r.budgetRemaining.map { NumberText.fixed($0, decimals: 3) } ?? "null")"
-            + ",\"detail\":\(JSONText.quoted(r.detail))}\n")
+            + ",\"reason\":\(JSONText.quoted(r.detail))}\n")
       }
     }
     for s in comparison.summaries {
       let st = s.staleness
       let outcomes = FetchOutcome.allCases.map { "\"\($0.rawValue)\":\(s.outcomes[$0] ?? 0)" }.joined(separator: ",")
       try sink.write(
-        "{\"summary\":\"\(s.strategy)\",\"fetches\":\(s.fetches),\"fetchesPerDay\":\(NumberText.fixed(s.fetchesPerDay, decimals: 3))"
+        "{\"type\":\"summary\",\"strategy\":\"\(s.strategy)\",\"fetches\":\(s.fetches),\"fetchesPerDay\":\(NumberText.fixed(s.fetchesPerDay, decimals: 3))"
           + ",\"launches\":\(st.launches),\"fresh\":\(st.fresh),\"freshShare\":\(NumberText.fixed(st.freshShare, decimals: 4))"
           + ",\"stalenessP50\":\(NumberText.fixed(st.p50, decimals: 3)),\"stalenessP90\":\(NumberText.fixed(st.p90, decimals: 3))"
           + ",\"stalenessP99\":\(NumberText.fixed(st.p99, decimals: 3)),\"stalenessMax\":\(NumberText.fixed(st.maximum, decimals: 3))"
@@ -143,7 +143,7 @@ public struct FetchReport {
           + ",\"terminations\":\(s.terminations),\"outcomes\":{\(outcomes)}}\n")
     }
     for check in comparison.checks {
-      try sink.write("{\"check\":\(JSONText.quoted(check.name)),\"passed\":\(check.passed),\"measured\":\(JSONText.quoted(check.measured))}\n")
+      try sink.write("{\"type\":\"check\",\"check\":\(JSONText.quoted(check.name)),\"passed\":\(check.passed),\"measured\":\(JSONText.quoted(check.measured))}\n")
     }
   }
 }
