@@ -99,6 +99,39 @@ struct AndroidRuntimeTests {
 
   /// Overnight, with the screen off and the device still, Doze holds jobs and normal-priority
   /// messages to its maintenance windows; a high-priority message is delivered at once.
+  /// Doze's cycles, walked one by one (the oracle), and as the rules compute them: the same at
+  /// any time, however long the device has been quiet — a spell of centuries (a clock set back)
+  /// is answered at once rather than walked.
+  @Test func dozeAgreesWithItsCyclesWalkedOneByOne() {
+    func walked(_ time: Double, quiet: Double) -> (idle: Bool, windowAt: Double?) {
+      let r = Self.rules
+      var t = quiet + r.idleEntryDelay
+      guard time >= t else { return (false, nil) }
+      var (idle, window) = (r.firstIdlePeriod, r.firstMaintenanceWindow)
+      while true {
+        if time < t + idle { return (true, t + idle) }
+        if time < t + idle + window { return (false, nil) }
+        t += idle + window
+        (idle, window) = (min(r.maximumIdlePeriod, idle * r.idleFactor), min(r.maximumMaintenanceWindow, window * r.maintenanceFactor))
+      }
+    }
+    var random = SeededGenerator(seed: 52)
+    for _ in 0..<2_000 {
+      let quiet = Self.t0 - random.unit() * 400 * Self.day
+      let time = Self.t0 + random.unit() * Self.day
+      let (expected, got) = (walked(time, quiet: quiet), Self.rules.doze(at: time, quietSince: quiet))
+      #expect(expected.idle == got.idle)
+      // Cycles stepped over in one product land within a millisecond of the sum walked (the
+      // rounding of thousands of additions of times near 1.7·10⁹ s).
+      #expect(abs((expected.windowAt ?? 0) - (got.windowAt ?? 0)) < 1e-3)
+    }
+    // A device quiet since the year 40, asked about 2018: answered, and in a cycle.
+    let ancient = -61_886_000_000.0
+    let answer = Self.rules.doze(at: 1_543_460_000, quietSince: ancient)
+    #expect(answer.idle == (answer.windowAt != nil))
+    #expect(answer.windowAt.map { $0 > 1_543_460_000 && $0 <= 1_543_460_000 + Self.rules.maximumIdlePeriod } ?? true)
+  }
+
   @Test func dozeHoldsJobsAndNormalMessagesToItsWindows() throws {
     let evening = Self.t0 + 20 * 3_600
     let night = [Self.message(evening + 4 * 3_600, id: 1, priority: 5), Self.highPriorityData(evening + 4 * 3_600 + 60, id: 2)]

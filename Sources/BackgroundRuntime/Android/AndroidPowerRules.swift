@@ -160,8 +160,17 @@ public struct AndroidPowerRules: Hashable, Sendable, Codable {
       let windowEnd = windowAt + window
       if time < windowEnd { return (false, nil) }
       t = windowEnd
-      idle = min(maximumIdlePeriod, idle * idleFactor)
-      window = min(maximumMaintenanceWindow, window * maintenanceFactor)
+      let (nextIdle, nextWindow) = (min(maximumIdlePeriod, idle * idleFactor), min(maximumMaintenanceWindow, window * maintenanceFactor))
+      // Once the periods stop growing the cycle repeats: a quiet spell of years (a clock set
+      // decades back, say) is stepped over whole cycles at a time, not walked one by one.
+      // (Within a thousand cycles it is walked as before, so every usual run is unchanged.)
+      let period = nextIdle + nextWindow
+      if nextIdle == idle, nextWindow == window, period > 0, time - t > 1_000 * period {
+        t += ((time - t) / period).rounded(.down) * period
+        while t > time { t -= period }
+        while time >= t + period { t += period }
+      }
+      (idle, window) = (nextIdle, nextWindow)
     }
   }
 }
