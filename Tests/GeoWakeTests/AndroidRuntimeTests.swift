@@ -130,6 +130,19 @@ struct AndroidRuntimeTests {
     let answer = Self.rules.doze(at: 1_543_460_000, quietSince: ancient)
     #expect(answer.idle == (answer.windowAt != nil))
     #expect(answer.windowAt.map { $0 > 1_543_460_000 && $0 <= 1_543_460_000 + Self.rules.maximumIdlePeriod } ?? true)
+    // The schedule the push fuzz target found: normal-priority data messages, one dated in the
+    // year 40, through FCM and Doze. It ends, with an outcome for each.
+    let schedule = [Self.message(ancient, id: 1, priority: 5), Self.message(1_543_460_000, id: 2, priority: 5), Self.message(1_543_461_800, id: 3, priority: 5)]
+    let run = PushSimulation(
+      requests: schedule, device: PushDevice(scenario: Self.scenario()), profile: Platform.android.push, fetchProfile: Platform.android.fetch
+    ).run()
+    #expect(run.outcomes.count == 3)
+    // And on iOS, with a push dated 4036 after pushes of 2018 (found the same way): the
+    // keep-alives between them, which do nothing, are stepped over rather than walked.
+    let apart = [Self.message(1_543_459_200, id: 1, priority: 5), Self.message(64_403_000_000, id: 2, priority: 5), Self.message(1_543_461_000, id: 3, priority: 5)]
+    let ios = PushSimulation(requests: apart, device: PushDevice(scenario: AppScenario(
+      behaviours: [.remoteNotification: HandlerBehaviour(work: 2)], configuration: AppConfiguration(backgroundModes: [.remoteNotification])))).run()
+    #expect(ios.outcomes.count == 3)
   }
 
   @Test func dozeHoldsJobsAndNormalMessagesToItsWindows() throws {

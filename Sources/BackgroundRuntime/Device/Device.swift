@@ -222,6 +222,14 @@ public struct Device: Sendable {
     beginIfNeeded()
     while let (t, source) = nextSource(), t <= time {
       step(source, at: t)
+      // A keep-alive with nothing deferred or held does nothing, nor do those after it until
+      // another source acts: they are stepped over in one go, so that a schedule whose dates
+      // lie years apart (a push dated 4036, say) is not walked thirty minutes at a time. (With
+      // fetches simulated, whose decisions read the clock, each one is still stepped.)
+      if source == .keepAlive, fetch == nil, push.keepAliveDoesNothing {
+        let limit = min(nextSource(skippingKeepAlive: true)?.0 ?? .infinity, time)
+        if limit.isFinite { push.skipKeepAlives(before: limit) }
+      }
     }
     now = max(now, time)
     emit(into: &events)
@@ -267,7 +275,7 @@ public struct Device: Sendable {
 
   /// The source that acts next and when: the earliest, and at one instant the first in
   /// ``Source`` order.
-  private mutating func nextSource() -> (Double, Source)? {
+  private mutating func nextSource(skippingKeepAlive: Bool = false) -> (Double, Source)? {
     var best: (Double, Source)?
     func consider(_ time: Double?, _ source: Source) {
       guard let time, time.isFinite else { return }
@@ -279,7 +287,7 @@ public struct Device: Sendable {
     if nextForceQuit < forceQuits.count { consider(forceQuits[nextForceQuit], .forceQuit) }
     if nextLaunch < launches.count { consider(launches[nextLaunch].time, .launch) }
     if nextChange < changes.count { consider(changes[nextChange].time, changes[nextChange].source) }
-    consider(push.nextKeepAlive, .keepAlive)
+    if !skippingKeepAlive { consider(push.nextKeepAlive, .keepAlive) }
     consider(push.dozeRelease(now: now, core), .dozeRelease)
     if nextPush < pushes.count { consider(pushes[nextPush].time, .push) }
     if fetch != nil, let t = fetch?.nextDecisionTime(upcoming: launches[nextLaunch...], core, clock: now), t < fetchUntil { consider(t, .fetch) }

@@ -226,6 +226,17 @@ struct PushLane: Sendable {
     for push in waiting { deliver(push, at: t, carrier: nil, why: .deferredLowPower, &c) }
   }
 
+  /// Whether a keep-alive now would do nothing: no notification deferred, none held, none held
+  /// by Doze.
+  var keepAliveDoesNothing: Bool { deferred.isEmpty && held == nil && dozeHeld.isEmpty }
+
+  /// Steps the keep-alives before `limit` over, as ``keepAlive(at:_:)`` would schedule them one
+  /// after another, when they would do nothing (``keepAliveDoesNothing``).
+  mutating func skipKeepAlives(before limit: Double) {
+    guard profile.keepAliveInterval > 0 else { return }
+    while let next = nextKeepAlive, next < limit { nextKeepAlive = next + profile.keepAliveInterval }
+  }
+
   /// A keep-alive at `t` (while online it wakes the radio); the next one is scheduled.
   mutating func keepAlive(at t: Double, _ c: inout Device.Core) {
     nextKeepAlive = t + profile.keepAliveInterval
