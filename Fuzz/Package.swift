@@ -17,7 +17,9 @@ let package = Package(
       name: "geowake-fuzz",
       dependencies: [
         .product(name: "TrackIO", package: geowake), .product(name: "RuntimeIO", package: geowake),
-        .product(name: "Geofencing", package: geowake),
+        .product(name: "Geofencing", package: geowake), .product(name: "GeoWake", package: geowake),
+        .product(name: "BackgroundRuntime", package: geowake), .product(name: "CellHandoff", package: geowake),
+        .product(name: "Geodesy", package: geowake),
       ],
       path: "Sources/geowake-fuzz"
     )

@@ -66,3 +66,21 @@ struct JSONLinesEpochUnitWarningTests {
     #expect(warnings.last?.hasPrefix("3:\(column): warning: \"time\" 1700000002 is read as epoch seconds (2023-11-14T22:13:22Z), where the first") == true, "\(warnings)")
   }
 }
+
+@Suite("Times no clock can give")
+struct ExtremeTimeTests {
+  /// Any Double is written as a time, without a trap: beyond ±10¹⁵ s as the nearest that can be,
+  /// NaN as "NaN" (a fuzzed CSV time of 10³⁰⁰ nanoseconds trapped the warning that named it).
+  @Test func everyDoubleIsWritten() {
+    #expect(TimestampText.iso8601(1e300) == TimestampText.iso8601(1e15))
+    #expect(TimestampText.iso8601(-.infinity) == TimestampText.iso8601(-1e15))
+    #expect(TimestampText.iso8601(.nan) == "NaN")
+    #expect(TimestampText.iso8601(1_700_000_000) == "2023-11-14T22:13:20Z")
+  }
+
+  @Test func aHugeNumericTimeIsReadAndSaid() throws {
+    let (times, warnings) = try EpochUnitWarningTests.read(["1e300", "2e300"])
+    #expect(times.count == 2)
+    #expect(warnings.count == 1 && warnings[0].contains("is read as epoch nanoseconds"), "\(warnings)")
+  }
+}

@@ -1,5 +1,6 @@
-// geowake-fuzz: one libFuzzer harness for every parser, the parser chosen by GEOWAKE_FUZZ_TARGET
-// (see `targets`). Each input is written to a file in /dev/shm (or $TMPDIR) with the extension
+// geowake-fuzz: one libFuzzer harness for every parser and for what the commands do with what
+// they read (analyze's timeline, push, fetch, info's statistics), the target chosen by
+// GEOWAKE_FUZZ_TARGET (see `targets`). Each input is written to a file in /dev/shm (or $TMPDIR) with the extension
 // the parser expects and read through the public API, as the command-line tool reads it. The
 // parsers must never trap: any input ends in a value or a TrackIOError. Regions read are also
 // put in an index, which must give them back unchanged.
@@ -7,7 +8,11 @@
 //   GEOWAKE_FUZZ_TARGET=gpx .build/debug/geowake-fuzz CORPUS -max_total_time=60
 //
 // Built with -sanitize=fuzzer,address by `make fuzz` (scripts/fuzz.sh).
+import BackgroundRuntime
+import CellHandoff
 import Foundation
+import GeoWake
+import Geodesy
 import Geofencing
 import RuntimeIO
 import TrackIO
@@ -38,6 +43,47 @@ let targets: [String: (extension: String, run: @Sendable (String) -> Void)] = [
     }
   }),
   "scenario": ("json", { path in _ = try? ScenarioReader.read(path: path) }),
+  // What `geowake analyze` does with a track, not only its reading: every fix through a phone's
+  // whole timeline (regions, cells and significant changes, the app woken, pushes), on iOS and
+  // Android, finished.
+  "analyze": ("", { path in
+    for platform in [Platform.ios, Platform.android] {
+      guard var reader = try? TrackFileReader(path: path, options: .init(lenient: true, assumeUTC: true)),
+        var timeline = try? DeviceTimeline(
+          regions: fuzzRegions, platform: platform, seed: 1,
+          cells: .init(layout: .hexagonal(spacing: 1_500), significantChanges: .ios, description: "urban"),
+          app: .init(scenario: fuzzScenario))
+      else { return }
+      var events: [TimelineEvent] = []
+      while case .some(.some(let fix)) = try? reader.next() {
+        timeline.process(fix, reportedCell: reader.reportedCell, into: &events)
+        events.removeAll(keepingCapacity: true)
+      }
+      try? timeline.finish(into: &events)
+    }
+  }),
+  // What `geowake push` does with a schedule: validated, then delivered to one device.
+  "push": ("jsonl", { path in
+    guard let requests = try? PushScheduleReader.read(path: path, assumeUTC: true), !requests.isEmpty else { return }
+    for platform in [Platform.ios, Platform.android] {
+      _ = PushSimulation(
+        requests: requests, device: PushDevice(scenario: fuzzScenario), profile: platform.push, fetchProfile: platform.fetch,
+        requiresProviderToken: false
+      ).run()
+    }
+  }),
+  // What `geowake fetch` does with a user's launches: the scheduler beside its baselines.
+  "fetch": ("csv", { path in
+    guard let launches = try? UsageCSVReader.read(path: path, assumeUTC: true),
+      let window = FetchSimulation.window(days: 3, launches: launches),
+      let first = launches.first, let feed = try? ContentFeed.daytimeNews(from: first.time, days: 40, utcOffset: first.utcOffset)
+    else { return }
+    // A window far longer than the fuzzed launches are is not what a user runs; keep runs short.
+    guard window.upperBound - window.lowerBound <= 4 * 86_400, window.lowerBound - first.time <= 30 * 86_400 else { return }
+    var simulation = FetchSimulation(scenario: fuzzScenario, launches: launches, window: window, feed: feed)
+    simulation.fetchProfile = Platform.ios.fetch
+    _ = FetchComparison(simulation)
+  }),
   "pushes": ("jsonl", { path in _ = try? PushScheduleReader.read(path: path) }),
   "towers": ("csv", { path in
     _ = try? TowerCSVReader.read(path: path)
@@ -50,6 +96,23 @@ let targets: [String: (extension: String, run: @Sendable (String) -> Void)] = [
     _ = try? DepartureCSVReader.read(path: path)
   }),
 ]
+
+/// The regions of the whole-path targets: circles and a polygon around the Fixtures' places
+/// (Tokyo, San Francisco) and a circle at 0°, 0°.
+let fuzzRegions: RegionSet = {
+  var regions: [Region] = []
+  for (k, (lat, lon, radius)) in [(35.6591, 139.7006, 60.0), (35.6700, 139.7030, 250), (37.7955, -122.3937, 150), (0, 0, 1_000)].enumerated() {
+    regions.append(.circle(try! CircularRegion(identifier: "c\(k)", center: Coordinate(latitude: lat, longitude: lon), radius: radius)))
+  }
+  let ring = [(35.655, 139.695), (35.655, 139.705), (35.665, 139.705), (35.665, 139.695)].map { try! Coordinate(latitude: $0.0, longitude: $0.1) }
+  regions.append(.polygon(try! PolygonRegion(identifier: "p", exterior: ring)))
+  return RegionSet(regions)
+}()
+
+/// The app of the whole-path targets: woken for locations, pushes and fetches.
+let fuzzScenario = AppScenario(
+  behaviours: [.location: HandlerBehaviour(work: 4), .remoteNotification: HandlerBehaviour(work: 2), .fetch: HandlerBehaviour(work: 3)],
+  configuration: AppConfiguration(backgroundModes: [.location, .remoteNotification, .fetch], fetchPolicy: .minimum))
 
 /// A region's numbers, bit for bit (`==` takes -0.0 for 0.0).
 func bits(_ region: Region) -> [UInt64] {

@@ -248,6 +248,10 @@ public final class ByteSink {
   }
 
   static func appendTimestamp(_ seconds: Double, fractionDigits: Int, to out: inout [UInt8]) {
+    // Every Double is written: a time no clock can give (beyond ±10¹⁵ s, 31 million years) as
+    // the nearest one that can be, NaN as "NaN". The readers' checks say when such a time came in.
+    guard !seconds.isNaN else { return out.append(contentsOf: "NaN".utf8) }
+    let seconds = min(max(seconds, -1e15), 1e15)
     var whole = seconds.rounded(.down)
     var fraction = seconds - whole
     var scale = 1.0
