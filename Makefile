@@ -20,8 +20,10 @@ build: deps
 
 demo: deps
 	$(SWIFT) build -c release --product geowake
-	$(DEMO_BIN) analyze --regions Fixtures/demo/tokyo-regions.csv Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx --app Fixtures/demo/app-scenario.json
-	$(DEMO_BIN) fetch --usage Fixtures/fetch/morning-checker.csv --feed Fixtures/fetch/news-feed.csv
+	@echo "== geowake analyze: a real iPhone track through Tokyo, 8 regions, an app =="
+	@$(DEMO_BIN) analyze --regions Fixtures/demo/tokyo-regions.csv Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx --app Fixtures/demo/app-scenario.json
+	@echo "== geowake fetch: background fetch for a user who opens the app each morning =="
+	@$(DEMO_BIN) fetch --usage Fixtures/fetch/morning-checker.csv --feed Fixtures/fetch/news-feed.csv
 
 # Temporary files go to .build/test-tmp, emptied before and after: SwiftPM leaves a few
 # TemporaryDirectory.* folders behind on every build and test run.

@@ -62,6 +62,9 @@ struct AnalyzeCommand: AsyncParsableCommand {
   @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
   var output: String = "-"
 
+  @Flag(help: "With --format table on a terminal: whole rows with full dates, however wide (as when the output is piped or a file); by default rows fit the terminal, reasons wrapped below them.")
+  var wide = false
+
   @Flag(help: "Replace the output file if it exists.")
   var force = false
 
@@ -104,6 +107,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     var writer = timelineWriter(to: out, track: track, timeline: timeline, cells: cells)
+    writer.width = TerminalWidth.columns(output: output, wide: wide)
     var events: [TimelineEvent] = []
     var checks = InputChecks()
     var progress = ProgressBar(path: track, label: "analyze", output: output)

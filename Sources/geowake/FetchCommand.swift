@@ -90,6 +90,9 @@ struct FetchCommand: ParsableCommand {
   @Flag(help: "Replace the output file if it exists.")
   var force = false
 
+  @Flag(help: "With --format table on a terminal: whole lines with full times, however wide (as when the output is piped or a file); by default lines fit the terminal.")
+  var wide = false
+
   @Flag(
     name: .customLong("report-only"),
     help: "Exit 0 when a check fails (by default the report is written, the failed checks named on standard error, and the exit status is 1).")
@@ -149,7 +152,8 @@ struct FetchCommand: ParsableCommand {
     let usage = files[0]
     let (simulation, feedSource) = try simulate(usage)
     let comparison = FetchComparison(simulation)
-    let report = FetchReport(comparison, usageSource: usage, feedSource: feedSource)
+    var report = FetchReport(comparison, usageSource: usage, feedSource: feedSource)
+    report.width = TerminalWidth.columns(output: output, wide: wide)
     try writeOutput { out, format throws(TrackIOError) in try report.write(format, to: out) }
     try exitIfFailed(comparison.checks.map { ($0.name, $0.passed) })
   }

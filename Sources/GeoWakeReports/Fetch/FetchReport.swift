@@ -65,15 +65,45 @@ public struct FetchReport {
   // MARK: - Table
 
   func writeTable(to sink: ByteSink) throws(TrackIOError) {
-    try sink.write("local time                  event              detail\n")
-    for case .fetch(let e) in steps(includingApp: false) {
-      try sink.write(time(e.time).column(28) + e.kind.rawValue.column(19) + e.detail + "\n")
+    guard let width else {
+      try sink.write("local time                  event              detail\n")
+      for case .fetch(let e) in steps(includingApp: false) {
+        try sink.write(time(e.time).column(28) + e.kind.rawValue.column(19) + e.detail + "\n")
+      }
+      return try sink.write("\n" + summaryText)
     }
-    try sink.write("\n" + summaryText)
+    // For a terminal: times of day under a line for each local day, details that do not fit
+    // wrapped below their row.
+    try sink.write("time      event              detail\n")
+    var day: String?
+    for case .fetch(let e) in steps(includingApp: false) {
+      let stamp = time(e.time)
+      let today = String(stamp.prefix(10)) + " (UTC" + String(stamp.suffix(6)) + ")"
+      if today != day {
+        day = today
+        try sink.write(today + "\n")
+      }
+      let row = String(stamp.dropFirst(11).prefix(8)).column(10) + e.kind.rawValue.column(19)
+      if row.count + e.detail.count <= width {
+        try sink.write(row + e.detail + "\n")
+      } else {
+        try sink.write(String(row.reversed().drop { $0 == " " }.reversed()) + "\n")
+        let lines = TerminalText.wrapped(e.detail, width: width - 4, indent: 0).split(separator: "\n")
+        for line in lines { try sink.write("    " + line + "\n") }
+      }
+    }
+    try sink.write("\n" + summaryText(width: width))
   }
 
+  /// The terminal's width for `table` (nil: lines as long as they are, as when piped): narrow
+  /// rows, wrapped lines and the strategies' table in blocks that fit.
+  public var width: Int?
+
   /// The header, every strategy's totals and the checks, as plain text.
-  public var summaryText: String {
+  public var summaryText: String { summaryText(width: nil) }
+
+  /// ``summaryText`` for a terminal `width` columns wide (nil: no limit).
+  public func summaryText(width: Int?) -> String {
     let sim = simulation
     let window = sim.window
     let days = (window.upperBound - window.lowerBound) / LocalTime.secondsPerDay
@@ -92,8 +122,20 @@ public struct FetchReport {
       + (sim.handler.failureRate > 0 ? ", fails \(NumberText.fixed(sim.handler.failureRate * 100, decimals: 0)) %" : "")
       + "; runtime \(sim.runtimeProfile.name), fetch profile \(sim.fetchProfile.name)\n"
     if let why = c.fetchDiagnostic { text += "no background fetch: \(why)\n" }
-    text += "\nstrategy       fetches  per day  fresh launches         p50          p90          max          background   terminated\n"
-    for s in comparison.summaries {
+    if let width {
+      let rows = comparison.summaries.map { s -> [String] in
+        let st = s.staleness
+        return [
+          s.strategy.description, "\(s.fetches)", NumberText.fixed(s.fetchesPerDay, decimals: 1),
+          "\(st.fresh) of \(st.launches) (\(NumberText.fixed(st.freshShare * 100, decimals: 1)) %)", NumberText.duration(st.p50),
+          NumberText.duration(st.p90), NumberText.duration(st.maximum), NumberText.duration(s.backgroundSeconds), "\(s.outcomes[.terminated] ?? 0)",
+        ]
+      }
+      text += "\n" + TerminalText.table(
+        header: ["strategy", "fetches", "per day", "fresh launches", "p50", "p90", "max", "background", "terminated"], rows: rows, width: width)
+    }
+    if width == nil { text += "\nstrategy       fetches  per day  fresh launches         p50          p90          max          background   terminated\n" }
+    for s in comparison.summaries where width == nil {
       let st = s.staleness
       let fresh = "\(st.fresh) of \(st.launches) (\(NumberText.fixed(st.freshShare * 100, decimals: 1)) %)"
       text += "\(s.strategy)".column(15) + "\(s.fetches)".column(9) + NumberText.fixed(s.fetchesPerDay, decimals: 1).column(9)
@@ -103,9 +145,9 @@ public struct FetchReport {
     let outcomes = comparison.scheduler.summary.outcomes
     text += "scheduler fetch results: " + FetchOutcome.allCases.map { "\(outcomes[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
       + "; \(counted(comparison.scheduler.summary.skipped, "opportunity", "opportunities")) passed over\n"
-    text += "\nthe promise (fresh content at nearly every launch without constant fetching):\n"
-    for check in comparison.checks { text += "  \(check.passed ? "✓" : "✗") \(check.name): \(check.measured)\n" }
-    return text
+    var promise = "\nthe promise (fresh content at nearly every launch without constant fetching):\n"
+    for check in comparison.checks { promise += "  \(check.passed ? "✓" : "✗") \(check.name): \(check.measured)\n" }
+    return width.map { TerminalText.wrapped(text + promise, width: $0) } ?? text + promise
   }
 
   func counted(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }

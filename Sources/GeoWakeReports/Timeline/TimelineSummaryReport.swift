@@ -78,10 +78,12 @@ public struct TimelineSummaryReport {
     let active = summary.activity.totals.filter { !$0.value.failed }.sorted { $0.key < $1.key }
     if !active.isEmpty {
       let dwells = m.profile.loiteringDelay != nil
-      text += "\nregion            enters  exits  pass  " + (dwells ? "dwells  " : "") + "flaps suppressed  undelivered  time inside\n"
+      // The region column as wide as the longest name; "suppressed": flaps the platform hid.
+      let width = max(18, (active.map(\.key.rawValue.count).max() ?? 0) + 2)
+      text += "\n" + "region".column(width) + "enters  exits  pass  " + (dwells ? "dwells  " : "") + "suppressed  undelivered  time inside\n"
       for (id, t) in active {
-        text += id.rawValue.column(18) + "\(t.enters)".column(8) + "\(t.exits)".column(7)
-          + "\(t.passThroughs)".column(6) + (dwells ? "\(t.dwells)".column(8) : "") + "\(m.suppressedFlaps[id] ?? 0)".column(18)
+        text += id.rawValue.column(width) + "\(t.enters)".column(8) + "\(t.exits)".column(7)
+          + "\(t.passThroughs)".column(6) + (dwells ? "\(t.dwells)".column(8) : "") + "\(m.suppressedFlaps[id] ?? 0)".column(12)
           + "\(t.undelivered)".column(13) + NumberText.duration(t.timeInside) + "\n"
       }
     }

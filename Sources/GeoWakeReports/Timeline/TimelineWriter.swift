@@ -8,8 +8,8 @@ public import Geofencing
 /// Writes a timeline (region events, serving-cell changes, significant location changes) as it
 /// is produced, in one of five formats; every event is a ``TimelineEntry``.
 ///
-/// - `table`: aligned columns (crossed at, delivered at, region — "cells" for cell events —,
-///   event, reason), then the summary.
+/// - `table`: aligned columns (at, crossed at, region — "cells" for cell events, "app" for the
+///   app's steps —, event, reason), then the summary; narrow rows for a terminal (``width``).
 /// - `jsonl`: one JSON object per event: `event` (`enter`, `exit`, `passThrough`, `dwell`,
 ///   `state`, `monitoringFailed`, `attach`, `handoff`, `serviceLost`, `significantChange`,
 ///   `significantChangeSuppressed`), `region` (`null` for cell events), `crossedAt` for region
@@ -22,9 +22,8 @@ public import Geofencing
 ///   `handlerFinished`, `taskBegan`, `taskEnded`, `budgetExtended`, `expiration`, `suspended`,
 ///   `terminated`, `foregroundStarted`, `foregroundEnded`, `forceQuit`) add `launchReason`,
 ///   `stateBefore`, `stateAfter` and `budgetRemaining` (seconds, or `null`). No summary.
-/// - `csv`: RFC 4180 with the header
-///   `event,region,crossedAt,deliveredAt,lat,lon,state,reason,fromCell,toCell,fromFix,toFix` (empty fields
-///   where JSON has `null`). No summary.
+/// - `csv`: RFC 4180 with every key any entry has as a column (``csvHeader``; empty fields where
+///   JSON has `null`). No summary.
 /// - `geojson`: a FeatureCollection: each region (`"kind": "region"`; a circle is a Point with a
 ///   `radius` in metres), then each event as a Point feature (`"kind": "event"` and the JSON Lines
 ///   keys as properties). No summary.
@@ -52,6 +51,13 @@ public struct TimelineWriter {
   private let devices: Bool
   /// The device whose events are written next (with `devices: true`).
   public var device = ""
+  /// The terminal's width for `table` (nil: rows as long as they are, as when piped or with
+  /// `--wide`). Rows that would be longer are written narrow: times of day under a line for each
+  /// new day, and the reason, when it does not fit after the columns, on the lines below,
+  /// indented and wrapped at the width — nothing elided.
+  public var width: Int?
+  /// The day (UTC) of the last narrow row, for the day lines.
+  private var narrowDay: Int?
 
   /// - Parameters:
   ///   - regions: every region (monitored and refused), for `geojson` and `html`.
@@ -71,7 +77,11 @@ public struct TimelineWriter {
   public mutating func begin() throws(TrackIOError) {
     switch format {
     case .table:
-      try sink.write((devices ? "device".column(Self.deviceWidth) : "") + "at                        crossed at                region            event             reason\n")
+      if width != nil {
+        try sink.write((devices ? "device".column(Self.deviceWidth) : "") + "at (UTC)      crossed at    region            event             reason\n")
+      } else {
+        try sink.write((devices ? "device".column(Self.deviceWidth) : "") + "at (UTC)                  crossed at (UTC)          region            event             reason\n")
+      }
     case .csv: try sink.write((devices ? "device," : "") + Self.csvHeader + "\n")
     case .geojson:
       try sink.write("{\"type\":\"FeatureCollection\",\"features\":[\n")
@@ -97,6 +107,7 @@ public struct TimelineWriter {
   public mutating func write(_ e: TimelineEntry) throws(TrackIOError) {
     switch format {
     case .table:
+      if let width { return try writeNarrow(e, width: width) }
       if devices { try sink.write(device, column: Self.deviceWidth) }
       try sink.writeTimestamp(e.time, fractionDigits: 3, column: 26)
       if let crossed = e.crossedAt {
@@ -212,6 +223,52 @@ public struct TimelineWriter {
   // MARK: - Text
 
   /// For app events in the table: ` [suspended → background, 10 s left]`.
+  /// A table row for a terminal `width` columns wide (see ``width``).
+  private mutating func writeNarrow(_ e: TimelineEntry, width: Int) throws(TrackIOError) {
+    let day = Int((e.time / 86_400).rounded(.down))
+    if day != narrowDay {
+      narrowDay = day
+      try sink.write(String(TimestampText.iso8601(e.time).prefix(10)) + "\n")
+    }
+    var row = devices ? device.column(Self.deviceWidth) : ""
+    row += Self.timeOfDay(e.time).column(14)
+    if let crossed = e.crossedAt {
+      // A crossing the day before its delivery says so.
+      let back = day - Int((crossed / 86_400).rounded(.down))
+      row += ((back > 0 ? "-\(back)d " : "") + Self.timeOfDay(crossed)).column(14)
+    } else {
+      row += "-".column(14)
+    }
+    row += e.subject.column(18)
+    let reason = e.reason + Self.appState(e)
+    let inline = row + e.kindText.column(18)
+    if inline.count + reason.count <= width {
+      return try sink.write(inline + reason + "\n")
+    }
+    try sink.write(row + e.kindText + "\n")
+    for line in Self.wrapped(reason, width: width - 4) { try sink.write("    " + line + "\n") }
+  }
+
+  /// `seconds` as a UTC time of day to the millisecond (`02:29:19.179`).
+  static func timeOfDay(_ seconds: Double) -> String { String(TimestampText.iso8601(seconds, fractionDigits: 3).dropFirst(11).dropLast()) }
+
+  /// `text` in lines of at most `width` characters, broken at spaces (a longer word has a line of
+  /// its own).
+  static func wrapped(_ text: String, width: Int) -> [String] {
+    var lines: [String] = []
+    var line = ""
+    for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+      if !line.isEmpty, line.count + 1 + word.count > width {
+        lines.append(line)
+        line = String(word)
+      } else {
+        line += (line.isEmpty ? "" : " ") + word
+      }
+    }
+    if !line.isEmpty { lines.append(line) }
+    return lines
+  }
+
   static func appState(_ e: TimelineEntry) -> String {
     guard e.category == .app, let before = e.stateBefore, let after = e.stateAfter else { return "" }
     let budget = e.budgetRemaining.map { ", \(NumberText.fixed($0, decimals: 1)) s left" } ?? ""

@@ -1,0 +1,58 @@
+/// Text for a terminal of a given width: paragraphs wrapped at spaces, tables split into blocks
+/// of columns that fit (each block repeating the first column), nothing elided.
+enum TerminalText {
+  /// `text`'s lines, each longer than `width` broken at spaces, continuation lines indented
+  /// by `indent` spaces (a word longer than a line has a line of its own).
+  static func wrapped(_ text: String, width: Int, indent: Int = 4) -> String {
+    var out: [String] = []
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      guard line.count > width else {
+        out.append(String(line))
+        continue
+      }
+      var current = ""
+      for word in line.split(separator: " ", omittingEmptySubsequences: false) {
+        if !current.isEmpty, current.count + 1 + word.count > width {
+          out.append(current)
+          current = String(repeating: " ", count: indent) + word
+        } else {
+          current += (current.isEmpty ? "" : " ") + word
+        }
+      }
+      out.append(current)
+    }
+    return out.joined(separator: "\n")
+  }
+
+  /// `header` and `rows` as columns as wide as their widest cell plus two spaces; when that is
+  /// wider than `width`, as several blocks one under the other, each starting with the first
+  /// column and holding as many of the others as fit.
+  static func table(header: [String], rows: [[String]], width: Int) -> String {
+    let widths = header.indices.map { k in ([header[k]] + rows.map { k < $0.count ? $0[k] : "" }).map(\.count).max() ?? 0 }
+    var blocks: [[Int]] = []
+    var block: [Int] = []
+    var used = widths[0] + 2
+    for k in header.indices.dropFirst() {
+      if !block.isEmpty, used + widths[k] + 2 > width {
+        blocks.append(block)
+        block = []
+        used = widths[0] + 2
+      }
+      block.append(k)
+      used += widths[k] + 2
+    }
+    if !block.isEmpty { blocks.append(block) }
+    var text: [String] = []
+    for (b, columns) in blocks.enumerated() {
+      if b > 0 { text.append("") }
+      for row in [header] + rows {
+        let cells = [0] + columns
+        text.append(cells.enumerated().map { i, k in
+          let cell = k < row.count ? row[k] : ""
+          return i == cells.count - 1 ? cell : cell.column(widths[k] + 2)
+        }.joined())
+      }
+    }
+    return text.joined(separator: "\n") + "\n"
+  }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+import _GeoWakeTestSupport
+
+/// Tables for a terminal fit it (`GEOWAKE_COLUMNS` stands for the terminal's width here, where
+/// the output is a pipe) and lose nothing: every reason the JSON Lines give is in the text,
+/// wrapped; piped without it, rows are whole.
+@Suite("Terminal width")
+struct TerminalWidthTests {
+  static let analyze = [
+    "analyze", "--regions", "Fixtures/demo/tokyo-regions.csv", "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx", "--app", "Fixtures/demo/app-scenario.json",
+  ]
+  static let fetch = ["fetch", "--usage", "Fixtures/fetch/morning-checker.csv", "--feed", "Fixtures/fetch/news-feed.csv"]
+
+  /// `text` with every run of spaces and line breaks made one space: wrapping undone.
+  static func flat(_ text: String) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+
+  @Test(arguments: [80, 120, 200])
+  func theDemoFitsAndLosesNothing(columns: Int) throws {
+    for (command, reasonKey) in [(Self.analyze, "reason"), (Self.fetch, "reason")] {
+      let table = try CommandRunner.run(command, environment: ["GEOWAKE_COLUMNS": "\(columns)"])
+      #expect(table.status == 0, "\(table.stderr)")
+      let long = table.stdout.split(separator: "\n").filter { $0.count > columns }
+      #expect(long.isEmpty, "\(command[0]) at \(columns): \(long.prefix(2))")
+      let lines = try CommandRunner.run(command + ["--format", "jsonl"]).stdout.split(separator: "\n")
+      let text = Self.flat(table.stdout)
+      var reasons = 0
+      for line in lines {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        // analyze lists every entry; fetch's table lists the scheduler's own steps.
+        guard let reason = object[reasonKey] as? String, command[0] == "analyze" || object["category"] as? String == "fetch" else { continue }
+        reasons += 1
+        #expect(text.contains(Self.flat(reason)), "\(command[0]) at \(columns): \(reason)")
+      }
+      #expect(reasons > 10)
+    }
+  }
+
+  @Test func pipedRowsAreWholeAndWideKeepsThem() throws {
+    let piped = try CommandRunner.run(Self.analyze)
+    let wide = try CommandRunner.run(Self.analyze + ["--wide"], environment: ["GEOWAKE_COLUMNS": "80"])
+    #expect(piped.stdout == wide.stdout)
+    #expect(piped.stdout.hasPrefix("at (UTC)                  crossed at (UTC)          region"))
+    #expect(piped.stdout.split(separator: "\n").contains { $0.count > 120 })
+    let narrow = try CommandRunner.run(Self.analyze, environment: ["GEOWAKE_COLUMNS": "80"])
+    #expect(narrow.stdout.hasPrefix("at (UTC)      crossed at    region            event             reason\n2018-11-29\n"))
+  }
+}
