@@ -111,6 +111,10 @@ extension AnalyzeCommand {
   func seedSpread(_ regions: RegionSet, _ notifications: [RegionIdentifier: RegionNotifications]) throws -> SeedSpread {
     let list = (0..<UInt64(seeds)).map { seed + $0 }
     var all: [[RegionEvent]] = []
+    // The track is read again for each seed: a bar of its own, over every pass.
+    var progress = ProgressBar(path: tracks.first ?? "-", label: "seeds", output: output, passes: list.count)
+    defer { progress.finish() }
+    var done = 0
     for s in list {
       var monitor = try RegionMonitor(regions: regions, profile: platform.regionMonitoring, notifications: notifications, seed: s)
       var events: [RegionEvent] = []
@@ -119,7 +123,14 @@ extension AnalyzeCommand {
           throw ValidationError("--seeds needs one track")
         }
         if let fix = try first.get() { monitor.process(fix, into: &events) }
-        while let fix = try reader.next() { monitor.process(fix, into: &events) }
+        var count = 0
+        while let fix = try reader.next() {
+          monitor.process(fix, into: &events)
+          count += 1
+          if count & 4_095 == 0 { progress.update(bytes: done + reader.bytesRead) }
+        }
+        done += reader.bytesRead
+        progress.update(bytes: done)
         _ = reader.takeWarnings()
       } catch let error as TrackIOError { throw Diagnostics.fail(error) }
       monitor.finish(into: &events)

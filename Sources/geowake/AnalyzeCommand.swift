@@ -148,6 +148,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
         pointsWithoutTime: reader.pointsWithoutTime, usageSource: Self.fileName(usage ?? ""),
         pushSource: Self.fileName(pushes ?? ""), appSource: Self.fileName(self.app ?? ""))
       var spread = ""
+      progress.clear()
       if seeds > 1 {
         spread = SeedSpreadReport(try seedSpread(timeline.monitor.regions, notifications), profile: platformName.rawValue).text
       }

@@ -20,11 +20,13 @@ struct ProgressBar {
   let isEnabled: Bool
   private var drawnPercent = -1
 
-  /// - Parameter output: where the results go (`-`: standard output).
-  init(path: String, label: String, output: String) {
+  /// - Parameters:
+  ///   - output: where the results go (`-`: standard output).
+  ///   - passes: how many times the file is read (a seed spread reads it once per seed).
+  init(path: String, label: String, output: String, passes: Int = 1) {
     self.label = label
     var info = stat()
-    total = path != "-" && stat(path, &info) == 0 ? Int(info.st_size) : 0
+    total = path != "-" && stat(path, &info) == 0 ? Int(info.st_size) * max(1, passes) : 0
     switch ProcessInfo.processInfo.environment["GEOWAKE_PROGRESS"] {
     case "always": isEnabled = total > 0
     case "never": isEnabled = false

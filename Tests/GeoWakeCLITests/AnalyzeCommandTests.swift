@@ -95,6 +95,10 @@ struct AnalyzeCommandTests {
     #expect(shown.stdout == quiet.stdout)
     #expect(shown.stderr.hasPrefix("\ranalyze [") && shown.stderr.contains("] 100% of 0.5 MB"))
     #expect(shown.stderr.hasSuffix("\r\u{1B}[K"))
+    // A seed spread reads the track again for each seed: its own bar, over every pass, to 100 %.
+    let seeds = try CommandRunner.run(Self.demo + ["--seeds", "3"], environment: ["GEOWAKE_PROGRESS": "always"])
+    #expect(seeds.stderr.contains("\rseeds [") && seeds.stderr.contains("] 100% of 1.5 MB"), "\(seeds.stderr.suffix(200))")
+    #expect(seeds.stdout == (try CommandRunner.run(Self.demo + ["--seeds", "3"])).stdout)
   }
 
   /// A truncated GPX track: refused (65) by default; with --lenient the points before the cut
