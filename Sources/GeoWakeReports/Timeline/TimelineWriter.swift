@@ -246,28 +246,11 @@ public struct TimelineWriter {
       return try sink.write(inline + reason + "\n")
     }
     try sink.write(row + e.kindText + "\n")
-    for line in Self.wrapped(reason, width: width - 4) { try sink.write("    " + line + "\n") }
+    for line in TerminalText.wrapped(reason, width: width - 4, indent: 0).split(separator: "\n") { try sink.write("    " + line + "\n") }
   }
 
   /// `seconds` as a UTC time of day to the millisecond (`02:29:19.179`).
   static func timeOfDay(_ seconds: Double) -> String { String(TimestampText.iso8601(seconds, fractionDigits: 3).dropFirst(11).dropLast()) }
-
-  /// `text` in lines of at most `width` characters, broken at spaces (a longer word has a line of
-  /// its own).
-  static func wrapped(_ text: String, width: Int) -> [String] {
-    var lines: [String] = []
-    var line = ""
-    for word in text.split(separator: " ", omittingEmptySubsequences: false) {
-      if !line.isEmpty, line.count + 1 + word.count > width {
-        lines.append(line)
-        line = String(word)
-      } else {
-        line += (line.isEmpty ? "" : " ") + word
-      }
-    }
-    if !line.isEmpty { lines.append(line) }
-    return lines
-  }
 
   static func appState(_ e: TimelineEntry) -> String {
     guard e.category == .app, let before = e.stateBefore, let after = e.stateAfter else { return "" }
