@@ -105,6 +105,11 @@ struct PushCommand: ParsableCommand {
       Diagnostics.error("\(schedule): no requests: expected one JSON object per line")
       throw SysExit.dataError
     }
+    if let earliest = requests.map(\.time).min(), let latest = requests.map(\.time).max(),
+      let warning = InputChecks.timeWarning("the requests of \(schedule)", earliest: earliest, latest: latest, positioned: false)
+    {
+      Diagnostics.error(warning)
+    }
     let platform = Platform.named(platformName)
     // Without --app: an app that declares remote-notification and whose handler takes 2 s.
     var scenario = AppScenario(

@@ -132,6 +132,23 @@ struct PushCommandTests {
     #expect(assumed.stdout == written.stdout.replacingOccurrences(of: zoned, with: zoneless))
   }
 
+  /// Requests dated centuries apart are read (and end at once, whatever the platform), with a
+  /// warning naming their span: no clock of a push provider says 0040 or 4036.
+  @Test(arguments: ["0040-11-29T05:00:00Z", "4036-11-29T02:40:00Z"])
+  func requestsNoClockCouldDateAreWarnedAbout(_ odd: String) throws {
+    let folder = try TemporaryFolder()
+    let token = String(repeating: "ab", count: 32)
+    let lines = ["2018-11-29T02:40:00Z", odd, "2018-11-29T03:10:00Z"].map {
+      #"{"at": "\#($0)", "token": "\#(token)", "headers": {"apns-push-type": "background", "apns-priority": "5", "apns-topic": "com.x"}, "payload": {"aps": {"content-available": 1}}}"#
+    }
+    let path = try folder.file("odd.jsonl", containing: lines.joined(separator: "\n") + "\n")
+    for platform in ["ios", "android"] {
+      let result = try CommandRunner.run(["push", "--schedule", path, "--platform", platform])
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(result.stderr.contains("warning: the requests of \(path) are dated from "), "\(result.stderr)")
+    }
+  }
+
   @Test func payloadTextCarriesBytesThatAreNotJSON() throws {
     let folder = try TemporaryFolder()
     let token = String(repeating: "ab", count: 32)
