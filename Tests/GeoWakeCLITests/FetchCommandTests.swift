@@ -53,7 +53,7 @@ struct FetchCommandTests {
     let parser = XMLParser(data: Data(result.stdout.utf8))
     #expect(parser.parse(), "not well-formed: \(String(describing: parser.parserError))")
     #expect(result.stdout.components(separatedBy: "<circle class=\"launch ").count - 1 == 194)
-    #expect(result.stdout.contains("<h2>Staleness at launch</h2>"))
+    #expect(result.stdout.contains("<h2>Staleness at launch <span class=\"zone\">(local time, UTC+02:00)</span></h2>"))
   }
 
   @Test func sameInputsSameBytes() throws {

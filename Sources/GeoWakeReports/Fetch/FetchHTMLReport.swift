@@ -6,6 +6,12 @@ import BackgroundRuntime
 /// by staleness), staleness at each launch over the window for every strategy, the summary, and
 /// the scheduler's decisions in a table. Every mark has a tooltip (`<title>`).
 struct FetchHTMLReport {
+  /// The zone of the local times, for headings: `UTC+02:00`, or `UTC`.
+  var zone: String {
+    let stamp = TimestampText.iso8601(0, utcOffset: report.utcOffset)
+    return stamp.hasSuffix("Z") ? "UTC" : "UTC" + stamp.suffix(6)
+  }
+
   let report: FetchReport
 
   static let width = 960.0
@@ -67,7 +73,7 @@ struct FetchHTMLReport {
       guard local.day >= firstDay, local.day <= lastDay else { return nil }
       return (x(local.secondOfDay), top + Double(local.day - firstDay) * Self.rowHeight + Self.rowHeight / 2)
     }
-    try sink.write("<h2>Day by day</h2>\n<p class=\"sub\">Grey: publications · blue: the scheduler's fetches (dashed: passed over, black: terminated) · dots: launches, green when the content was fresh, red when not (tooltips give the staleness).</p>\n")
+    try sink.write("<h2>Day by day <span class=\"zone\">(local time, \(zone))</span></h2>\n<p class=\"sub\">Grey: publications · blue: the scheduler's fetches (dashed: passed over, black: terminated) · dots: launches, green when the content was fresh, red when not (tooltips give the staleness).</p>\n")
     try sink.write("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(Self.width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(Self.width)) \(Int(height))\">\n")
     let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     for r in 0..<rows {
@@ -117,7 +123,7 @@ struct FetchHTMLReport {
     let height = plotBottom + 40
     func x(_ t: Double) -> Double { Self.left + (t - t0) / max(1, t1 - t0) * (Self.right - Self.left) }
     func y(_ s: Double) -> Double { plotBottom - s / top * (plotBottom - plotTop) }
-    try sink.write("<h2>Staleness at launch</h2>\n<p class=\"sub\">")
+    try sink.write("<h2>Staleness at launch <span class=\"zone\">(local time, \(zone))</span></h2>\n<p class=\"sub\">")
     for (k, run) in runs.enumerated() {
       try sink.write("<svg width=\"12\" height=\"12\" style=\"border:none;background:none\"><circle class=\"s\(k)\" cx=\"6\" cy=\"6\" r=\"4\"/></svg> \(esc("\(run.summary.strategy)")) ")
     }
@@ -151,7 +157,7 @@ struct FetchHTMLReport {
   /// The scheduler's fetch-level events.
   private func writeTable(to sink: ByteSink) throws(TrackIOError) {
     let esc = TimelineMapReport.escaped
-    try sink.write("<h2>Scheduler timeline</h2>\n<table>\n<tr><th>local time</th><th>event</th><th>detail</th></tr>\n")
+    try sink.write("<h2>Scheduler timeline</h2>\n<table>\n<tr><th>local time (\(zone))</th><th>event</th><th>detail</th></tr>\n")
     for e in report.comparison.scheduler.events {
       try sink.write("<tr><td>\(esc(report.time(e.time)))</td><td>\(e.kind.rawValue)</td><td>\(esc(e.detail))</td></tr>\n")
     }

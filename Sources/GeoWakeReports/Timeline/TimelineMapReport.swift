@@ -297,7 +297,7 @@ public struct TimelineMapReport {
     let span = max(t1 - t0, 1)
     func x(_ t: Double) -> Double { left + (t - t0) / span * (right - left) }
     let height = top + Double(shown.count) * laneHeight + 8
-    try sink.write("<h2>Timeline</h2>\n<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1000 \(Self.number(height))\" width=\"1000\" height=\"\(Self.number(height))\">\n")
+    try sink.write("<h2>Timeline <span class=\"zone\">(times in UTC)</span></h2>\n<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1000 \(Self.number(height))\" width=\"1000\" height=\"\(Self.number(height))\">\n")
     for t in Self.axisTicks(from: t0, to: t1) {
       let label = TimestampText.iso8601(t)
       let text = t1 - t0 >= 2 * 86_400 ? String(label.prefix(10)) : String(label.dropFirst(11).prefix(5))
@@ -338,7 +338,7 @@ public struct TimelineMapReport {
   }
 
   private func writeTable(to sink: ByteSink) throws(TrackIOError) {
-    try sink.write("<h2>Events</h2>\n<table id=\"events\">\n<tr><th>#</th><th>at</th><th>crossed at</th><th>delivered at</th><th>region</th><th>event</th><th>reason</th></tr>\n")
+    try sink.write("<h2>Events</h2>\n<table id=\"events\">\n<tr><th>#</th><th>at (UTC)</th><th>crossed at (UTC)</th><th>delivered at (UTC)</th><th>region</th><th>event</th><th>reason</th></tr>\n")
     for (k, e) in events.enumerated() {
       try sink.write("<tr id=\"row-\(k + 1)\" class=\"\(e.event)\"><td>\(k + 1)</td><td>\(TimestampText.iso8601(e.time, fractionDigits: 3))</td><td>\(e.crossedAt.map { TimestampText.iso8601($0, fractionDigits: 3) } ?? "-")</td><td>\(e.deliveredAt.map { TimestampText.iso8601($0, fractionDigits: 3) } ?? "-")</td><td>\(Self.escaped(e.subject))</td><td>\(e.kindText)</td><td>\(Self.escaped(e.reason))</td></tr>\n")
     }
