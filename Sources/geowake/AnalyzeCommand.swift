@@ -62,6 +62,9 @@ struct AnalyzeCommand: AsyncParsableCommand {
   @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
   var output: String = "-"
 
+  @Flag(help: "Table times in UTC even when the track's times name another offset (by default the table shows the track's own clock, the first offset its CSV or JSON Lines times name; other formats are UTC).")
+  var utc = false
+
   @Flag(help: "With --format table on a terminal: whole rows with full dates, however wide (as when the output is piped or a file); by default rows fit the terminal, reasons wrapped below them.")
   var wide = false
 
@@ -91,11 +94,15 @@ struct AnalyzeCommand: AsyncParsableCommand {
     }
     // The track is read on a thread of its own, ahead of the monitoring.
     let reader: ReadAheadTrackReader
+    var trackOffset = 0
     var pending: Result<LocationFix?, TrackIOError>?
     do {
       switch try DeviceTrackSource.open(tracks, options: .init(lenient: lenient, assumeUTC: assumeUTC)) {
       case .many(let source): return try await runDevices(source, regionFile: regionFile)
-      case .one(let opened, let first): (reader, pending) = (ReadAheadTrackReader(opened, lenient: lenient), first)
+      case .one(let opened, let first):
+        (reader, pending) = (ReadAheadTrackReader(opened, lenient: lenient), first)
+        // The first fix is read: its time says the track's clock.
+        trackOffset = opened.utcOffset ?? 0
       }
     } catch let error as TrackIOError { throw Diagnostics.fail(error) }
     let track = tracks[0]
@@ -108,6 +115,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
     do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     var writer = timelineWriter(to: out, track: track, timeline: timeline, cells: cells)
     writer.width = TerminalWidth.columns(output: output, wide: wide)
+    if !utc { writer.utcOffset = trackOffset }
     var events: [TimelineEvent] = []
     var checks = InputChecks()
     var progress = ProgressBar(path: track, label: "analyze", output: output)

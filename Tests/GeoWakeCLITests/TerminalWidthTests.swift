@@ -36,6 +36,38 @@ struct TerminalWidthTests {
     }
   }
 
+  /// Times on the track's own clock when its times name an offset (`--utc` for UTC), the zone
+  /// named in the header and on each day's line; JSON Lines stay UTC.
+  @Test func tablesShowTheTracksOwnClock() throws {
+    let folder = try TemporaryFolder()
+    let track = try folder.file("tokyo.csv", containing: """
+      time,lat,lon
+      2018-11-29T11:29:00+09:00,35.6727,139.7240
+      2018-11-29T11:30:00+09:00,35.6740,139.7240
+      2018-11-29T11:31:00+09:00,35.6760,139.7240
+
+      """)
+    let regions = try folder.file("r.csv", containing: "id,lat,lon,radius\nhome,35.6740,139.7240,80\n")
+    let command = ["analyze", "--profile", "server", "--regions", regions, track]
+    let local = try CommandRunner.run(command)
+    #expect(local.stdout.hasPrefix("at (UTC+09:00)                 crossed at (UTC+09:00)         region"), "\(local.stdout)")
+    #expect(local.stdout.contains("\n2018-11-29T11:30:00.000+09:00  2018-11-29T11:29:26.722+09:00  home              enter "))
+    let narrow = try CommandRunner.run(command, environment: ["GEOWAKE_COLUMNS": "80"])
+    #expect(narrow.stdout.contains("\n2018-11-29 (UTC+09:00)\n11:30:00.000  11:29:26.722  home "), "\(narrow.stdout)")
+    let utc = try CommandRunner.run(command + ["--utc"])
+    #expect(utc.stdout.contains("\n2018-11-29T02:30:00.000Z  2018-11-29T02:29:26.722Z  home "))
+    let jsonl = try CommandRunner.run(command + ["--format", "jsonl"])
+    #expect(jsonl.stdout.contains(#""at":"2018-11-29T02:30:00.000000Z","crossedAt":"2018-11-29T02:29:26.721865Z""#))
+    // The same in JSON Lines tracks.
+    let lines = try folder.file("tokyo.jsonl", containing: """
+      {"time": "2018-11-29T11:29:00+09:00", "lat": 35.6727, "lon": 139.7240}
+      {"time": "2018-11-29T11:30:00+09:00", "lat": 35.6740, "lon": 139.7240}
+      {"time": "2018-11-29T11:31:00+09:00", "lat": 35.6760, "lon": 139.7240}
+
+      """)
+    #expect(try CommandRunner.run(["analyze", "--profile", "server", "--regions", regions, lines]).stdout == local.stdout)
+  }
+
   @Test func pipedRowsAreWholeAndWideKeepsThem() throws {
     let piped = try CommandRunner.run(Self.analyze)
     let wide = try CommandRunner.run(Self.analyze + ["--wide"], environment: ["GEOWAKE_COLUMNS": "80"])
@@ -43,6 +75,6 @@ struct TerminalWidthTests {
     #expect(piped.stdout.hasPrefix("at (UTC)                  crossed at (UTC)          region"))
     #expect(piped.stdout.split(separator: "\n").contains { $0.count > 120 })
     let narrow = try CommandRunner.run(Self.analyze, environment: ["GEOWAKE_COLUMNS": "80"])
-    #expect(narrow.stdout.hasPrefix("at (UTC)      crossed at    region            event             reason\n2018-11-29\n"))
+    #expect(narrow.stdout.hasPrefix("at            crossed at    region            event             reason\n2018-11-29 (UTC)\n"))
   }
 }

@@ -56,8 +56,24 @@ public struct TimelineWriter {
   /// new day, and the reason, when it does not fit after the columns, on the lines below,
   /// indented and wrapped at the width — nothing elided.
   public var width: Int?
-  /// The day (UTC) of the last narrow row, for the day lines.
+  /// The day of the last narrow row, for the day lines.
   private var narrowDay: Int?
+  /// The clock `table` shows times on: seconds east of UTC (the track's own offset, when it
+  /// names one; 0: UTC). The other formats write UTC.
+  public var utcOffset = 0
+
+  /// The zone of the table's times, for its headers: `UTC`, `UTC+09:00`.
+  var zoneName: String {
+    guard utcOffset != 0 else { return "UTC" }
+    let m = abs(utcOffset) / 60
+    return "UTC" + (utcOffset < 0 ? "-" : "+") + (m / 60 < 10 ? "0" : "") + "\(m / 60):" + (m % 60 < 10 ? "0" : "") + "\(m % 60)"
+  }
+
+  /// A time as the wide table shows it: to the millisecond, on the table's clock.
+  private func wideTime(_ t: Double) -> String {
+    let local = TimestampText.iso8601(t + Double(utcOffset), fractionDigits: 3)
+    return utcOffset == 0 ? local : local.dropLast() + String(zoneName.dropFirst(3))
+  }
 
   /// - Parameters:
   ///   - regions: every region (monitored and refused), for `geojson` and `html`.
@@ -77,10 +93,13 @@ public struct TimelineWriter {
   public mutating func begin() throws(TrackIOError) {
     switch format {
     case .table:
+      let device = devices ? "device".column(Self.deviceWidth) : ""
       if width != nil {
-        try sink.write((devices ? "device".column(Self.deviceWidth) : "") + "at (UTC)      crossed at    region            event             reason\n")
+        // The zone is on each day's line.
+        try sink.write(device + "at            crossed at    region            event             reason\n")
       } else {
-        try sink.write((devices ? "device".column(Self.deviceWidth) : "") + "at (UTC)                  crossed at (UTC)          region            event             reason\n")
+        let w = utcOffset == 0 ? 26 : 31
+        try sink.write(device + "at (\(zoneName))".column(w) + "crossed at (\(zoneName))".column(w) + "region            event             reason\n")
       }
     case .csv: try sink.write((devices ? "device," : "") + Self.csvHeader + "\n")
     case .geojson:
@@ -109,11 +128,17 @@ public struct TimelineWriter {
     case .table:
       if let width { return try writeNarrow(e, width: width) }
       if devices { try sink.write(device, column: Self.deviceWidth) }
-      try sink.writeTimestamp(e.time, fractionDigits: 3, column: 26)
-      if let crossed = e.crossedAt {
-        try sink.writeTimestamp(crossed, fractionDigits: 3, column: 26)
+      if utcOffset != 0 {
+        // On the track's clock: a string a row, where UTC is written straight into the sink.
+        try sink.write(wideTime(e.time), column: 31)
+        try sink.write(e.crossedAt.map(wideTime) ?? "-", column: 31)
       } else {
-        try sink.write("-", column: 26)
+        try sink.writeTimestamp(e.time, fractionDigits: 3, column: 26)
+        if let crossed = e.crossedAt {
+          try sink.writeTimestamp(crossed, fractionDigits: 3, column: 26)
+        } else {
+          try sink.write("-", column: 26)
+        }
       }
       try sink.write(e.subject, column: 18)
       try sink.write(e.kindText, column: 18)
@@ -225,17 +250,18 @@ public struct TimelineWriter {
   /// For app events in the table: ` [suspended → background, 10 s left]`.
   /// A table row for a terminal `width` columns wide (see ``width``).
   private mutating func writeNarrow(_ e: TimelineEntry, width: Int) throws(TrackIOError) {
-    let day = Int((e.time / 86_400).rounded(.down))
+    let offset = Double(utcOffset)
+    let day = Int(((e.time + offset) / 86_400).rounded(.down))
     if day != narrowDay {
       narrowDay = day
-      try sink.write(String(TimestampText.iso8601(e.time).prefix(10)) + "\n")
+      try sink.write(String(TimestampText.iso8601(e.time + offset).prefix(10)) + " (\(zoneName))\n")
     }
     var row = devices ? device.column(Self.deviceWidth) : ""
-    row += Self.timeOfDay(e.time).column(14)
+    row += Self.timeOfDay(e.time + offset).column(14)
     if let crossed = e.crossedAt {
       // A crossing the day before its delivery says so.
-      let back = day - Int((crossed / 86_400).rounded(.down))
-      row += ((back > 0 ? "-\(back)d " : "") + Self.timeOfDay(crossed)).column(14)
+      let back = day - Int(((crossed + offset) / 86_400).rounded(.down))
+      row += ((back > 0 ? "-\(back)d " : "") + Self.timeOfDay(crossed + offset)).column(14)
     } else {
       row += "-".column(14)
     }
@@ -249,7 +275,7 @@ public struct TimelineWriter {
     for line in TerminalText.wrapped(reason, width: width - 4, indent: 0).split(separator: "\n") { try sink.write("    " + line + "\n") }
   }
 
-  /// `seconds` as a UTC time of day to the millisecond (`02:29:19.179`).
+  /// `seconds` (on the table's clock) as a time of day to the millisecond (`02:29:19.179`).
   static func timeOfDay(_ seconds: Double) -> String { String(TimestampText.iso8601(seconds, fractionDigits: 3).dropFirst(11).dropLast()) }
 
   static func appState(_ e: TimelineEntry) -> String {

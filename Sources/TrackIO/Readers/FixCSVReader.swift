@@ -39,6 +39,8 @@ public struct FixCSVReader {
     var timeUnit: Int8 = -1
     var mixedUnits = false
     var unitNote: (line: Int, column: Int, text: String, unit: Int8, first: Int8?)?
+    /// The offset from UTC of the first time written with a zone (seconds, east positive).
+    var utcOffset: Int?
   }
   private var row = RowState()
   private var timeColumn = 0
@@ -53,6 +55,9 @@ public struct FixCSVReader {
   public private(set) var reportedCell: CellIdentity?
   /// Whether the file names serving cells (a `cell` column, or a drive log).
   public var namesCells: Bool { cellColumn != nil || driveLogColumns != nil }
+  /// The offset from UTC (seconds, east positive) of the first time read that names its zone
+  /// (`+09:00`, or `Z` for 0); nil before one, and for a file of epoch numbers.
+  public var utcOffset: Int? { row.utcOffset }
   /// Whether the file has a `device` column: the tracks of many devices in one file.
   public var namesDevices: Bool { deviceColumn != nil }
   /// The device of the line last read (with a `device` column), set before the line's other
@@ -172,9 +177,11 @@ public struct FixCSVReader {
               row.unitNote = (number, row.fields.column(t), row.fields.text(t, in: line), unit, row.timeUnit)
             }
           }
-        } else if let seconds = ByteNumbers.timestamp(timeField) {
-          guard assumeUTC || ByteNumbers.hasZone(timeField) else { throw fail(t, ByteNumbers.zonelessMessage(row.fields.text(t, in: line))) }
+        } else if let (seconds, offset) = ByteNumbers.timestampWithOffset(timeField) {
+          let zoned = ByteNumbers.hasZone(timeField)
+          guard assumeUTC || zoned else { throw fail(t, ByteNumbers.zonelessMessage(row.fields.text(t, in: line))) }
           time = seconds
+          if zoned && row.utcOffset == nil { row.utcOffset = offset }
         } else if let seconds = Self.driveLogTime(timeField) {
           time = seconds
         } else {

@@ -47,7 +47,13 @@ public struct FixJSONLinesReader {
     var device: String?
     /// The line's `time` when it is a number, and the offset of its value in the line.
     var epoch: (value: Double, offset: Int)?
+    /// The offset from UTC its `time` names, when it is a string with a zone.
+    var zone: Int?
   }
+
+  /// The offset from UTC (seconds, east positive) of the first `time` read that names its zone
+  /// (`+09:00`, or `Z` for 0); nil before one, and for a file of epoch numbers.
+  public private(set) var utcOffset: Int?
 
   /// The unit of the first numeric time (``ByteNumbers/epochUnit(_:)``), -1 before one; whether a
   /// later one was in another unit; located warnings for ``takeWarnings()``.
@@ -92,15 +98,17 @@ public struct FixJSONLinesReader {
       let (named, unnamed, assumeUTC) = (deviceChanges > 0, fixesWithoutDevice, self.assumeUTC)
       state.device = nil
       state.epoch = nil
+      state.zone = nil
       let parsed: LocationFix??
       do {
         // Errors are made without the path (a String the closure would retain for every line)
         // and given it below.
         parsed = try lines.nextLine(with: &state) { line, state throws(TrackIOError) -> LocationFix? in
           guard line.contains(where: { !MarkupScanner.isSpace($0) }) else { return nil }
-          if let (fix, device, epoch) = Self.plainLine(line, assumeUTC: assumeUTC, named: named, unnamed: unnamed) {
+          if let (fix, device, epoch, zone) = Self.plainLine(line, assumeUTC: assumeUTC, named: named, unnamed: unnamed) {
             state.device = device
             state.epoch = epoch
+            state.zone = zone
             return fix
           }
           return try Self.generalLine(line, number: lineNo, assumeUTC: assumeUTC, named: named, unnamed: unnamed, state: &state)
@@ -112,6 +120,7 @@ public struct FixJSONLinesReader {
       noteDevice(state.device)
       guard let parsed else { return nil }
       if let epoch = state.epoch, timeUnit != 0 || epoch.value.magnitude >= 1e11 { noteEpoch(epoch, line: lineNo) }
+      if utcOffset == nil, let zone = state.zone { utcOffset = zone }
       if let fix = parsed {
         if state.device == nil { fixesWithoutDevice += 1 }
         return fix
@@ -134,7 +143,7 @@ public struct FixJSONLinesReader {
   /// same fix (tests compare them on every fixture and on generated lines).
   static func plainLine(
     _ line: UnsafeBufferPointer<UInt8>, assumeUTC: Bool, named: Bool, unnamed: Int
-  ) -> (fix: LocationFix, device: String?, epoch: (value: Double, offset: Int)?)? {
+  ) -> (fix: LocationFix, device: String?, epoch: (value: Double, offset: Int)?, zone: Int?)? {
     var s = JSONScanner(line, endName: "the end of the line")
     s.materialize = false
     // The first occurrence of each key (lookups take the first), and its value.
@@ -218,18 +227,21 @@ public struct FixJSONLinesReader {
     if device != nil ? unnamed > 0 : named { return nil }
     guard let time, let latitude, let longitude else { return nil }
     let seconds: Double
+    var zone: Int?
     if time.isNumber {
       seconds = ByteNumbers.epochSeconds(time.value)
     } else {
       let text = UnsafeBufferPointer(rebasing: line[time.range])
-      guard let t = ByteNumbers.timestamp(text), assumeUTC || ByteNumbers.hasZone(text) else { return nil }
+      let zoned = ByteNumbers.hasZone(text)
+      guard let (t, offset) = ByteNumbers.timestampWithOffset(text), assumeUTC || zoned else { return nil }
       seconds = t
+      if zoned { zone = offset }
     }
     guard let coordinate = try? Coordinate.reading(latitude: latitude, longitude: longitude) else { return nil }
     let name = device.map { String(decoding: UnsafeBufferPointer(rebasing: line[$0]), as: UTF8.self) }
     return (
       LocationFix(time: seconds, coordinate: coordinate, horizontalAccuracy: accuracy), name,
-      time.isNumber ? (time.value, time.range.lowerBound) : nil
+      time.isNumber ? (time.value, time.range.lowerBound) : nil, zone
     )
   }
 
@@ -272,6 +284,9 @@ public struct FixJSONLinesReader {
     case .failure(let problem): throw fail(problem.message, timeNode.offset)
     }
     if case .number(let v) = timeNode.value { state.epoch = (v, timeNode.offset) }
+    if case .string(var text) = timeNode.value {
+      state.zone = text.withUTF8 { b in ByteNumbers.hasZone(b) ? ByteNumbers.timestampWithOffset(b)?.offset : nil }
+    }
     let latitude = try number("lat", "degrees in -90...90")
     let longitude = try number("lon", "degrees")
     let coordinate: Coordinate

@@ -92,6 +92,11 @@ public struct TrackFileReader {
   /// new device.
   public var deviceChanges: Int { csv?.deviceChanges ?? jsonLines?.deviceChanges ?? 0 }
 
+  /// The offset from UTC (seconds, east positive) of the first time read that names its zone,
+  /// in a CSV or JSON Lines file (`+09:00`; `Z` is 0); nil before one, for epoch numbers, and for
+  /// GPX, whose times are UTC by its schema.
+  public var utcOffset: Int? { csv?.utcOffset ?? jsonLines?.utcOffset }
+
   /// Whether the file is GPX.
   public var isGPX: Bool { gpx != nil }
 
