@@ -89,6 +89,9 @@ struct PushCommand: ParsableCommand {
   @Option(name: .shortAndLong, help: "Output file, or - for standard output.")
   var output: String = "-"
 
+  @Flag(help: "With --format table on a terminal: whole lines with full times, however wide (as when the output is piped or a file); by default lines fit the terminal.")
+  var wide = false
+
   @Flag(help: "Replace the output file if it exists.")
   var force = false
 
@@ -127,7 +130,9 @@ struct PushCommand: ParsableCommand {
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     do {
-      try PushReport(run, scheduleSource: schedule).write(PushReport.Format(rawValue: format) ?? .table, to: out)
+      var report = PushReport(run, scheduleSource: schedule)
+      report.width = TerminalWidth.columns(output: output, wide: wide)
+      try report.write(PushReport.Format(rawValue: format) ?? .table, to: out)
       try out.commit()
     } catch { throw Diagnostics.fail(error) }
   }

@@ -17,7 +17,8 @@ struct TerminalWidthTests {
 
   @Test(arguments: [80, 120, 200])
   func theDemoFitsAndLosesNothing(columns: Int) throws {
-    for (command, reasonKey) in [(Self.analyze, "reason"), (Self.fetch, "reason")] {
+    let push = ["push", "--schedule", "Fixtures/push/news-app.jsonl", "--connectivity", "Fixtures/push/news-app-connectivity.csv"]
+    for (command, reasonKey) in [(Self.analyze, "reason"), (Self.fetch, "reason"), (push, "reason")] {
       let table = try CommandRunner.run(command, environment: ["GEOWAKE_COLUMNS": "\(columns)"])
       #expect(table.status == 0, "\(table.stderr)")
       let long = table.stdout.split(separator: "\n").filter { $0.count > columns }
@@ -27,8 +28,8 @@ struct TerminalWidthTests {
       var reasons = 0
       for line in lines {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        // analyze lists every entry; fetch's table lists the scheduler's own steps.
-        guard let reason = object[reasonKey] as? String, command[0] == "analyze" || object["category"] as? String == "fetch" else { continue }
+        // analyze and push list every entry; fetch's table lists the scheduler's own steps.
+        guard let reason = object[reasonKey] as? String, command[0] != "fetch" || object["category"] as? String == "fetch" else { continue }
         reasons += 1
         #expect(text.contains(Self.flat(reason)), "\(command[0]) at \(columns): \(reason)")
       }

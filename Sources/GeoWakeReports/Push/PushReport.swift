@@ -30,9 +30,15 @@ public struct PushReport {
     }
   }
 
+  /// The terminal's width for `table` (nil: lines as long as they are, as when piped): times of
+  /// day under a line for each day, details that do not fit wrapped below their row, the
+  /// requests' table in blocks that fit with their details below it.
+  public var width: Int?
+
   public func write(_ format: Format, to sink: ByteSink) throws(TrackIOError) {
     switch format {
     case .table:
+      if let width { return try writeNarrow(width: width, to: sink) }
       try sink.write("at                    step     event              detail\n")
       for e in entries {
         let step = e.request.map { "#\($0)" } ?? e.subject
@@ -55,6 +61,41 @@ public struct PushReport {
     guard e.category == .push, e.event.hasPrefix("push") else { return e.event }
     let name = e.event.dropFirst(4)
     return name.prefix(1).lowercased() + name.dropFirst()
+  }
+
+  /// The table for a terminal `width` columns wide (see ``width``).
+  func writeNarrow(width: Int, to sink: ByteSink) throws(TrackIOError) {
+    try sink.write("at        step     event\n")
+    var day: String?
+    for e in entries {
+      let stamp = TimestampText.iso8601(e.time)
+      if stamp.prefix(10) != day.map({ Substring($0) }) {
+        day = String(stamp.prefix(10))
+        try sink.write("\(day!) (UTC)\n")
+      }
+      let step = e.request.map { "#\($0)" } ?? e.subject
+      let row = String(stamp.dropFirst(11).prefix(8)).column(10) + step.column(9)
+      let detail = e.reason + TimelineWriter.appState(e)
+      let inline = row + Self.shortEvent(e).column(19)
+      if inline.count + detail.count <= width {
+        try sink.write(inline + detail + "\n")
+      } else {
+        try sink.write(row + Self.shortEvent(e) + "\n")
+        for line in TerminalText.wrapped(detail, width: width - 4, indent: 0).split(separator: "\n") { try sink.write("    " + line + "\n") }
+      }
+    }
+    try sink.write("\n" + TerminalText.wrapped(summaryText, width: width) + "\n")
+    let rows = run.outcomes.enumerated().map { k, o -> [String] in
+      [
+        "#\(k)", TimestampText.iso8601(o.time), o.apnsID ?? "-", o.reason.map { "\(o.status) \($0.rawValue)" } ?? "\(o.status)", o.kind.rawValue,
+        o.deliveredAt.map { TimestampText.iso8601($0) } ?? "-",
+      ]
+    }
+    try sink.write(TerminalText.table(header: ["request", "sent at", "apns-id", "status", "outcome", "delivered at"], rows: rows, width: width))
+    try sink.write("\nwhy:\n")
+    for (k, o) in run.outcomes.enumerated() {
+      try sink.write(TerminalText.wrapped("#\(k) " + o.detail, width: width) + "\n")
+    }
   }
 
   /// One line per request: when it was sent, its apns-id and APNs' answer, how it ended, when it
