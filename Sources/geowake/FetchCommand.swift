@@ -199,7 +199,8 @@ struct FetchCommand: ParsableCommand {
       users.append(FetchPopulation.User(name: name, comparison: FetchComparison(simulation)))
     }
     let population = FetchPopulation(users: users)
-    let report = FetchPopulationReport(population, source: usage.joined(separator: ", "))
+    var report = FetchPopulationReport(population, source: usage.joined(separator: ", "))
+    report.width = TerminalWidth.columns(output: output, wide: wide)
     try writeOutput { out, format throws(TrackIOError) in try report.write(format, to: out) }
     try exitIfFailed(population.checks.map { ($0.name, $0.passed) })
   }

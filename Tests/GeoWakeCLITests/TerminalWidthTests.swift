@@ -69,6 +69,20 @@ struct TerminalWidthTests {
     #expect(try CommandRunner.run(["analyze", "--profile", "server", "--regions", regions, lines]).stdout == local.stdout)
   }
 
+  /// A population's tables fit too, in blocks that each start with the strategy or the user.
+  @Test func aPopulationFits() throws {
+    let folder = try TemporaryFolder()
+    let users = folder.path("users")
+    #expect(try CommandRunner.run(["generate", "usage", "--population", "5", "--seed", "21", "-o", users]).status == 0)
+    let table = try CommandRunner.run(["fetch", "--usage", users, "--report-only"], environment: ["GEOWAKE_COLUMNS": "80"])
+    #expect(table.status == 0, "\(table.stderr)")
+    #expect(table.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 })
+    let names = try FileManager.default.contentsOfDirectory(atPath: users)
+    #expect(names.count == 5 && names.allSatisfy { name in table.stdout.components(separatedBy: "\n" + name + " ").count - 1 == 2 }, "\(table.stdout)")
+    let piped = try CommandRunner.run(["fetch", "--usage", users, "--report-only"])
+    #expect(piped.stdout.split(separator: "\n").contains { $0.count > 80 })
+  }
+
   @Test func pipedRowsAreWholeAndWideKeepsThem() throws {
     let piped = try CommandRunner.run(Self.analyze)
     let wide = try CommandRunner.run(Self.analyze + ["--wide"], environment: ["GEOWAKE_COLUMNS": "80"])

@@ -10,6 +10,10 @@ public struct FetchPopulationReport {
   /// Where the users came from, for the header.
   public var source: String
 
+  /// The terminal's width for `table` (nil: lines as long as they are, as when piped): its
+  /// tables in blocks that fit, its lines wrapped.
+  public var width: Int?
+
   public init(_ population: FetchPopulation, source: String) {
     self.population = population
     self.source = source
@@ -25,6 +29,7 @@ public struct FetchPopulationReport {
   static func percent(_ x: Double) -> String { NumberText.fixed(x * 100, decimals: 1) + " %" }
 
   func writeTable(to sink: ByteSink) throws(TrackIOError) {
+    if let width { return try writeNarrow(width: width, to: sink) }
     let users = population.users
     let daily = users.filter(\.isDaily).count
     try sink.write("users: \(users.count) from \(source) (\(daily) open the app on 90 % of days or more)\n\n")
@@ -62,6 +67,36 @@ public struct FetchPopulationReport {
       ]
       try sink.write(cells.joined())
     }
+  }
+
+  /// The same tables for a terminal `width` columns wide: columns sized to their cells, in
+  /// blocks that fit, each starting with the strategy or the user.
+  func writeNarrow(width: Int, to sink: ByteSink) throws(TrackIOError) {
+    let users = population.users
+    let daily = users.filter(\.isDaily).count
+    try sink.write(TerminalText.wrapped("users: \(users.count) from \(source) (\(daily) open the app on 90 % of days or more)", width: width) + "\n\n")
+    let strategies = population.strategies.enumerated().map { k, strategy -> [String] in
+      let (fresh, p90, perDay) = population.spreads(strategy: k)
+      let worst = users.map { $0.summaries[k].staleness.p90 }.max() ?? 0
+      return [
+        "\(strategy)", NumberText.fixed(perDay.p50, decimals: 1), NumberText.fixed(perDay.p90, decimals: 1), Self.percent(fresh.p10),
+        Self.percent(fresh.p50), NumberText.duration(p90.p50), NumberText.duration(p90.p90), NumberText.duration(worst),
+      ]
+    }
+    try sink.write(TerminalText.table(
+      header: ["strategy", "fetches/day p50", "p90", "fresh share p10", "p50", "p90 staleness p50", "p90", "worst user"], rows: strategies, width: width))
+    var checks = "\nchecks (the scheduler over these users):\n"
+    for check in population.checks { checks += "  " + (check.passed ? "pass" : "FAIL") + "  " + check.name + ": " + check.measured + "\n" }
+    try sink.write(TerminalText.wrapped(checks, width: width) + "\n")
+    let rows = users.map { user -> [String] in
+      let (s, h) = (user.scheduler, user.hourly)
+      return [
+        user.name, Self.percent(s.staleness.freshShare), NumberText.duration(s.staleness.p90), NumberText.fixed(s.fetchesPerDay, decimals: 1),
+        Self.percent(h.staleness.freshShare), NumberText.duration(h.staleness.p90), NumberText.fixed(h.fetchesPerDay, decimals: 1),
+      ]
+    }
+    try sink.write(TerminalText.table(
+      header: ["user", "scheduler: fresh", "p90", "fetches/day", "fixed 1 h: fresh", "p90", "fetches/day"], rows: rows, width: width))
   }
 
   func writeJSONLines(to sink: ByteSink) throws(TrackIOError) {

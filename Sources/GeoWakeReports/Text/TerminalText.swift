@@ -2,7 +2,7 @@
 /// of columns that fit (each block repeating the first column), nothing elided.
 enum TerminalText {
   /// `text`'s lines, each longer than `width` broken at spaces, continuation lines indented
-  /// by `indent` spaces (a word longer than a line has a line of its own).
+  /// by `indent` spaces more than the line (a word longer than a line has a line of its own).
   static func wrapped(_ text: String, width: Int, indent: Int = 4) -> String {
     var out: [String] = []
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -10,13 +10,15 @@ enum TerminalText {
         out.append(String(line))
         continue
       }
-      var current = ""
-      for word in line.split(separator: " ", omittingEmptySubsequences: false) {
-        if !current.isEmpty, current.count + 1 + word.count > width {
+      // The line's own indent is kept, and its continuation lines indented further.
+      let lead = String(line.prefix { $0 == " " })
+      var current = lead
+      for word in line.dropFirst(lead.count).split(separator: " ", omittingEmptySubsequences: false) {
+        if current.count > lead.count, current.count + 1 + word.count > width {
           out.append(current)
-          current = String(repeating: " ", count: indent) + word
+          current = lead + String(repeating: " ", count: indent) + word
         } else {
-          current += (current.isEmpty ? "" : " ") + word
+          current += (current.count == lead.count ? "" : " ") + word
         }
       }
       out.append(current)
