@@ -19,7 +19,7 @@ let package = Package(
         .product(name: "TrackIO", package: geowake), .product(name: "RuntimeIO", package: geowake),
         .product(name: "Geofencing", package: geowake), .product(name: "GeoWake", package: geowake),
         .product(name: "BackgroundRuntime", package: geowake), .product(name: "CellHandoff", package: geowake),
-        .product(name: "Geodesy", package: geowake),
+        .product(name: "Geodesy", package: geowake), .product(name: "GEOSValidation", package: geowake),
       ],
       path: "Sources/geowake-fuzz"
     )

@@ -25,13 +25,14 @@ if ! build; then
 fi
 bin=$(swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --show-bin-path)/geowake-fuzz
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"track statistics analyze gpx csv jsonl regions scenario pushes push towers schedules fetch"}
+targets=${FUZZ_TARGETS:-"track statistics analyze fidelity gpx csv jsonl regions validated scenario pushes push towers schedules fetch"}
 seeds() {
   # The seed files for a target: small fixtures of its format.
   case $1 in
     track) find ../Fixtures -size -64k \( -name '*.gpx' -o -name '*.csv' -o -name '*.jsonl' \); find seeds/track seeds/gpx -type f ;;
     gpx) find ../Fixtures -size -64k -name '*.gpx'; find seeds/gpx -type f ;;
-    statistics | analyze) seeds track ;;
+    statistics | analyze | fidelity) seeds track ;;
+    validated) seeds regions ;;
     push) seeds pushes ;;
     fetch) find ../Fixtures/fetch -name '*checker.csv' ;;
     csv) find ../Fixtures/demo ../Fixtures/cells/drive_logs ../Fixtures/fidelity -size -64k -name '*.csv' | head -40 ;;

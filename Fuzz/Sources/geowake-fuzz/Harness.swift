@@ -11,6 +11,7 @@
 import BackgroundRuntime
 import CellHandoff
 import Foundation
+import GEOSValidation
 import GeoWake
 import Geodesy
 import Geofencing
@@ -42,6 +43,11 @@ let targets: [String: (extension: String, run: @Sendable (String) -> Void)] = [
       fatalError("an index gave back other regions than it was given")
     }
   }),
+  // What `geowake regions check` (and every command reading regions) does: each polygon checked
+  // for full validity by GEOS as it is read.
+  "validated": ("geojson", { path in
+    _ = try? RegionFileReader.read(path: path) { (polygon) throws(RegionError) in try polygon.validateWithGEOS() }
+  }),
   "scenario": ("json", { path in _ = try? ScenarioReader.read(path: path) }),
   // What `geowake analyze` does with a track, not only its reading: every fix through a phone's
   // whole timeline (regions, cells and significant changes, the app woken, pushes), on iOS and
@@ -60,6 +66,21 @@ let targets: [String: (extension: String, run: @Sendable (String) -> Void)] = [
         events.removeAll(keepingCapacity: true)
       }
       try? timeline.finish(into: &events)
+    }
+  }),
+  // What `geowake fidelity` does with a departure's track: replayed through the calibrated and
+  // the documented profiles around a fence at its first fix, the departure at its middle fix.
+  "fidelity": ("", { path in
+    guard var reader = try? TrackFileReader(path: path, options: .init(lenient: true, assumeUTC: true)) else { return }
+    var track: [LocationFix] = []
+    while case .some(.some(let fix)) = try? reader.next(), track.count < 20_000 { track.append(fix) }
+    guard let first = track.first, let fence = try? CircularRegion(identifier: "fence", center: first.coordinate, radius: 100) else { return }
+    for platform in MeasuredDeparture.Platform.allCases {
+      let departure = MeasuredDeparture(
+        id: "fuzz", platform: platform, departureTime: track[track.count / 2].time, exitTime: track.last?.time, fence: fence, track: track)
+      for profile in platform == .ios ? [RegionMonitoringProfile.ios, .iosDocumented] : [.android, .android8, .androidDocumented] {
+        _ = try? DepartureReplay().predictedExitDelay(departure, profile: profile, seed: 1)
+      }
     }
   }),
   // What `geowake push` does with a schedule: validated, then delivered to one device.
