@@ -2,6 +2,7 @@ import ArgumentParser
 import BackgroundRuntime
 import CellHandoff
 import GeoWake
+import GeoWakeReports
 import JSONBytes
 import Geofencing
 import RuntimeIO
@@ -144,7 +145,9 @@ struct CompareCommand: ParsableCommand {
       switch format {
       case "jsonl": text = Self.jsonLines(results, passThroughs: comparison.passThroughs, energy: energy)
       case "csv": text = Self.csv(results, passThroughs: comparison.passThroughs, energy: energy)
-      default: text = Self.table(results, passThroughs: comparison.passThroughs, energy: energy)
+      default:
+        text = Self.table(
+          results, passThroughs: comparison.passThroughs, energy: energy, width: TerminalWidth.columns(output: outputOptions.output, wide: false))
       }
       try out.write(text)
       try out.commit()
@@ -186,8 +189,25 @@ struct CompareCommand: ParsableCommand {
     return values.map { ($0.0, $0.1.0, $0.1.1) }
   }
 
-  static func table(_ results: [StrategyComparison.Result], passThroughs: Int, energy: EnergyModel) -> String {
+  /// The table; for a terminal `width` columns wide, in blocks that fit and with its lines
+  /// wrapped (nil: as wide as it is).
+  static func table(_ results: [StrategyComparison.Result], passThroughs: Int, energy: EnergyModel, width: Int? = nil) -> String {
     func duration(_ seconds: Double?) -> String { seconds.map { CrossingsCommand.duration($0) } ?? "-" }
+    if let width {
+      let rows = results.map { r in
+        [
+          r.strategy, "\(r.wakes)", NumberText.fixed(r.wakesPerHour, decimals: 1), "\(r.learned) of \(r.crossings)", "\(r.missed)",
+          duration(r.meanDelay), duration(r.medianDelay),
+          "\(NumberText.fixed(r.joules, decimals: 1)) J (\(NumberText.fixed(energy.batteryPercent(joules: r.joules), decimals: 3)) % of \(NumberText.fixed(energy.batteryWattHours, decimals: 0)) Wh)",
+        ]
+      }
+      let table = TerminalText.table(
+        header: ["strategy", "wakes", "wakes/h", "learned", "missed", "mean delay", "median delay", "energy"], rows: rows, width: width)
+      let wide = Self.table(results, passThroughs: passThroughs, energy: energy)
+      // The lines after the table, wrapped.
+      let after = wide.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(results.count + 1).joined(separator: "\n")
+      return table + TerminalText.wrapped(after, width: width)
+    }
     let width = max(30, (results.map(\.strategy.count).max() ?? 0) + 2)
     var text = "strategy".column(width) + "wakes  wakes/h  learned    missed  mean delay    median delay  energy\n"
     for r in results {

@@ -15,7 +15,7 @@ extension CrossingsCommand {
     let totals: DeviceTotals
     do {
       if table {
-        try out.write("device".column(16) + "time                      region            event  lat          lon           fixes         note\n")
+        try out.write("device".column(16) + "time (UTC)                region            event  lat          lon           fixes         note\n")
       } else if csv {
         try out.write("device," + Self.csvHeader + "\n")
       }

@@ -73,9 +73,14 @@ struct CrossingsCommand: AsyncParsableCommand {
     var checks = InputChecks()
     let table = format == "table"
     let csv = format == "csv"
+    // On a terminal: times of day under a line for each day, so that a row fits 80 columns.
+    let narrow = table && TerminalWidth.columns(output: outputOptions.output, wide: false) != nil
+    var day: Int?
     do {
-      if table {
-        try out.write("time                      region            event  lat          lon           fixes         note\n")
+      if narrow {
+        try out.write("time          region            event  lat        lon         fixes\n")
+      } else if table {
+        try out.write("time (UTC)                region            event  lat          lon           fixes         note\n")
       } else if csv {
         try out.write(Self.csvHeader + "\n")
       }
@@ -103,7 +108,16 @@ struct CrossingsCommand: AsyncParsableCommand {
         for c in crossings {
           if c.direction == .enter { enters += 1 } else { exits += 1 }
           if c.isPassThrough { passThroughs += 1 }
-          try (table ? Self.writeRow(c, out) : csv ? Self.writeCSV(c, out) : Self.writeJSON(c, out))
+          if narrow {
+            let today = Int((c.time / 86_400).rounded(.down))
+            if today != day {
+              day = today
+              try out.write(String(TimestampText.iso8601(c.time).prefix(10)) + " (UTC)\n")
+            }
+            try Self.writeNarrowRow(c, out)
+          } else {
+            try (table ? Self.writeRow(c, out) : csv ? Self.writeCSV(c, out) : Self.writeJSON(c, out))
+          }
         }
         crossings.removeAll(keepingCapacity: true)
       }
@@ -128,6 +142,24 @@ struct CrossingsCommand: AsyncParsableCommand {
   }
 
   static func duration(_ seconds: Double) -> String { NumberText.duration(seconds) }
+
+  /// A row for a terminal: the time of day (under its day's line), the position to 6 decimals
+  /// (about 10 cm), "pass" after the fixes of a pass-through; 80 columns up to 10⁵ fixes.
+  static func writeNarrowRow(_ c: RegionCrossing, _ out: ByteSink) throws(TrackIOError) {
+    try out.write(String(TimestampText.iso8601(c.time, fractionDigits: 3).dropFirst(11).dropLast()) + "  ")
+    try out.write(c.region.rawValue, column: 17)
+    try out.write(" ")
+    try out.write(c.direction.rawValue, column: 6)
+    try out.write(" ")
+    try out.write(c.coordinate.latitude, decimals: 6)
+    try out.write("  ")
+    try out.write(c.coordinate.longitude, decimals: 6)
+    try out.write("  ")
+    try out.write(c.fromFix)
+    try out.write("→")
+    try out.write(c.toFix)
+    try out.write(c.isPassThrough ? "  pass\n" : "\n")
+  }
 
   static func writeRow(_ c: RegionCrossing, _ out: ByteSink, device: String? = nil) throws(TrackIOError) {
     // Straight into the sink, each column as `String.column` pads it: no string made per row.

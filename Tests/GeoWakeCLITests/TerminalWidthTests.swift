@@ -69,6 +69,25 @@ struct TerminalWidthTests {
     #expect(try CommandRunner.run(["analyze", "--profile", "server", "--regions", regions, lines]).stdout == local.stdout)
   }
 
+  /// crossings and compare fit too; piped, crossings' rows are whole, with full dates.
+  @Test func crossingsAndCompareFit() throws {
+    let regions = ["--regions", "Fixtures/demo/tokyo-regions.csv", "Fixtures/gpx/coregpx/GPXTest-TrackPointOnly.gpx"]
+    for command in [["crossings"] + regions, ["compare"] + regions] {
+      let table = try CommandRunner.run(command, environment: ["GEOWAKE_COLUMNS": "80"])
+      #expect(table.status == 0, "\(table.stderr)")
+      let long = table.stdout.split(separator: "\n").filter { $0.count > 80 }
+      #expect(long.isEmpty, "\(command[0]): \(long.prefix(2))")
+    }
+    let narrow = try CommandRunner.run(["crossings"] + regions, environment: ["GEOWAKE_COLUMNS": "80"]).stdout
+    #expect(narrow.contains("\n2018-11-29 (UTC)\n02:29:48.141  aoyama-itchome    enter  35.672253  139.721860  512→513\n"))
+    #expect(narrow.contains("  2031→2032  pass\n"))
+    let piped = try CommandRunner.run(["crossings"] + regions).stdout
+    #expect(piped.hasPrefix("time (UTC)                region"))
+    #expect(piped.contains("\n2018-11-29T02:29:48.141Z  aoyama-itchome    enter  35.6722535   139.7218598   512→513\n"))
+    // The same crossings: as many rows, one per crossing.
+    #expect(narrow.split(separator: "\n").filter { $0.contains("→") }.count == piped.split(separator: "\n").filter { $0.contains("→") }.count)
+  }
+
   /// A population's tables fit too, in blocks that each start with the strategy or the user.
   @Test func aPopulationFits() throws {
     let folder = try TemporaryFolder()

@@ -1,9 +1,9 @@
 /// Text for a terminal of a given width: paragraphs wrapped at spaces, tables split into blocks
 /// of columns that fit (each block repeating the first column), nothing elided.
-enum TerminalText {
+public enum TerminalText {
   /// `text`'s lines, each longer than `width` broken at spaces, continuation lines indented
   /// by `indent` spaces more than the line (a word longer than a line has a line of its own).
-  static func wrapped(_ text: String, width: Int, indent: Int = 4) -> String {
+  public static func wrapped(_ text: String, width: Int, indent: Int = 4) -> String {
     var out: [String] = []
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
       guard line.count > width else {
@@ -29,7 +29,7 @@ enum TerminalText {
   /// `header` and `rows` as columns as wide as their widest cell plus two spaces; when that is
   /// wider than `width`, as several blocks one under the other, each starting with the first
   /// column and holding as many of the others as fit.
-  static func table(header: [String], rows: [[String]], width: Int) -> String {
+  public static func table(header: [String], rows: [[String]], width: Int) -> String {
     let widths = header.indices.map { k in ([header[k]] + rows.map { k < $0.count ? $0[k] : "" }).map(\.count).max() ?? 0 }
     var blocks: [[Int]] = []
     var block: [Int] = []
