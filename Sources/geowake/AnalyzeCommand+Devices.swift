@@ -16,6 +16,8 @@ extension AnalyzeCommand {
     /// The devices' shared regions, platform, seed, cells and app.
     var fleet: Fleet
     var format: TimelineWriter.Format
+    /// The terminal's width for the table (nil: whole rows).
+    var width: Int?
     var reading: TrackFileReader.Options
     /// The region file's name, for warnings about a device far from every region.
     var regionFile: String?
@@ -38,7 +40,8 @@ extension AnalyzeCommand {
       regions: RegionSet(regionFile.regions), platform: platform, notifications: regionFile.notifications, seed: seed, cells: cells,
       cellsFromTrack: try cells ?? cellConfiguration(trackNamesCells: true), app: try appInputs())
     let settings = DeviceSettings(
-      fleet: fleet, format: format, reading: .init(lenient: lenient, assumeUTC: assumeUTC), regionFile: regions,
+      fleet: fleet, format: format, width: TerminalWidth.columns(output: output, wide: wide),
+      reading: .init(lenient: lenient, assumeUTC: assumeUTC), regionFile: regions,
       regionList: regionFile.regions)
     if let regions, regionFile.regions.isEmpty { Diagnostics.error(InputChecks.noRegionWarning(regions: regions)) }
     // The settings are checked once, here, rather than failing every device alike.
@@ -53,6 +56,7 @@ extension AnalyzeCommand {
     do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     let listed = format == .geojson ? first.monitor.monitoredRegions + first.monitor.failedRegions : []
     var writer = TimelineWriter(format: format, sink: out, regions: listed, devices: true)
+    writer.width = settings.width
     let totals: DeviceTotals
     do {
       try writer.begin()
@@ -77,6 +81,7 @@ extension AnalyzeCommand {
     var outcome = DeviceRun.Outcome(device: track.device)
     let sink = ByteSink.inMemory()
     var writer = TimelineWriter(format: settings.format, sink: sink, regions: [], devices: true)
+    writer.width = settings.width
     writer.device = track.device
     writer.hasWrittenFeature = true
     var reader: TrackFileReader?

@@ -11,16 +11,21 @@ extension CrossingsCommand {
     let out = try outputOptions.sink()
     let table = format == "table"
     let csv = format == "csv"
+    // On a terminal: each device's rows under a line naming it, as one device's are.
+    let narrow = table && TerminalWidth.columns(output: outputOptions.output, wide: false) != nil
     let reading = TrackFileReader.Options(assumeUTC: assumeUTC)
     let totals: DeviceTotals
     do {
-      if table {
+      if narrow {
+        try out.write("time          region            event  lat        lon         fixes\n")
+      } else if table {
         try out.write("device".column(16) + "time (UTC)                region            event  lat          lon           fixes         note\n")
       } else if csv {
         try out.write("device," + Self.csvHeader + "\n")
       }
       totals = try await DeviceRun.run(source, jobs: jobs, to: out, featuresBefore: false) { track in
-        Self.follow(track, regions: regions, regionFile: regionFile, regionList: regionList, table: table, csv: csv, reading: reading)
+        Self.follow(
+          track, regions: regions, regionFile: regionFile, regionList: regionList, table: table, csv: csv, narrow: narrow, reading: reading)
       }
       if table { try out.write(totals.text(regions: "\(regions.count) regions")) }
       try out.commit()
@@ -33,13 +38,14 @@ extension CrossingsCommand {
   /// One device's crossings, written to memory.
   static func follow(
     _ track: DeviceTrack, regions: RegionSet, regionFile: String, regionList: [Region], table: Bool, csv: Bool,
-    reading: TrackFileReader.Options
+    narrow: Bool = false, reading: TrackFileReader.Options
   ) -> DeviceRun.Outcome {
     var outcome = DeviceRun.Outcome(device: track.device)
     let sink = ByteSink.inMemory()
     var detector = CrossingDetector(regions: regions)
     var crossings: [RegionCrossing] = []
     var checks = InputChecks()
+    var day: Int?
     func take(_ fix: LocationFix, line: Int, path: String) throws(TrackIOError) {
       crossings.removeAll(keepingCapacity: true)
       checks.add(fix)
@@ -48,9 +54,19 @@ extension CrossingsCommand {
       }
       for c in crossings {
         outcome.events[c.isPassThrough ? "\(c.direction.rawValue) (pass)" : c.direction.rawValue, default: 0] += 1
-        try (table
-          ? writeRow(c, sink, device: track.device)
-          : csv ? writeCSV(c, sink, device: track.device) : writeJSON(c, sink, device: track.device))
+        if narrow {
+          let today = Int((c.time / 86_400).rounded(.down))
+          if day == nil { try sink.write("device \(track.device)\n") }
+          if today != day {
+            day = today
+            try sink.write(String(TimestampText.iso8601(c.time).prefix(10)) + " (UTC)\n")
+          }
+          try writeNarrowRow(c, sink)
+        } else {
+          try (table
+            ? writeRow(c, sink, device: track.device)
+            : csv ? writeCSV(c, sink, device: track.device) : writeJSON(c, sink, device: track.device))
+        }
       }
     }
     do throws(TrackIOError) {

@@ -88,6 +88,26 @@ struct TerminalWidthTests {
     #expect(narrow.split(separator: "\n").filter { $0.contains("→") }.count == piped.split(separator: "\n").filter { $0.contains("→") }.count)
   }
 
+  /// Many devices fit too: each device's rows under a line naming it, as one device's are.
+  @Test func manyDevicesFit() throws {
+    let folder = try TemporaryFolder()
+    let tracks = folder.path("tracks")
+    try FileManager.default.createDirectory(atPath: tracks, withIntermediateDirectories: true)
+    for name in ["van-1", "bike"] {
+      try FileManager.default.copyItem(atPath: FixtureFiles.url("demo/tokyo-track.csv").path, toPath: tracks + "/\(name).csv")
+    }
+    for command in ["crossings", "analyze"] {
+      let arguments = [command, "--regions", "Fixtures/demo/tokyo-regions.csv", tracks]
+      let narrow = try CommandRunner.run(arguments, environment: ["GEOWAKE_COLUMNS": "80"])
+      #expect(narrow.status == 0, "\(narrow.stderr)")
+      #expect(narrow.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(command)")
+      #expect(narrow.stdout.contains("\ndevice bike\n2018-11-29 (UTC)\n") && narrow.stdout.contains("\ndevice van-1\n2018-11-29 (UTC)\n"), "\(command)")
+      // Piped: every row starts with its device, as before.
+      let piped = try CommandRunner.run(arguments)
+      #expect(piped.stdout.split(separator: "\n").dropFirst().prefix(5).allSatisfy { $0.hasPrefix("bike ") }, "\(command)")
+    }
+  }
+
   /// A population's tables fit too, in blocks that each start with the strategy or the user.
   @Test func aPopulationFits() throws {
     let folder = try TemporaryFolder()

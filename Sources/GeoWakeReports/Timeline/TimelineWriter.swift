@@ -56,8 +56,11 @@ public struct TimelineWriter {
   /// new day, and the reason, when it does not fit after the columns, on the lines below,
   /// indented and wrapped at the width — nothing elided.
   public var width: Int?
-  /// The day of the last narrow row, for the day lines.
+  /// The day of the last narrow row, for the day lines; the device of the last narrow row, for
+  /// the device lines (narrow rows name their device on a line before its first row, not in a
+  /// column).
   private var narrowDay: Int?
+  private var narrowDevice: String?
   /// The clock `table` shows times on: seconds east of UTC (the track's own offset, when it
   /// names one; 0: UTC). The other formats write UTC.
   public var utcOffset = 0
@@ -95,8 +98,8 @@ public struct TimelineWriter {
     case .table:
       let device = devices ? "device".column(Self.deviceWidth) : ""
       if width != nil {
-        // The zone is on each day's line.
-        try sink.write(device + "at            crossed at    region            event             reason\n")
+        // The zone is on each day's line, the device on a line before its rows.
+        try sink.write("at            crossed at    region            event             reason\n")
       } else {
         let w = utcOffset == 0 ? 26 : 31
         try sink.write(device + "at (\(zoneName))".column(w) + "crossed at (\(zoneName))".column(w) + "region            event             reason\n")
@@ -252,12 +255,16 @@ public struct TimelineWriter {
   private mutating func writeNarrow(_ e: TimelineEntry, width: Int) throws(TrackIOError) {
     let offset = Double(utcOffset)
     let day = Int(((e.time + offset) / 86_400).rounded(.down))
+    if devices, device != narrowDevice {
+      narrowDevice = device
+      narrowDay = nil
+      try sink.write("device \(device)\n")
+    }
     if day != narrowDay {
       narrowDay = day
       try sink.write(String(TimestampText.iso8601(e.time + offset).prefix(10)) + " (\(zoneName))\n")
     }
-    var row = devices ? device.column(Self.deviceWidth) : ""
-    row += Self.timeOfDay(e.time + offset).column(14)
+    var row = Self.timeOfDay(e.time + offset).column(14)
     if let crossed = e.crossedAt {
       // A crossing the day before its delivery says so.
       let back = day - Int(((crossed + offset) / 86_400).rounded(.down))
