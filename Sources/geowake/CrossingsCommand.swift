@@ -39,6 +39,9 @@ struct CrossingsCommand: AsyncParsableCommand {
   @Option(parsing: .unconditional, help: "With many devices: how many to follow at once (default: the number of cores).")
   var jobs: Int?
 
+  @Flag(help: "Table times in UTC even when the track's times name another offset (by default the table shows the track's own clock; jsonl and csv are UTC).")
+  var utc = false
+
   @Flag(name: .customLong("assume-utc"), help: "Read CSV and JSON Lines times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")
   var assumeUTC = false
 
@@ -56,10 +59,14 @@ struct CrossingsCommand: AsyncParsableCommand {
     let set = RegionSet(regionList)
     let reader: ReadAheadTrackReader
     var pending: Result<LocationFix?, TrackIOError>?
+    // The table's clock: the track's own offset, when its times name one.
+    var offset = 0
     do {
       switch try DeviceTrackSource.open(tracks, options: .init(assumeUTC: assumeUTC)) {
       case .many(let source): return try await runDevices(source, regions: set)
-      case .one(let opened, let first): (reader, pending) = (ReadAheadTrackReader(opened), first)
+      case .one(let opened, let first):
+        (reader, pending) = (ReadAheadTrackReader(opened), first)
+        if !utc { offset = opened.utcOffset ?? 0 }
       }
     } catch let error as TrackIOError { throw Diagnostics.fail(error) }
     var detector = CrossingDetector(regions: set)
@@ -77,10 +84,11 @@ struct CrossingsCommand: AsyncParsableCommand {
     let narrow = table && TerminalWidth.columns(output: outputOptions.output, wide: false) != nil
     var day: Int?
     do {
+      let zone = TimestampText.zoneName(utcOffset: offset)
       if narrow {
         try out.write("time          region            event  lat        lon         fixes\n")
       } else if table {
-        try out.write("time (UTC)                region            event  lat          lon           fixes         note\n")
+        try out.write("time (\(zone))".column(offset == 0 ? 26 : 31) + "region            event  lat          lon           fixes         note\n")
       } else if csv {
         try out.write(Self.csvHeader + "\n")
       }
@@ -109,12 +117,15 @@ struct CrossingsCommand: AsyncParsableCommand {
           if c.direction == .enter { enters += 1 } else { exits += 1 }
           if c.isPassThrough { passThroughs += 1 }
           if narrow {
-            let today = Int((c.time / 86_400).rounded(.down))
+            let today = Int(((c.time + Double(offset)) / 86_400).rounded(.down))
             if today != day {
               day = today
-              try out.write(String(TimestampText.iso8601(c.time).prefix(10)) + " (UTC)\n")
+              try out.write(String(TimestampText.iso8601(c.time + Double(offset)).prefix(10)) + " (\(zone))\n")
             }
-            try Self.writeNarrowRow(c, out)
+            try Self.writeNarrowRow(c, out, utcOffset: offset)
+          } else if table && offset != 0 {
+            try out.write(TimestampText.iso8601(c.time, fractionDigits: 3, utcOffset: offset) + "  ")
+            try Self.writeRow(c, out, withoutTime: true)
           } else {
             try (table ? Self.writeRow(c, out) : csv ? Self.writeCSV(c, out) : Self.writeJSON(c, out))
           }
@@ -145,8 +156,8 @@ struct CrossingsCommand: AsyncParsableCommand {
 
   /// A row for a terminal: the time of day (under its day's line), the position to 6 decimals
   /// (about 10 cm), "pass" after the fixes of a pass-through; 80 columns up to 10⁵ fixes.
-  static func writeNarrowRow(_ c: RegionCrossing, _ out: ByteSink) throws(TrackIOError) {
-    try out.write(String(TimestampText.iso8601(c.time, fractionDigits: 3).dropFirst(11).dropLast()) + "  ")
+  static func writeNarrowRow(_ c: RegionCrossing, _ out: ByteSink, utcOffset: Int = 0) throws(TrackIOError) {
+    try out.write(String(TimestampText.iso8601(c.time + Double(utcOffset), fractionDigits: 3).dropFirst(11).dropLast()) + "  ")
     try out.write(c.region.rawValue, column: 17)
     try out.write(" ")
     try out.write(c.direction.rawValue, column: 6)
@@ -161,11 +172,14 @@ struct CrossingsCommand: AsyncParsableCommand {
     try out.write(c.isPassThrough ? "  pass\n" : "\n")
   }
 
-  static func writeRow(_ c: RegionCrossing, _ out: ByteSink, device: String? = nil) throws(TrackIOError) {
+  /// A table row (`withoutTime`: its time already written, on another clock than UTC).
+  static func writeRow(_ c: RegionCrossing, _ out: ByteSink, device: String? = nil, withoutTime: Bool = false) throws(TrackIOError) {
     // Straight into the sink, each column as `String.column` pads it: no string made per row.
     if let device { try out.write(device, column: 16) }
-    try out.writeTimestamp(c.time, fractionDigits: 3)
-    try out.write("  ")
+    if !withoutTime {
+      try out.writeTimestamp(c.time, fractionDigits: 3)
+      try out.write("  ")
+    }
     try out.write(c.region.rawValue, column: 17)
     try out.write(" ")
     try out.write(c.direction.rawValue, column: 6)

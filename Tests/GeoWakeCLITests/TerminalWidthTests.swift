@@ -67,6 +67,14 @@ struct TerminalWidthTests {
 
       """)
     #expect(try CommandRunner.run(["analyze", "--profile", "server", "--regions", regions, lines]).stdout == local.stdout)
+    // crossings keeps the same clock.
+    let crossings = try CommandRunner.run(["crossings", "--regions", regions, track]).stdout
+    #expect(crossings.hasPrefix("time (UTC+09:00)               region"))
+    #expect(crossings.contains("\n2018-11-29T11:29:26.722+09:00  home              enter  35.6732790   139.7240000   0→1\n"), "\(crossings)")
+    let crossingsUTC = try CommandRunner.run(["crossings", "--regions", regions, track, "--utc"]).stdout
+    #expect(crossingsUTC.contains("\n2018-11-29T02:29:26.722Z  home              enter  35.6732790   139.7240000   0→1\n"))
+    let narrowCrossings = try CommandRunner.run(["crossings", "--regions", regions, track], environment: ["GEOWAKE_COLUMNS": "80"]).stdout
+    #expect(narrowCrossings.contains("\n2018-11-29 (UTC+09:00)\n11:29:26.722  home "))
   }
 
   /// crossings and compare fit too; piped, crossings' rows are whole, with full dates.

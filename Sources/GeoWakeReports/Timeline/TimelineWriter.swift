@@ -66,17 +66,10 @@ public struct TimelineWriter {
   public var utcOffset = 0
 
   /// The zone of the table's times, for its headers: `UTC`, `UTC+09:00`.
-  var zoneName: String {
-    guard utcOffset != 0 else { return "UTC" }
-    let m = abs(utcOffset) / 60
-    return "UTC" + (utcOffset < 0 ? "-" : "+") + (m / 60 < 10 ? "0" : "") + "\(m / 60):" + (m % 60 < 10 ? "0" : "") + "\(m % 60)"
-  }
+  var zoneName: String { TimestampText.zoneName(utcOffset: utcOffset) }
 
   /// A time as the wide table shows it: to the millisecond, on the table's clock.
-  private func wideTime(_ t: Double) -> String {
-    let local = TimestampText.iso8601(t + Double(utcOffset), fractionDigits: 3)
-    return utcOffset == 0 ? local : local.dropLast() + String(zoneName.dropFirst(3))
-  }
+  private func wideTime(_ t: Double) -> String { TimestampText.iso8601(t, fractionDigits: 3, utcOffset: utcOffset) }
 
   /// - Parameters:
   ///   - regions: every region (monitored and refused), for `geojson` and `html`.

@@ -25,6 +25,22 @@ public enum TimestampText {
     return local + (utcOffset < 0 ? "-" : "+") + two(m / 60) + ":" + two(m % 60)
   }
 
+  /// `seconds` as ISO 8601 on a clock `utcOffset` seconds ahead of UTC, with `fractionDigits`
+  /// digits of fractional seconds (`2024-05-06T07:45:00.250+02:00`; `Z` when the offset is 0).
+  public static func iso8601(_ seconds: Double, fractionDigits: Int, utcOffset: Int) -> String {
+    let local = iso8601(seconds + Double(utcOffset), fractionDigits: fractionDigits)
+    return utcOffset == 0 ? local : String(local.dropLast()) + zoneName(utcOffset: utcOffset).dropFirst(3)
+  }
+
+  /// The zone of a clock `utcOffset` seconds ahead of UTC, for headers: `UTC`, `UTC+09:00`,
+  /// `UTC-05:30`.
+  public static func zoneName(utcOffset: Int) -> String {
+    guard utcOffset != 0 else { return "UTC" }
+    let m = abs(utcOffset) / 60
+    func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    return "UTC" + (utcOffset < 0 ? "-" : "+") + two(m / 60) + ":" + two(m % 60)
+  }
+
   /// Parses ISO 8601 text (as the readers do): seconds since the Unix epoch, or nil.
   public static func parse(_ text: String) -> Double? {
     Array(text.utf8).withUnsafeBufferPointer { ByteNumbers.timestamp($0) }
