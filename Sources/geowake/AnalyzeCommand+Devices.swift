@@ -16,8 +16,9 @@ extension AnalyzeCommand {
     /// The devices' shared regions, platform, seed, cells and app.
     var fleet: Fleet
     var format: TimelineWriter.Format
-    /// The terminal's width for the table (nil: whole rows).
+    /// The terminal's width for the table (nil: whole rows), and its region column's.
     var width: Int?
+    var subjectWidth = 18
     var reading: TrackFileReader.Options
     /// The region file's name, for warnings about a device far from every region.
     var regionFile: String?
@@ -39,10 +40,12 @@ extension AnalyzeCommand {
     let fleet = Fleet(
       regions: RegionSet(regionFile.regions), platform: platform, notifications: regionFile.notifications, seed: seed, cells: cells,
       cellsFromTrack: try cells ?? cellConfiguration(trackNamesCells: true), app: try appInputs())
-    let settings = DeviceSettings(
+    var configured = DeviceSettings(
       fleet: fleet, format: format, width: TerminalWidth.columns(output: output, wide: wide),
       reading: .init(lenient: lenient, assumeUTC: assumeUTC), regionFile: regions,
       regionList: regionFile.regions)
+    configured.subjectWidth = max(18, (regionFile.regions.lazy.map { $0.identifier.rawValue.count }.max() ?? 0) + 2)
+    let settings = configured
     if let regions, regionFile.regions.isEmpty { Diagnostics.error(InputChecks.noRegionWarning(regions: regions)) }
     // The settings are checked once, here, rather than failing every device alike.
     let first: DeviceTimeline
@@ -57,6 +60,7 @@ extension AnalyzeCommand {
     let listed = format == .geojson ? first.monitor.monitoredRegions + first.monitor.failedRegions : []
     var writer = TimelineWriter(format: format, sink: out, regions: listed, devices: true)
     writer.width = settings.width
+    writer.subjectWidth = settings.subjectWidth
     let totals: DeviceTotals
     do {
       try writer.begin()
@@ -82,6 +86,7 @@ extension AnalyzeCommand {
     let sink = ByteSink.inMemory()
     var writer = TimelineWriter(format: settings.format, sink: sink, regions: [], devices: true)
     writer.width = settings.width
+    writer.subjectWidth = settings.subjectWidth
     writer.device = track.device
     writer.hasWrittenFeature = true
     var reader: TrackFileReader?

@@ -110,12 +110,14 @@ struct AnalyzeCommand: AsyncParsableCommand {
     let app = try appInputs()
     var timeline = try deviceTimeline(regionFile, cells: cells, app: app)
     let notifications = regionFile.notifications
+    let longestName = regionFile.regions.lazy.map { $0.identifier.rawValue.count }.max() ?? 0
     regionFile = RegionFile(regions: [])
     let out: ByteSink
     do { out = try ByteSink(path: output, overwrite: force) } catch { throw Diagnostics.fail(error) }
     var writer = timelineWriter(to: out, track: track, timeline: timeline, cells: cells)
     writer.width = TerminalWidth.columns(output: output, wide: wide)
     if !utc { writer.utcOffset = trackOffset }
+    writer.subjectWidth = max(18, longestName + 2)
     var events: [TimelineEvent] = []
     var checks = InputChecks()
     var progress = ProgressBar(path: track, label: "analyze", output: output)

@@ -14,18 +14,20 @@ extension CrossingsCommand {
     // On a terminal: each device's rows under a line naming it, as one device's are.
     let narrow = table && TerminalWidth.columns(output: outputOptions.output, wide: false) != nil
     let reading = TrackFileReader.Options(assumeUTC: assumeUTC)
+    let regionWidth = max(17, (regionList.lazy.map { $0.identifier.rawValue.count }.max() ?? 0) + 1)
     let totals: DeviceTotals
     do {
       if narrow {
-        try out.write("time          region            event  lat        lon         fixes\n")
+        try out.write("time          " + "region".column(regionWidth + 1) + "event  lat        lon         fixes\n")
       } else if table {
-        try out.write("device".column(16) + "time (UTC)                region            event  lat          lon           fixes         note\n")
+        try out.write("device".column(16) + "time (UTC)                " + "region".column(regionWidth + 1) + "event  lat          lon           fixes         note\n")
       } else if csv {
         try out.write("device," + Self.csvHeader + "\n")
       }
       totals = try await DeviceRun.run(source, jobs: jobs, to: out, featuresBefore: false) { track in
         Self.follow(
-          track, regions: regions, regionFile: regionFile, regionList: regionList, table: table, csv: csv, narrow: narrow, reading: reading)
+          track, regions: regions, regionFile: regionFile, regionList: regionList, table: table, csv: csv, narrow: narrow,
+          regionWidth: regionWidth, reading: reading)
       }
       if table { try out.write(totals.text(regions: "\(regions.count) regions")) }
       try out.commit()
@@ -38,7 +40,7 @@ extension CrossingsCommand {
   /// One device's crossings, written to memory.
   static func follow(
     _ track: DeviceTrack, regions: RegionSet, regionFile: String, regionList: [Region], table: Bool, csv: Bool,
-    narrow: Bool = false, reading: TrackFileReader.Options
+    narrow: Bool = false, regionWidth: Int = 17, reading: TrackFileReader.Options
   ) -> DeviceRun.Outcome {
     var outcome = DeviceRun.Outcome(device: track.device)
     let sink = ByteSink.inMemory()
@@ -61,10 +63,10 @@ extension CrossingsCommand {
             day = today
             try sink.write(String(TimestampText.iso8601(c.time).prefix(10)) + " (UTC)\n")
           }
-          try writeNarrowRow(c, sink)
+          try writeNarrowRow(c, sink, regionWidth: regionWidth)
         } else {
           try (table
-            ? writeRow(c, sink, device: track.device)
+            ? writeRow(c, sink, device: track.device, regionWidth: regionWidth)
             : csv ? writeCSV(c, sink, device: track.device) : writeJSON(c, sink, device: track.device))
         }
       }

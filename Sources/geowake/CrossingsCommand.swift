@@ -57,6 +57,8 @@ struct CrossingsCommand: AsyncParsableCommand {
     let regionList: [Region]
     do { regionList = try RegionFileReader.readValidated(path: regions).regions } catch { throw Diagnostics.fail(error) }
     let set = RegionSet(regionList)
+    // The region column as wide as the longest name.
+    let regionWidth = max(17, (regionList.lazy.map { $0.identifier.rawValue.count }.max() ?? 0) + 1)
     let reader: ReadAheadTrackReader
     var pending: Result<LocationFix?, TrackIOError>?
     // The table's clock: the track's own offset, when its times name one.
@@ -86,9 +88,9 @@ struct CrossingsCommand: AsyncParsableCommand {
     do {
       let zone = TimestampText.zoneName(utcOffset: offset)
       if narrow {
-        try out.write("time          region            event  lat        lon         fixes\n")
+        try out.write("time          " + "region".column(regionWidth + 1) + "event  lat        lon         fixes\n")
       } else if table {
-        try out.write("time (\(zone))".column(offset == 0 ? 26 : 31) + "region            event  lat          lon           fixes         note\n")
+        try out.write("time (\(zone))".column(offset == 0 ? 26 : 31) + "region".column(regionWidth + 1) + "event  lat          lon           fixes         note\n")
       } else if csv {
         try out.write(Self.csvHeader + "\n")
       }
@@ -122,12 +124,12 @@ struct CrossingsCommand: AsyncParsableCommand {
               day = today
               try out.write(String(TimestampText.iso8601(c.time + Double(offset)).prefix(10)) + " (\(zone))\n")
             }
-            try Self.writeNarrowRow(c, out, utcOffset: offset)
+            try Self.writeNarrowRow(c, out, utcOffset: offset, regionWidth: regionWidth)
           } else if table && offset != 0 {
             try out.write(TimestampText.iso8601(c.time, fractionDigits: 3, utcOffset: offset) + "  ")
-            try Self.writeRow(c, out, withoutTime: true)
+            try Self.writeRow(c, out, withoutTime: true, regionWidth: regionWidth)
           } else {
-            try (table ? Self.writeRow(c, out) : csv ? Self.writeCSV(c, out) : Self.writeJSON(c, out))
+            try (table ? Self.writeRow(c, out, regionWidth: regionWidth) : csv ? Self.writeCSV(c, out) : Self.writeJSON(c, out))
           }
         }
         crossings.removeAll(keepingCapacity: true)
@@ -156,9 +158,9 @@ struct CrossingsCommand: AsyncParsableCommand {
 
   /// A row for a terminal: the time of day (under its day's line), the position to 6 decimals
   /// (about 10 cm), "pass" after the fixes of a pass-through; 80 columns up to 10⁵ fixes.
-  static func writeNarrowRow(_ c: RegionCrossing, _ out: ByteSink, utcOffset: Int = 0) throws(TrackIOError) {
+  static func writeNarrowRow(_ c: RegionCrossing, _ out: ByteSink, utcOffset: Int = 0, regionWidth: Int = 17) throws(TrackIOError) {
     try out.write(String(TimestampText.iso8601(c.time + Double(utcOffset), fractionDigits: 3).dropFirst(11).dropLast()) + "  ")
-    try out.write(c.region.rawValue, column: 17)
+    try out.write(c.region.rawValue, column: regionWidth)
     try out.write(" ")
     try out.write(c.direction.rawValue, column: 6)
     try out.write(" ")
@@ -173,14 +175,16 @@ struct CrossingsCommand: AsyncParsableCommand {
   }
 
   /// A table row (`withoutTime`: its time already written, on another clock than UTC).
-  static func writeRow(_ c: RegionCrossing, _ out: ByteSink, device: String? = nil, withoutTime: Bool = false) throws(TrackIOError) {
+  static func writeRow(
+    _ c: RegionCrossing, _ out: ByteSink, device: String? = nil, withoutTime: Bool = false, regionWidth: Int = 17
+  ) throws(TrackIOError) {
     // Straight into the sink, each column as `String.column` pads it: no string made per row.
     if let device { try out.write(device, column: 16) }
     if !withoutTime {
       try out.writeTimestamp(c.time, fractionDigits: 3)
       try out.write("  ")
     }
-    try out.write(c.region.rawValue, column: 17)
+    try out.write(c.region.rawValue, column: regionWidth)
     try out.write(" ")
     try out.write(c.direction.rawValue, column: 6)
     try out.write(" ")

@@ -116,6 +116,28 @@ struct TerminalWidthTests {
     }
   }
 
+  /// The region column is as wide as the longest region name, so that a long name does not push
+  /// the columns after it out of line (one device and many, analyze and crossings).
+  @Test func regionColumnsFitTheirNames() throws {
+    let folder = try TemporaryFolder()
+    let long = "the-very-long-region-name-here"
+    let regions = try folder.file("r.csv", containing: "id,lat,lon,radius\n\(long),35.6740,139.7240,80\nx,35.0,139.0,50\n")
+    let track = try folder.file("t.csv", containing: """
+      time,lat,lon
+      2018-11-29T02:29:00Z,35.6727,139.7240
+      2018-11-29T02:30:00Z,35.6740,139.7240
+      2018-11-29T02:31:00Z,35.6760,139.7240
+
+      """)
+    let crossings = try CommandRunner.run(["crossings", "--regions", regions, track]).stdout.split(separator: "\n")
+    #expect(crossings[0] == "time (UTC)                region                          event  lat          lon           fixes         note")
+    #expect(crossings[1].hasPrefix("2018-11-29T02:29:26.722Z  \(long)  enter  35.67"))
+    let analyze = try CommandRunner.run(["analyze", "--profile", "server", "--regions", regions, track]).stdout.split(separator: "\n")
+    #expect(analyze[0].hasPrefix("at (UTC)                  crossed at (UTC)          region                          event             reason"))
+    #expect(analyze[1].contains("  \(long)  enter             crossed"))
+    #expect(analyze.contains { $0.hasPrefix("\(long)  1       1") }, "\(analyze)")
+  }
+
   /// A population's tables fit too, in blocks that each start with the strategy or the user.
   @Test func aPopulationFits() throws {
     let folder = try TemporaryFolder()

@@ -61,6 +61,10 @@ public struct TimelineWriter {
   /// column).
   private var narrowDay: Int?
   private var narrowDevice: String?
+  /// The width of `table`'s region column: 18, or the longest region name and two spaces when
+  /// that is longer (the command knows the names before the first row).
+  public var subjectWidth = 18
+
   /// The clock `table` shows times on: seconds east of UTC (the track's own offset, when it
   /// names one; 0: UTC). The other formats write UTC.
   public var utcOffset = 0
@@ -92,10 +96,10 @@ public struct TimelineWriter {
       let device = devices ? "device".column(Self.deviceWidth) : ""
       if width != nil {
         // The zone is on each day's line, the device on a line before its rows.
-        try sink.write("at            crossed at    region            event             reason\n")
+        try sink.write("at            crossed at    " + "region".column(subjectWidth) + "event             reason\n")
       } else {
         let w = utcOffset == 0 ? 26 : 31
-        try sink.write(device + "at (\(zoneName))".column(w) + "crossed at (\(zoneName))".column(w) + "region            event             reason\n")
+        try sink.write(device + "at (\(zoneName))".column(w) + "crossed at (\(zoneName))".column(w) + "region".column(subjectWidth) + "event             reason\n")
       }
     case .csv: try sink.write((devices ? "device," : "") + Self.csvHeader + "\n")
     case .geojson:
@@ -136,7 +140,7 @@ public struct TimelineWriter {
           try sink.write("-", column: 26)
         }
       }
-      try sink.write(e.subject, column: 18)
+      try sink.write(e.subject, column: subjectWidth)
       try sink.write(e.kindText, column: 18)
       try sink.write(e.reason)
       try sink.write(Self.appState(e) + "\n")
@@ -265,7 +269,7 @@ public struct TimelineWriter {
     } else {
       row += "-".column(14)
     }
-    row += e.subject.column(18)
+    row += e.subject.column(subjectWidth)
     let reason = e.reason + Self.appState(e)
     let inline = row + e.kindText.column(18)
     if inline.count + reason.count <= width {
