@@ -2,7 +2,8 @@
 /// of columns that fit (each block repeating the first column), nothing elided.
 public enum TerminalText {
   /// `text`'s lines, each longer than `width` broken at spaces, continuation lines indented
-  /// by `indent` spaces more than the line (a word longer than a line has a line of its own).
+  /// by `indent` spaces more than the line; a word longer than a continuation line is cut into
+  /// pieces that fit, so that no line is wider than `width`.
   public static func wrapped(_ text: String, width: Int, indent: Int = 4) -> String {
     var out: [String] = []
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -12,11 +13,23 @@ public enum TerminalText {
       }
       // The line's own indent is kept, and its continuation lines indented further.
       let lead = String(line.prefix { $0 == " " })
-      var current = lead
+      let continuation = lead + String(repeating: " ", count: indent)
+      // A word longer than a continuation line (a long path) is cut into pieces that fit.
+      let room = max(1, width - continuation.count)
+      var words: [Substring] = []
       for word in line.dropFirst(lead.count).split(separator: " ", omittingEmptySubsequences: false) {
+        var rest = word
+        while rest.count > room {
+          words.append(rest.prefix(room))
+          rest = rest.dropFirst(room)
+        }
+        words.append(rest)
+      }
+      var current = lead
+      for word in words {
         if current.count > lead.count, current.count + 1 + word.count > width {
           out.append(current)
-          current = lead + String(repeating: " ", count: indent) + word
+          current = continuation + word
         } else {
           current += (current.count == lead.count ? "" : " ") + word
         }
