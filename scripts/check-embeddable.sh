@@ -6,7 +6,7 @@
 # The geometry core must not need GEOS: the consumer of the core products is checked not to
 # link libgeos and not to compile the GEOS module; GEOSValidation, which does, is built apart.
 #
-# Every ```swift block of the README and docs/scaling.md becomes a program of the consumer (ReadmeExample1, …),
+# Every ```swift block of the README, docs/library.md and docs/scaling.md becomes a program of the consumer (ReadmeExample1, …),
 # built and run against the tagged clone, so the README's examples compile as users copy them; the
 # DocC articles' and doc comments' blocks are built too (DocExamples).
 #
@@ -27,7 +27,7 @@ readme_targets=$(awk -v dir="$consumer/Sources" '
   /^```$/ && inside { inside = 0; close(file); next }
   inside { print > file }
   END { for (i = 1; i <= n; i++) printf "ReadmeExample%d ", i }
-' "$work/GeoWake/README.md" "$work/GeoWake/docs/scaling.md")
+' "$work/GeoWake/README.md" "$work/GeoWake/docs/library.md" "$work/GeoWake/docs/scaling.md")
 # The DocC articles' and the doc comments' Swift blocks: fragments that name a few things (regions,
 # fixes, fences, a monitor…), so each becomes the body of a function in one target, beside a
 # prelude that defines those names; the target is built, not run.
