@@ -224,6 +224,16 @@ public struct DeviceTimeline {
     order.release(before: .infinity, into: &events)
   }
 
+  /// The events made and not yet appended, in the order they will be: those a fix still to come
+  /// could precede (the reorder window) or a handoff still pending holds back. A server shows
+  /// them as a device's pending events.
+  public var pendingEvents: [TimelineEvent] {
+    var copy = order
+    var events: [TimelineEvent] = []
+    copy.release(before: .infinity, into: &events)
+    return events
+  }
+
   /// The totals so far (complete after ``finish(into:)``).
   public var summary: Summary {
     let span = firstTime.flatMap { first in lastTime.map { first...$0 } }

@@ -347,5 +347,5 @@ public enum RegionFileReader {
 
 extension JSONNode.Value {
   var isObject: Bool { if case .object = self { true } else { false } }
-  var isNull: Bool { if case .null = self { true } else { false } }
+  package var isNull: Bool { if case .null = self { true } else { false } }
 }
