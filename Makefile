@@ -40,14 +40,15 @@ test: deps
 # Every test under AddressSanitizer (the C kernels also under UndefinedBehaviorSanitizer; Swift
 # itself traps on overflow and out-of-bounds access), then the concurrent parts — many devices on
 # every core, async app handlers, the parallel map, the track read ahead, a GPX file read in halves — under ThreadSanitizer, with the geowake they
-# run built the same way. Separate build folders, so the ordinary build is left as it is. Leak
+# run built the same way, both without the live engine (--disable-default-traits: the server's
+# packages are not built under the sanitizers). Separate build folders, so the ordinary build is left as it is. Leak
 # detection is off: the test harness's process runner leaks by design.
 test-sanitized: deps
 	rm -rf $(TEST_TMP) && mkdir -p $(TEST_TMP)
 	TMPDIR=$(TEST_TMP) ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(SWIFT) test --sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined \
-	  --scratch-path .build/sanitized-address
-	TMPDIR=$(TEST_TMP) TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build/sanitized-thread \
+	  --scratch-path .build/sanitized-address --disable-default-traits
+	TMPDIR=$(TEST_TMP) TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build/sanitized-thread --disable-default-traits \
 	  --filter "OrderedParallelMap|ManyDevices|AppSimulation|DeviceTimeline|ReadAhead|RegionShortcutTests|GPXHalves"
 	rm -rf $(TEST_TMP)
 

@@ -25,9 +25,16 @@ let package = Package(
     .library(name: "SyntheticData", targets: ["SyntheticData"]),
     .executable(name: "geowake", targets: ["geowake"]),
   ],
+  traits: [
+    // The live engine (`geowake serve`): on by default. `--disable-default-traits` builds the
+    // command-line tool without it and without the server packages (the sanitizer runs do).
+    .trait(name: "Server", description: "geowake serve: the live engine, on Hummingbird and SQLite"),
+    .default(enabledTraits: ["Server"]),
+  ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
   ],
   targets: []
 )
@@ -154,6 +161,35 @@ package.targets += [
   )
 ]
 
+// MARK: - The live engine (the Server trait; no library product depends on it)
+
+/// A dependency only with the Server trait.
+func server(_ dependency: Target.Dependency) -> Target.Dependency {
+  switch dependency {
+  case .productItem(let name, let package, let moduleAliases, _):
+    .productItem(name: name, package: package, moduleAliases: moduleAliases, condition: .when(traits: ["Server"]))
+  case .targetItem(let name, _): .targetItem(name: name, condition: .when(traits: ["Server"]))
+  case .byNameItem(let name, _): .byNameItem(name: name, condition: .when(traits: ["Server"]))
+  @unknown default: dependency
+  }
+}
+
+package.targets += [
+  // The system SQLite, the server's embedded store (headers: libsqlite3-dev).
+  .systemLibrary(
+    name: "CSQLite",
+    pkgConfig: "sqlite3",
+    providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+  ),
+  .target(
+    name: "GeoWakeServer",
+    dependencies: [
+      "GeoWake", "GeoWakeReports", "TrackIO", "Geofencing", "Geodesy", "JSONBytes",
+      server("CSQLite"), server(.product(name: "Hummingbird", package: "hummingbird")),
+    ]
+  ),
+]
+
 // MARK: - Command-line tool
 
 package.targets += [
@@ -161,7 +197,7 @@ package.targets += [
     name: "geowake",
     dependencies: [
       "Geodesy", "Geofencing", "GEOSValidation", "CellHandoff", "BackgroundRuntime", "GeoWake", "GeoWakeReports", "TrackIO", "RuntimeIO", "JSONBytes", "SeededRandom",
-      "SyntheticData", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      "SyntheticData", .product(name: "ArgumentParser", package: "swift-argument-parser"), server("GeoWakeServer"),
     ]
   )
 ]
@@ -209,6 +245,10 @@ package.targets += [
   .testTarget(
     name: "GeoWakeReportsTests",
     dependencies: ["GeoWakeReports", "TrackIO", "Geofencing", "Geodesy", "_GeoWakeTestSupport"]
+  ),
+  .testTarget(
+    name: "GeoWakeServerTests",
+    dependencies: ["geowake", server("GeoWakeServer"), "Geofencing", "Geodesy", "SyntheticData", "_GeoWakeTestSupport"]
   ),
   .testTarget(
     name: "GeoWakeCLITests",

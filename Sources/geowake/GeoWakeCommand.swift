@@ -12,6 +12,7 @@ struct GeoWakeCommand: AsyncParsableCommand {
       """,
     version: GeoWakeVersion.text,
     subcommands: [AnalyzeCommand.self, InfoCommand.self, RegionsCommand.self, CellsCommand.self, CompareCommand.self, FetchCommand.self, PushCommand.self, FidelityCommand.self, CrossingsCommand.self, GeodesicCommand.self, GenerateCommand.self]
+      + serveCommand
   )
 
   /// Parses the arguments and runs the command, with interrupts leaving no partial output.
@@ -46,3 +47,10 @@ enum SysExit {
   static let cannotCreate = ExitCode(73)
   static let ioError = ExitCode(74)
 }
+
+/// `geowake serve`, when the tool is built with the live engine (the Server trait, the default).
+#if Server
+let serveCommand: [any ParsableCommand.Type] = [ServeCommand.self]
+#else
+let serveCommand: [any ParsableCommand.Type] = []
+#endif

@@ -1,0 +1,85 @@
+#if Server
+/// The API's OpenAPI 3.1 description, served at `GET /openapi.json` (docs/serve.md explains it).
+enum OpenAPIDocument {
+  static let json = #"""
+    {
+      "openapi": "3.1.0",
+      "info": {"title": "geowake serve", "version": "1", "description": "The live engine: fixes from many devices in, region events out, durable across restarts."},
+      "components": {
+        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        "schemas": {
+          "Fix": {
+            "type": "object", "required": ["device", "time", "lat", "lon"],
+            "properties": {
+              "device": {"type": ["string", "number"], "description": "1 to 256 bytes, no control characters"},
+              "time": {"type": ["number", "string"], "description": "seconds since 1970 (ms, µs, ns told apart by magnitude) or ISO 8601 with a zone"},
+              "lat": {"type": "number", "minimum": -90, "maximum": 90},
+              "lon": {"type": "number", "minimum": -180, "maximum": 180},
+              "accuracy": {"type": ["number", "null"], "exclusiveMinimum": 0},
+              "speed": {"type": ["number", "null"], "minimum": 0},
+              "course": {"type": ["number", "null"], "minimum": 0, "exclusiveMaximum": 360},
+              "cell": {"type": ["string", "number", "null"]}
+            }
+          },
+          "IngestAnswer": {
+            "type": "object", "required": ["accepted", "rejected", "repeated", "events", "lastSeq", "results"],
+            "properties": {
+              "accepted": {"type": "integer"}, "rejected": {"type": "integer"}, "repeated": {"type": "integer"},
+              "events": {"type": "integer"}, "lastSeq": {"type": "integer"},
+              "results": {"type": "array", "items": {
+                "type": "object", "required": ["index", "line", "status"],
+                "properties": {
+                  "index": {"type": "integer"}, "line": {"type": "integer"},
+                  "status": {"type": "string", "enum": ["accepted", "rejected"]},
+                  "field": {"type": "string"}, "reason": {"type": "string"}, "repeated": {"type": "boolean"}
+                }
+              }}
+            }
+          },
+          "Event": {"type": "object", "required": ["seq", "device", "event"], "description": "a line of geowake analyze --format jsonl, with seq first",
+            "properties": {"seq": {"type": "integer"}, "device": {"type": "string"}, "event": {"type": "string"}}},
+          "Error": {"type": "object", "properties": {"error": {"type": "object", "properties": {"message": {"type": "string"}}}}}
+        },
+        "responses": {
+          "Error": {"description": "what was wrong", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+        }
+      },
+      "security": [{"bearer": []}],
+      "paths": {
+        "/healthz": {"get": {"summary": "Liveness", "responses": {"200": {"description": "serving"}, "401": {"$ref": "#/components/responses/Error"}}}},
+        "/metrics": {"get": {"summary": "Prometheus metrics", "responses": {"200": {"description": "text format 0.0.4", "content": {"text/plain": {"schema": {"type": "string"}}}}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}}}},
+        "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
+        "/v1/fixes": {"post": {
+          "summary": "Post fixes: a JSON array or NDJSON; answered once the fixes and their events are durable",
+          "requestBody": {"required": true, "content": {
+            "application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/Fix"}}},
+            "application/x-ndjson": {"schema": {"type": "string"}}}},
+          "responses": {
+            "200": {"description": "per fix, accepted or rejected with the reason", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/IngestAnswer"}}}},
+            "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
+            "403": {"$ref": "#/components/responses/Error"}, "413": {"$ref": "#/components/responses/Error"},
+            "503": {"$ref": "#/components/responses/Error"}}}},
+        "/v1/events": {"get": {
+          "summary": "The event stream: Server-Sent Events, or a JSON long poll when limit or wait is given",
+          "parameters": [
+            {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}, "description": "resume after this seq"},
+            {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 10000}},
+            {"name": "wait", "in": "query", "schema": {"type": "number", "minimum": 0, "maximum": 60}},
+            {"name": "device", "in": "query", "schema": {"type": "string"}},
+            {"name": "Last-Event-ID", "in": "header", "schema": {"type": "integer", "minimum": 0}}],
+          "responses": {
+            "200": {"description": "events after the cursor", "content": {
+              "text/event-stream": {"schema": {"type": "string"}},
+              "application/json": {"schema": {"type": "object", "properties": {"events": {"type": "array", "items": {"$ref": "#/components/schemas/Event"}}, "next": {"type": "integer"}}}}}},
+            "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}}}},
+        "/v1/regions": {"get": {"summary": "The fence set, GeoJSON", "responses": {"200": {"description": "a FeatureCollection", "content": {"application/geo+json": {"schema": {"type": "object"}}}}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}}}},
+        "/v1/devices/{id}": {
+          "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+          "get": {"summary": "A device: the regions it is in, its last fix, its pending events", "responses": {"200": {"description": "the device", "content": {"application/json": {"schema": {"type": "object"}}}}, "404": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}}},
+          "delete": {"summary": "End the device's track: its held events are released, its state dropped", "responses": {"200": {"description": "ended", "content": {"application/json": {"schema": {"type": "object"}}}}, "404": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}}}
+        }
+      }
+    }
+    """#
+}
+#endif

@@ -1,0 +1,64 @@
+#if Server
+/// What `GET /metrics` reports, in Prometheus' text format: fixes accepted and rejected by
+/// reason, repeats, events by type, the batch latency histogram, devices and regions.
+struct EngineMetrics: Sendable {
+  var accepted = 0
+  var rejected: [String: Int] = [:]
+  var repeats = 0
+  var events: [String: Int] = [:]
+  var batches = 0
+  /// Upper bounds of the latency buckets, seconds (receipt of a parsed batch to its commit).
+  static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+  var buckets = [Int](repeating: 0, count: bounds.count)
+  var latencySum = 0.0
+  var requestsRejected: [String: Int] = [:]
+
+  mutating func observe(latency: Double) {
+    batches += 1
+    latencySum += latency
+    for (k, bound) in Self.bounds.enumerated() where latency <= bound { buckets[k] += 1 }
+  }
+
+  /// A reason as a label value: lower case, words joined by `_`.
+  static func label(_ reason: String) -> String {
+    var out = ""
+    for scalar in reason.lowercased().unicodeScalars {
+      if (scalar >= "a" && scalar <= "z") || (scalar >= "0" && scalar <= "9") { out.unicodeScalars.append(scalar) } else if !out.hasSuffix("_") { out += "_" }
+    }
+    while out.hasSuffix("_") { out.removeLast() }
+    return out.isEmpty ? "other" : out
+  }
+
+  func text(devices: Int, endedDevices: Int, regions: Int, lastSequence: Int64) -> String {
+    var lines: [String] = []
+    func family(_ name: String, _ type: String, _ help: String) {
+      lines.append("# HELP \(name) \(help)")
+      lines.append("# TYPE \(name) \(type)")
+    }
+    family("geowake_fixes_accepted_total", "counter", "Fixes used by the engine and answered accepted.")
+    lines.append("geowake_fixes_accepted_total \(accepted)")
+    family("geowake_fixes_rejected_total", "counter", "Fixes answered rejected, by reason.")
+    for (reason, n) in rejected.sorted(by: { $0.key < $1.key }) { lines.append("geowake_fixes_rejected_total{reason=\"\(reason)\"} \(n)") }
+    family("geowake_fixes_repeated_total", "counter", "Fixes posted again (a retried batch): answered as before, no event repeated.")
+    lines.append("geowake_fixes_repeated_total \(repeats)")
+    family("geowake_events_total", "counter", "Events released to the stream, by type.")
+    for (type, n) in events.sorted(by: { $0.key < $1.key }) { lines.append("geowake_events_total{type=\"\(type)\"} \(n)") }
+    family("geowake_requests_rejected_total", "counter", "Requests refused before the engine saw them, by reason.")
+    for (reason, n) in requestsRejected.sorted(by: { $0.key < $1.key }) { lines.append("geowake_requests_rejected_total{reason=\"\(reason)\"} \(n)") }
+    family("geowake_batch_seconds", "histogram", "Time from a parsed batch to its durable commit.")
+    for (k, bound) in Self.bounds.enumerated() { lines.append("geowake_batch_seconds_bucket{le=\"\(bound)\"} \(buckets[k])") }
+    lines.append("geowake_batch_seconds_bucket{le=\"+Inf\"} \(batches)")
+    lines.append("geowake_batch_seconds_sum \(latencySum)")
+    lines.append("geowake_batch_seconds_count \(batches)")
+    family("geowake_devices", "gauge", "Devices with a live timeline.")
+    lines.append("geowake_devices \(devices)")
+    family("geowake_devices_ended", "gauge", "Devices whose track was ended.")
+    lines.append("geowake_devices_ended \(endedDevices)")
+    family("geowake_regions", "gauge", "Regions in the fence set.")
+    lines.append("geowake_regions \(regions)")
+    family("geowake_event_sequence", "gauge", "The last event's sequence number.")
+    lines.append("geowake_event_sequence \(lastSequence)")
+    return lines.joined(separator: "\n") + "\n"
+  }
+}
+#endif

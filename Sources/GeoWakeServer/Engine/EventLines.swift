@@ -1,0 +1,27 @@
+#if Server
+import GeoWake
+import GeoWakeReports
+import TrackIO
+
+/// Events as `geowake analyze --format jsonl` writes them for a device: the live stream's lines
+/// are the offline replay's, byte for byte, before the server puts `seq` in front.
+enum EventLines {
+  /// The event's JSON object (no newline) and its type (`enter`, `exit`, …).
+  static func line(_ event: TimelineEvent, device: String) -> (type: String, body: String) {
+    let sink = ByteSink.inMemory()
+    var writer = TimelineWriter(format: .jsonl, sink: sink, regions: [], devices: true)
+    writer.device = device
+    let entry = TimelineEntry(event)
+    // An in-memory sink does not fail.
+    try? writer.write(entry)
+    var bytes = sink.takeBytes()
+    while bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+    return (entry.event, String(decoding: bytes, as: UTF8.self))
+  }
+
+  /// The stored line with the stream's sequence number as its first member.
+  static func withSequence(_ seq: Int64, _ body: String) -> String {
+    "{\"seq\":\(seq)," + body.dropFirst()
+  }
+}
+#endif

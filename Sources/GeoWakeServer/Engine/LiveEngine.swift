@@ -1,0 +1,407 @@
+#if Server
+import Foundation
+public import GeoWake
+public import Geodesy
+public import Geofencing
+
+/// The settings a live engine runs under; the state in its data directory was made under the
+/// same (the store refuses other regions, platform or seed).
+public struct EngineSettings: Sendable {
+  public var regions: [Region]
+  /// Identifies the fence set (a hash of its file), stored with the state.
+  public var regionsFingerprint: String
+  public var platform: Platform
+  public var notifications: [RegionIdentifier: RegionNotifications]
+  public var seed: UInt64
+  public var dataDirectory: String
+  /// How often the device states are checkpointed (seconds): a restart replays the fixes since.
+  public var checkpointInterval: Double
+
+  public init(
+    regions: [Region], regionsFingerprint: String, platform: Platform, notifications: [RegionIdentifier: RegionNotifications] = [:],
+    seed: UInt64 = 0, dataDirectory: String, checkpointInterval: Double = 30
+  ) {
+    self.regions = regions
+    self.regionsFingerprint = regionsFingerprint
+    self.platform = platform
+    self.notifications = notifications
+    self.seed = seed
+    self.dataDirectory = dataDirectory
+    self.checkpointInterval = checkpointInterval
+  }
+}
+
+/// What the engine answered for each item of a batch.
+public struct IngestAnswer: Sendable {
+  public enum Status: String, Sendable {
+    case accepted, rejected
+  }
+  public struct Item: Sendable {
+    public var index: Int
+    public var line: Int
+    public var status: Status
+    /// Why it was rejected.
+    public var reason: String?
+    /// The field in error, for an item that is not a fix.
+    public var field: String?
+    /// The fix had been posted before: the answer is the first one's, and no event is repeated.
+    public var repeated = false
+  }
+  public var items: [Item] = []
+  /// Events the batch released, and the stream's last sequence number after it.
+  public var events = 0
+  public var lastSequence: Int64 = 0
+
+  /// The answer as JSON: the counts, then one entry per item.
+  public func json() -> String {
+    var out = "{\"accepted\":\(items.count { $0.status == .accepted }),\"rejected\":\(items.count { $0.status == .rejected }),"
+    out += "\"repeated\":\(items.count { $0.repeated }),\"events\":\(events),\"lastSeq\":\(lastSequence),\"results\":["
+    for (k, item) in items.enumerated() {
+      if k > 0 { out += "," }
+      out += "{\"index\":\(item.index),\"line\":\(item.line),\"status\":\"\(item.status.rawValue)\""
+      if let field = item.field { out += ",\"field\":" + JSONString.quoted(field) }
+      if let reason = item.reason { out += ",\"reason\":" + JSONString.quoted(reason) }
+      if item.repeated { out += ",\"repeated\":true" }
+      out += "}"
+    }
+    return out + "]}"
+  }
+}
+
+/// What `GET /v1/devices/{id}` shows.
+public struct DeviceReport: Sendable {
+  public var device: String
+  public var inside: [String]
+  public var lastFix: FixInput?
+  /// The events made and not yet released (the reorder window holds them), as JSON lines.
+  public var pending: [String]
+  /// When its track was ended, if it was (and no fix came since).
+  public var endedAt: Double?
+  public var fixesUsed: Int
+}
+
+/// The live engine: one timeline per device (``DeviceTimeline``, the platform's rules, seeded as
+/// `geowake analyze` seeds a device of a many-device file) over one shared region set, and the
+/// store that makes every answered fix and every released event durable.
+///
+/// Batches are taken one at a time, in the order they arrive; within a batch, in order. A fix of
+/// a device at a time already used is a repeat: it is answered as the first time, and changes
+/// nothing. The events a batch releases get consecutive sequence numbers and are durable, with
+/// the fixes, before the batch is answered.
+public actor LiveEngine {
+  public let settings: EngineSettings
+  let regionSet: RegionSet
+  let fleet: Fleet
+  let store: EngineStore
+  /// The events' sequence numbers, for the readers.
+  public nonisolated let notifier: EventNotifier
+
+  struct LiveDevice {
+    var timeline: DeviceTimeline
+    var lastFix: FixInput?
+    /// The last log row of the device.
+    var lastRow: Int64
+  }
+  var devices: [String: LiveDevice] = [:]
+  /// Devices whose track was ended, and the time of its last fix.
+  var ended: [String: Double] = [:]
+  /// Devices changed since the last checkpoint.
+  var dirty: Set<String> = []
+  var lastRow: Int64 = 0
+  /// The log row of the last full checkpoint.
+  var checkpointedRow: Int64 = 0
+  var lastSequence: Int64 = 0
+  var metrics = EngineMetrics()
+
+  /// Opens the store in the settings' data directory and rebuilds every device's state: its
+  /// checkpoint, then the fixes logged since.
+  /// - Throws: ``StoreError`` when the store cannot be opened or holds state made under other
+  ///   settings; an error of ``DeviceTimeline`` when the platform's profile is invalid.
+  public init(settings: EngineSettings) throws {
+    self.settings = settings
+    regionSet = RegionSet(settings.regions)
+    fleet = Fleet(regions: regionSet, platform: settings.platform, notifications: settings.notifications, seed: settings.seed)
+    _ = try fleet.timeline(for: "")
+    store = try EngineStore(directory: settings.dataDirectory)
+    try store.adopt([
+      "regions": settings.regionsFingerprint, "platform": settings.platform.name.rawValue, "seed": String(settings.seed),
+    ])
+    let (devices, ended, lastRow) = try Self.recover(store: store, fleet: fleet, settings: settings)
+    self.devices = devices
+    self.ended = ended
+    self.lastRow = lastRow
+    checkpointedRow = try store.checkpointedRow()
+    lastSequence = try store.lastSequence()
+    notifier = EventNotifier(latest: lastSequence)
+  }
+
+  /// The devices' states from the checkpoints and the log since.
+  static func recover(store: EngineStore, fleet: Fleet, settings: EngineSettings) throws -> ([String: LiveDevice], [String: Double], Int64) {
+    var devices: [String: LiveDevice] = [:]
+    var ended: [String: Double] = [:]
+    var through: [String: Int64] = [:]
+    let decoder = JSONDecoder()
+    decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    for checkpoint in try store.checkpoints() {
+      through[checkpoint.device] = checkpoint.through
+      if let time = checkpoint.ended {
+        ended[checkpoint.device] = time
+      } else if let bytes = checkpoint.snapshot {
+        let saved = try decoder.decode(DeviceTimeline.Snapshot.self, from: Data(bytes))
+        let timeline = try DeviceTimeline(
+          restoring: saved, regions: fleet.regions, platform: fleet.platform, notifications: fleet.notifications,
+          seed: Fleet.seed(fleet.seed, device: checkpoint.device))
+        devices[checkpoint.device] = LiveDevice(timeline: timeline, lastFix: nil, lastRow: checkpoint.through)
+      }
+    }
+    let checkpointed = try store.checkpointedRow()
+    var lastRow = max(checkpointed, through.values.max() ?? 0)
+    var discarded: [TimelineEvent] = []
+    try store.replay(after: checkpointed) { row in
+      lastRow = max(lastRow, row.id)
+      guard row.id > through[row.fix.device] ?? 0 else { return }
+      discarded.removeAll(keepingCapacity: true)
+      if row.kind == 1 {
+        if var device = devices.removeValue(forKey: row.fix.device) { try device.timeline.finish(into: &discarded) }
+        ended[row.fix.device] = row.fix.time
+        return
+      }
+      if devices[row.fix.device] == nil {
+        devices[row.fix.device] = LiveDevice(timeline: try fleet.timeline(for: row.fix.device), lastFix: nil, lastRow: 0)
+        ended[row.fix.device] = nil
+      }
+      devices[row.fix.device]!.timeline.process(row.fix.locationFix, into: &discarded)
+      devices[row.fix.device]!.lastFix = row.fix
+      devices[row.fix.device]!.lastRow = row.id
+    }
+    return (devices, ended, lastRow)
+  }
+
+  // MARK: - Ingest
+
+  /// Takes a batch: every fix through its device's timeline, the fixes and the events they
+  /// release into the store in one transaction, committed before this returns.
+  /// - Throws: ``StoreError`` when the store fails; the batch is then rolled back and the
+  ///   engine's state rebuilt from the store, as after a restart.
+  public func ingest(_ batch: FixBatch) throws -> IngestAnswer {
+    let started = ContinuousClock.now
+    var answer = IngestAnswer()
+    var tally = EngineMetrics()
+    var events: [TimelineEvent] = []
+    var seen: [String: [Double: (IngestAnswer.Status, String?)]] = [:]
+    do {
+      try store.begin()
+      for item in batch.items {
+        var entry = IngestAnswer.Item(index: item.index, line: item.line, status: .accepted)
+        let fix: FixInput
+        switch item.fix {
+        case .failure(let problem):
+          entry.status = .rejected
+          entry.field = problem.field
+          entry.reason = "line \(problem.line), column \(problem.column): \(problem.message)"
+          tally.rejected["invalid_" + (problem.field ?? "json"), default: 0] += 1
+          answer.items.append(entry)
+          continue
+        case .success(let f): fix = f
+        }
+        if let earlier = seen[fix.device]?[fix.time] {
+          (entry.status, entry.reason) = earlier
+          entry.repeated = true
+          tally.repeats += 1
+          answer.items.append(entry)
+          continue
+        }
+        if let verdict = try store.verdict(device: fix.device, time: fix.time) {
+          (entry.status, entry.reason) = Self.status(of: verdict)
+          entry.repeated = true
+          tally.repeats += 1
+          answer.items.append(entry)
+          continue
+        }
+        if let end = ended[fix.device], fix.time <= end {
+          entry.status = .rejected
+          entry.reason = "at or before \(Self.iso(end)), the last fix of this device's ended track: a device's fixes go forward in time"
+          tally.rejected["before_end_of_track", default: 0] += 1
+          answer.items.append(entry)
+          continue
+        }
+        if devices[fix.device] == nil {
+          devices[fix.device] = LiveDevice(timeline: try fleet.timeline(for: fix.device), lastFix: nil, lastRow: 0)
+          ended[fix.device] = nil
+        }
+        events.removeAll(keepingCapacity: true)
+        let rejection = devices[fix.device]!.timeline.process(fix.locationFix, into: &events)
+        let verdict: String
+        if let rejection {
+          entry.status = .rejected
+          entry.reason = rejection.description
+          verdict = "rejected: " + rejection.description
+          tally.rejected[EngineMetrics.label(rejection.cause), default: 0] += 1
+        } else {
+          verdict = "accepted"
+          tally.accepted += 1
+        }
+        let row = try store.appendFix(fix, verdict: verdict)
+        devices[fix.device]!.lastRow = row
+        if rejection == nil || devices[fix.device]!.lastFix == nil { devices[fix.device]!.lastFix = fix }
+        lastRow = row
+        dirty.insert(fix.device)
+        seen[fix.device, default: [:]][fix.time] = (entry.status, entry.reason)
+        for event in events { try append(event, device: fix.device, tally: &tally, answer: &answer) }
+        answer.items.append(entry)
+      }
+      try store.commit()
+    } catch let error as StoreError {
+      store.rollback()
+      try rebuild()
+      throw error
+    }
+    publish(tally, answer: answer, started: started)
+    answer.lastSequence = lastSequence
+    return answer
+  }
+
+  private func append(_ event: TimelineEvent, device: String, tally: inout EngineMetrics, answer: inout IngestAnswer) throws(StoreError) {
+    let (type, body) = EventLines.line(event, device: device)
+    answer.lastSequence = try store.appendEvent(device: device, body: body)
+    answer.events += 1
+    tally.events[type, default: 0] += 1
+  }
+
+  private func publish(_ tally: EngineMetrics, answer: IngestAnswer, started: ContinuousClock.Instant) {
+    metrics.accepted += tally.accepted
+    metrics.repeats += tally.repeats
+    metrics.rejected.merge(tally.rejected, uniquingKeysWith: +)
+    metrics.events.merge(tally.events, uniquingKeysWith: +)
+    let elapsed = ContinuousClock.now - started
+    metrics.observe(latency: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    if answer.lastSequence > lastSequence {
+      lastSequence = answer.lastSequence
+      notifier.publish(lastSequence)
+    }
+  }
+
+  /// After a failed transaction: the state the store holds.
+  private func rebuild() throws {
+    let (devices, ended, lastRow) = try Self.recover(store: store, fleet: fleet, settings: settings)
+    self.devices = devices
+    self.ended = ended
+    self.lastRow = lastRow
+    dirty = Set(devices.keys)
+  }
+
+  static func status(of verdict: String) -> (IngestAnswer.Status, String?) {
+    verdict == "accepted" ? (.accepted, nil) : (.rejected, String(verdict.dropFirst("rejected: ".count)))
+  }
+
+  static func iso(_ t: Double) -> String {
+    Date(timeIntervalSince1970: t).formatted(.iso8601)
+  }
+
+  /// Counts a request refused before the engine saw it (too large, unauthorised, malformed).
+  public func noteRefused(_ reason: String) { metrics.requestsRejected[EngineMetrics.label(reason), default: 0] += 1 }
+
+  // MARK: - Devices
+
+  /// Ends `device`'s track: the events its timeline still holds are released (as
+  /// `geowake analyze` releases them at the end of a file), and its state is dropped. A later fix
+  /// of the device starts a new track, and must be later than the ended track's last fix.
+  /// - Returns: the events released, or nil when the device has no live track.
+  public func end(device name: String) throws -> IngestAnswer? {
+    guard var device = devices[name] else { return nil }
+    let started = ContinuousClock.now
+    var answer = IngestAnswer()
+    var tally = EngineMetrics()
+    var events: [TimelineEvent] = []
+    try device.timeline.finish(into: &events)
+    let time = device.lastFix?.time ?? 0
+    do {
+      try store.begin()
+      let row = try store.appendEnd(device: name, time: time)
+      for event in events { try append(event, device: name, tally: &tally, answer: &answer) }
+      try store.save(.init(device: name, snapshot: nil, through: row, ended: time))
+      try store.commit()
+      lastRow = row
+    } catch {
+      store.rollback()
+      try rebuild()
+      throw error
+    }
+    devices[name] = nil
+    ended[name] = time
+    dirty.remove(name)
+    publish(tally, answer: answer, started: started)
+    answer.lastSequence = lastSequence
+    return answer
+  }
+
+  public func report(device name: String) -> DeviceReport? {
+    if let device = devices[name] {
+      let inside = settings.regions.map(\.identifier).filter { device.timeline.monitor.state(of: $0) == .inside }.map(\.rawValue)
+      return DeviceReport(
+        device: name, inside: inside, lastFix: device.lastFix,
+        pending: device.timeline.pendingEvents.map { EventLines.line($0, device: name).body }, endedAt: nil,
+        fixesUsed: device.timeline.monitor.fixCount)
+    }
+    if let time = ended[name] { return DeviceReport(device: name, inside: [], lastFix: nil, pending: [], endedAt: time, fixesUsed: 0) }
+    return nil
+  }
+
+  // MARK: - Checkpoints
+
+  /// Saves the state of every device changed since the last checkpoint, so that a restart
+  /// replays only the fixes logged after it.
+  public func checkpoint() throws {
+    guard !dirty.isEmpty || lastRow > checkpointedRow else { return }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    // A snapshot holds infinities (a distance not yet bounded), which JSON has no number for.
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    do {
+      try store.begin()
+      for name in dirty.sorted() {
+        guard let device = devices[name] else { continue }
+        let bytes = try encoder.encode(device.timeline.snapshot())
+        try store.save(.init(device: name, snapshot: Array(bytes), through: device.lastRow, ended: nil))
+      }
+      try store.setCheckpointedRow(lastRow)
+      try store.commit()
+    } catch {
+      store.rollback()
+      throw error
+    }
+    dirty.removeAll()
+    checkpointedRow = lastRow
+  }
+
+  public func metricsText() -> String {
+    metrics.text(devices: devices.count, endedDevices: ended.count, regions: settings.regions.count, lastSequence: lastSequence)
+  }
+
+  public var deviceCount: Int { devices.count }
+}
+
+/// JSON string literals for hand-written answers.
+enum JSONString {
+  static func quoted(_ s: String) -> String {
+    var out = "\""
+    for scalar in s.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      default:
+        if scalar.value < 0x20 {
+          let hex = String(scalar.value, radix: 16)
+          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        } else {
+          out.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    return out + "\""
+  }
+}
+#endif

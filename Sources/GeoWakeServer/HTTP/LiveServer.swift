@@ -1,0 +1,177 @@
+#if Server
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// How `geowake serve` listens and whom it lets in.
+public struct ServerOptions: Sendable {
+  public var host: String
+  public var port: Int
+  public var tokens: AccessTokens?
+  /// The largest request body read (bytes); larger gets 413 before it is read whole.
+  public var maxBody: Int
+
+  public init(host: String, port: Int, tokens: AccessTokens?, maxBody: Int = 16 << 20) {
+    self.host = host
+    self.port = port
+    self.tokens = tokens
+    self.maxBody = maxBody
+  }
+
+  /// Whether `host` is a loopback address (the only kind served without tokens).
+  public static func isLoopback(_ host: String) -> Bool {
+    host == "localhost" || host == "::1" || host.hasPrefix("127.")
+  }
+}
+
+/// The HTTP API of the live engine (docs/serve.md).
+public struct LiveServer: Sendable {
+  public let engine: LiveEngine
+  public let log: EventLog
+  public let options: ServerOptions
+
+  public init(engine: LiveEngine, log: EventLog, options: ServerOptions) {
+    self.engine = engine
+    self.log = log
+    self.options = options
+  }
+
+  /// Serves until SIGINT or SIGTERM; `onRunning` gets the bound port. Checkpoints the engine
+  /// every `settings.checkpointInterval` seconds and once more on the way out.
+  public func run(onRunning: @escaping @Sendable (Int) -> Void) async throws {
+    let router = Router()
+    routes(router)
+    let app = Application(
+      router: router,
+      configuration: .init(address: .hostname(options.host, port: options.port), serverName: "geowake"),
+      onServerRunning: { channel in onRunning(channel.localAddress?.port ?? 0) })
+    let engine = self.engine
+    let interval = await engine.settings.checkpointInterval
+    let checkpoints = Task {
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .seconds(interval))
+        do { try await engine.checkpoint() } catch {
+          // The log still holds every fix: a failed checkpoint only lengthens the next restart.
+          FileHandle.standardError.write(Data("geowake serve: warning: checkpoint failed: \(error)\n".utf8))
+        }
+      }
+    }
+    defer { checkpoints.cancel() }
+    try await app.runService()
+    try await engine.checkpoint()
+  }
+
+  // MARK: - Routes
+
+  func routes(_ router: Router<BasicRequestContext>) {
+    router.get("/healthz") { request, _ -> Response in
+      try await self.authorize(request, nil)
+      return Self.json("{\"status\":\"ok\"}")
+    }
+    router.get("/openapi.json") { request, _ -> Response in
+      try await self.authorize(request, .read)
+      return Self.json(OpenAPIDocument.json)
+    }
+    router.get("/metrics") { request, _ -> Response in
+      try await self.authorize(request, .read)
+      let text = await self.engine.metricsText()
+      return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+    router.post("/v1/fixes") { request, _ -> Response in
+      try await self.authorize(request, .ingest)
+      let body = try await self.body(request)
+      let batch: FixBatch
+      do throws(FixBatch.Problem) { batch = try FixBatch(body: body) } catch {
+        await self.engine.noteRefused("malformed body")
+        throw HTTPError(.badRequest, message: "line \(error.line), column \(error.column): \(error.message)")
+      }
+      guard !batch.items.isEmpty else {
+        await self.engine.noteRefused("empty body")
+        throw HTTPError(.badRequest, message: "no fix in the body: expected a JSON array of fixes or NDJSON")
+      }
+      let answer: IngestAnswer
+      do { answer = try await self.engine.ingest(batch) } catch let error as StoreError {
+        throw HTTPError(.serviceUnavailable, message: "the batch was not stored (\(error.message)); nothing of it was used: send it again")
+      }
+      return Self.json(answer.json())
+    }
+    router.get("/v1/events") { request, _ -> Response in
+      try await self.authorize(request, .read)
+      return try await self.events(request)
+    }
+    router.get("/v1/regions") { request, _ -> Response in
+      try await self.authorize(request, .read)
+      return Self.json(RegionsDocument.json(self.engine.settings.regions))
+    }
+    router.get("/v1/devices/:id") { request, context -> Response in
+      try await self.authorize(request, .read)
+      let id = context.parameters.get("id") ?? ""
+      guard let report = await self.engine.report(device: id) else {
+        throw HTTPError(.notFound, message: "no device \(JSONString.quoted(id)) has sent a fix")
+      }
+      return Self.json(Self.json(report))
+    }
+    router.delete("/v1/devices/:id") { request, context -> Response in
+      try await self.authorize(request, .admin)
+      let id = context.parameters.get("id") ?? ""
+      let answer: IngestAnswer?
+      do { answer = try await self.engine.end(device: id) } catch let error as StoreError {
+        throw HTTPError(.serviceUnavailable, message: "the end was not stored (\(error.message)): send it again")
+      }
+      guard let answer else { throw HTTPError(.notFound, message: "device \(JSONString.quoted(id)) has no live track") }
+      return Self.json("{\"device\":\(JSONString.quoted(id)),\"ended\":true,\"events\":\(answer.events),\"lastSeq\":\(answer.lastSequence)}")
+    }
+  }
+
+  static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+    Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+  }
+
+  static func json(_ report: DeviceReport) -> String {
+    var out = "{\"device\":\(JSONString.quoted(report.device)),\"inside\":[" + report.inside.map(JSONString.quoted).joined(separator: ",") + "]"
+    if let fix = report.lastFix {
+      out += ",\"lastFix\":{\"time\":\(fix.time),\"lat\":\(fix.latitude),\"lon\":\(fix.longitude)"
+      if let a = fix.accuracy { out += ",\"accuracy\":\(a)" }
+      out += "}"
+    }
+    if let ended = report.endedAt { out += ",\"endedAt\":\(ended)" }
+    out += ",\"fixesUsed\":\(report.fixesUsed),\"pending\":[" + report.pending.joined(separator: ",") + "]}"
+    return out
+  }
+
+  /// The body, up to `maxBody` bytes: a larger one is refused with 413 as soon as it is known
+  /// to be larger (its Content-Length, or the bytes read so far).
+  func body(_ request: Request) async throws -> [UInt8] {
+    if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > options.maxBody {
+      await engine.noteRefused("body too large")
+      throw HTTPError(.contentTooLarge, message: "the body is \(length) bytes: the limit is \(options.maxBody) (--max-body)")
+    }
+    var request = request
+    do {
+      let buffer = try await request.collectBody(upTo: options.maxBody)
+      return Array(buffer.readableBytesView)
+    } catch let error as HTTPError where error.status == .contentTooLarge {
+      await engine.noteRefused("body too large")
+      throw HTTPError(.contentTooLarge, message: "the body is larger than the limit of \(options.maxBody) bytes (--max-body)")
+    }
+  }
+
+  /// Lets the request through when the server has no tokens, or when it bears a token with
+  /// `scope` (any known token, for a nil scope).
+  func authorize(_ request: Request, _ scope: AccessScope?) async throws {
+    guard let tokens = options.tokens else { return }
+    guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+      await engine.noteRefused("unauthorized")
+      throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "a bearer token is required (Authorization: Bearer TOKEN)")
+    }
+    guard let scopes = tokens.scopes(of: header.utf8.dropFirst(7)) else {
+      await engine.noteRefused("unauthorized")
+      throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""], message: "the token is not known")
+    }
+    if let scope, !scopes.contains(scope) {
+      await engine.noteRefused("forbidden")
+      throw HTTPError(.forbidden, message: "the token lacks the \(scope.rawValue) scope")
+    }
+  }
+}
+#endif

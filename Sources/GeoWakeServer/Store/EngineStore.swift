@@ -1,0 +1,204 @@
+#if Server
+import CSQLite
+import Foundation
+
+/// The live engine's durable state in one SQLite database in WAL mode (`DIR/geowake.sqlite`):
+///
+/// - `log`: every fix the engine used, in arrival order (its `id`), with the verdict it was
+///   answered, and the end of a device's track (`kind` 1). The device states are a function of
+///   it: replaying a device's rows after its snapshot rebuilds the state exactly.
+/// - `events`: every event released, numbered by `seq` (the stream's `id:`), with its JSON line.
+/// - `devices`: each device's last checkpoint: its timeline's snapshot and the last log row it
+///   covers (`through`), or, for a device whose track ended, when it ended.
+/// - `meta`: the settings the state was made under (regions, platform, seed).
+///
+/// A batch's log rows and events are written in one transaction, committed with
+/// `synchronous=FULL` before the batch is answered: a crash loses no answered fix and leaves no
+/// event without the fix that made it.
+final class EngineStore {
+  static let fileName = "geowake.sqlite"
+  static let schemaVersion = "1"
+
+  let connection: SQLiteConnection
+  let path: String
+  private let findVerdict: SQLiteStatement
+  private let insertLog: SQLiteStatement
+  private let insertEvent: SQLiteStatement
+  private let upsertDevice: SQLiteStatement
+
+  /// Opens the store in `directory` (created when missing).
+  init(directory: String) throws(StoreError) {
+    do {
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    } catch {
+      throw StoreError(message: "\(directory): cannot create the data directory: \(error.localizedDescription)", code: SQLITE_CANTOPEN)
+    }
+    path = (directory as NSString).appendingPathComponent(Self.fileName)
+    connection = try SQLiteConnection(path: path)
+    try connection.execute(
+      """
+      PRAGMA journal_mode=WAL;
+      PRAGMA synchronous=FULL;
+      CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS log(
+        id INTEGER PRIMARY KEY, device TEXT NOT NULL, kind INTEGER NOT NULL, time REAL NOT NULL,
+        lat REAL, lon REAL, accuracy REAL, speed REAL, course REAL, cell TEXT, verdict TEXT);
+      CREATE UNIQUE INDEX IF NOT EXISTS log_fix ON log(device, time) WHERE kind = 0;
+      CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY, device TEXT NOT NULL, body TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS devices(
+        device TEXT PRIMARY KEY, snapshot BLOB, through INTEGER NOT NULL, ended REAL);
+      """)
+    findVerdict = try connection.prepare("SELECT verdict FROM log WHERE device = ? AND time = ? AND kind = 0")
+    insertLog = try connection.prepare(
+      "INSERT INTO log(device, kind, time, lat, lon, accuracy, speed, course, cell, verdict) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    insertEvent = try connection.prepare("INSERT INTO events(device, body) VALUES (?, ?)")
+    upsertDevice = try connection.prepare(
+      "INSERT INTO devices(device, snapshot, through, ended) VALUES (?, ?, ?, ?) "
+        + "ON CONFLICT(device) DO UPDATE SET snapshot = excluded.snapshot, through = excluded.through, ended = excluded.ended")
+  }
+
+  // MARK: - Settings
+
+  /// The settings stored with the state, or stores `settings` in an empty store.
+  /// - Throws: ``StoreError`` naming the first setting that differs.
+  func adopt(_ settings: [String: String]) throws(StoreError) {
+    let read = try connection.prepare("SELECT key, value FROM meta")
+    var stored: [String: String] = [:]
+    while try read.step() { stored[read.text(0)] = read.text(1) }
+    read.reset()
+    if stored.isEmpty {
+      let write = try connection.prepare("INSERT INTO meta(key, value) VALUES (?, ?)")
+      try transaction { () throws(StoreError) in
+        for (key, value) in (settings.merging(["schema": Self.schemaVersion]) { a, _ in a }).sorted(by: { $0.key < $1.key }) {
+          try write.bind(.text(key), .text(value))
+          try write.run()
+        }
+      }
+      return
+    }
+    if let schema = stored["schema"], schema != Self.schemaVersion {
+      throw StoreError(message: "\(path) has schema \(schema); this geowake reads schema \(Self.schemaVersion)", code: SQLITE_MISMATCH)
+    }
+    for key in settings.keys.sorted() where stored[key] != settings[key] {
+      throw StoreError(
+        message: "\(path) holds state made with another \(key) (\(stored[key] ?? "none") there, \(settings[key] ?? "none") now): "
+          + "start with the same \(key), or with another --data directory",
+        code: SQLITE_MISMATCH)
+    }
+  }
+
+  /// The log row through which every device's state is checkpointed: a restart replays the
+  /// rows after it.
+  func checkpointedRow() throws(StoreError) -> Int64 {
+    let read = try connection.prepare("SELECT value FROM meta WHERE key = 'checkpointed'")
+    return try read.step() ? Int64(read.text(0)) ?? 0 : 0
+  }
+
+  func setCheckpointedRow(_ row: Int64) throws(StoreError) {
+    let write = try connection.prepare("INSERT INTO meta(key, value) VALUES ('checkpointed', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+    try write.bind(.text(String(row)))
+    try write.run()
+  }
+
+  // MARK: - Transactions
+
+  func begin() throws(StoreError) { try connection.execute("BEGIN IMMEDIATE") }
+  func commit() throws(StoreError) { try connection.execute("COMMIT") }
+  func rollback() { try? connection.execute("ROLLBACK") }
+
+  func transaction(_ body: () throws(StoreError) -> Void) throws(StoreError) {
+    try begin()
+    do { try body() } catch {
+      rollback()
+      throw error
+    }
+    try commit()
+  }
+
+  // MARK: - The log
+
+  /// The verdict a fix of `device` at `time` was answered with, if it was used before.
+  func verdict(device: String, time: Double) throws(StoreError) -> String? {
+    try findVerdict.bind(.text(device), .real(time))
+    defer { findVerdict.reset() }
+    return try findVerdict.step() ? findVerdict.text(0) : nil
+  }
+
+  /// Appends a fix used, with its verdict; returns its row.
+  func appendFix(_ fix: FixInput, verdict: String) throws(StoreError) -> Int64 {
+    try insertLog.bind(
+      .text(fix.device), .integer(0), .real(fix.time), .real(fix.latitude), .real(fix.longitude),
+      fix.accuracy.map(SQLiteValue.real), fix.speed.map(SQLiteValue.real), fix.course.map(SQLiteValue.real),
+      fix.cell.map(SQLiteValue.text), .text(verdict))
+    try insertLog.run()
+    return connection.lastInsertedRow
+  }
+
+  /// Appends the end of `device`'s track at `time` (its last fix's); returns its row.
+  func appendEnd(device: String, time: Double) throws(StoreError) -> Int64 {
+    try insertLog.bind(.text(device), .integer(1), .real(time), nil, nil, nil, nil, nil, nil, nil)
+    try insertLog.run()
+    return connection.lastInsertedRow
+  }
+
+  /// Appends an event's JSON line; returns its sequence number.
+  func appendEvent(device: String, body: String) throws(StoreError) -> Int64 {
+    try insertEvent.bind(.text(device), .text(body))
+    try insertEvent.run()
+    return connection.lastInsertedRow
+  }
+
+  /// The last event's sequence number (0 before any).
+  func lastSequence() throws(StoreError) -> Int64 {
+    let read = try connection.prepare("SELECT COALESCE(MAX(seq), 0) FROM events")
+    _ = try read.step()
+    return read.integer(0)
+  }
+
+  // MARK: - Checkpoints
+
+  /// A device's checkpoint: its timeline's snapshot through log row `through`, or its end.
+  struct Checkpoint {
+    var device: String
+    var snapshot: [UInt8]?
+    var through: Int64
+    var ended: Double?
+  }
+
+  func save(_ checkpoint: Checkpoint) throws(StoreError) {
+    try upsertDevice.bind(
+      .text(checkpoint.device), checkpoint.snapshot.map(SQLiteValue.blob), .integer(checkpoint.through),
+      checkpoint.ended.map(SQLiteValue.real))
+    try upsertDevice.run()
+  }
+
+  func checkpoints() throws(StoreError) -> [Checkpoint] {
+    let read = try connection.prepare("SELECT device, snapshot, through, ended FROM devices ORDER BY device")
+    var all: [Checkpoint] = []
+    while try read.step() {
+      all.append(Checkpoint(device: read.text(0), snapshot: read.isNull(1) ? nil : read.blob(1), through: read.integer(2), ended: read.optionalReal(3)))
+    }
+    return all
+  }
+
+  /// A row of the log, for replay.
+  struct LogRow {
+    var id: Int64
+    var kind: Int64
+    var fix: FixInput
+  }
+
+  /// Calls `body` with every log row after `after`, in arrival order.
+  func replay(after: Int64, _ body: (LogRow) throws -> Void) throws {
+    let read = try connection.prepare(
+      "SELECT id, device, kind, time, lat, lon, accuracy, speed, course, cell FROM log WHERE id > ? ORDER BY id")
+    try read.bind(.integer(after))
+    while try read.step() {
+      let fix = FixInput(
+        device: read.text(1), time: read.real(3), latitude: read.optionalReal(4) ?? 0, longitude: read.optionalReal(5) ?? 0,
+        accuracy: read.optionalReal(6), speed: read.optionalReal(7), course: read.optionalReal(8), cell: read.optionalText(9))
+      try body(LogRow(id: read.integer(0), kind: read.integer(2), fix: fix))
+    }
+  }
+}
+#endif

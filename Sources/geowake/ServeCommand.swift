@@ -1,0 +1,121 @@
+#if Server
+import ArgumentParser
+import Foundation
+import GeoWake
+import GeoWakeServer
+import Geofencing
+import SeededRandom
+import TrackIO
+
+/// `geowake serve`: the live engine over HTTP (docs/serve.md).
+struct ServeCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "serve",
+    abstract: "Run the live engine: fixes from many devices in over HTTP, region events out, durable in --data.",
+    discussion: """
+      POST /v1/fixes takes a JSON array or NDJSON of {device, time, lat, lon, accuracy?, speed?, course?, cell?} \
+      and answers, per fix, accepted or rejected with the reason, once the fixes and their events are \
+      durable. GET /v1/events streams the events (Server-Sent Events, resumable with Last-Event-ID or \
+      ?after=SEQ) as geowake analyze --format jsonl writes them, with a seq; ?limit=N&wait=S is a JSON \
+      long poll. GET /v1/devices/ID, DELETE /v1/devices/ID (ends its track), GET /v1/regions, GET \
+      /metrics, GET /healthz, GET /openapi.json. Without --tokens only a loopback address is served.
+
+
+      Example (it runs until interrupted):
+        geowake serve --regions Fixtures/demo/tokyo-regions.csv --data /tmp/geowake-data --listen 127.0.0.1:8080
+      """
+  )
+
+  @Option(help: "Regions file (CSV id,lat,lon,radius; GeoJSON; or JSON).")
+  var regions: String
+
+  @Option(name: [.customLong("platform"), .customLong("profile")], help: "The rules events follow: server (the default: the geometric truth), or a phone's (ios, android, …) to see what it would report.")
+  var platformName: Platform.Name = .server
+
+  @Option(help: "The folder the engine's state is kept in (created when missing).")
+  var data: String = "geowake-data"
+
+  @Option(help: "The address to listen on, HOST:PORT (port 0: any free port, printed).")
+  var listen: String = "127.0.0.1:8080"
+
+  @Option(help: "Bearer tokens, one 'TOKEN SCOPE[,SCOPE…]' a line (scopes: ingest, read, admin).")
+  var tokens: String?
+
+  @Option(name: .customLong("max-body"), help: "The largest request body in bytes; larger gets 413.")
+  var maxBody: Int = 16 << 20
+
+  @Option(help: "Seeds the platform's random draws (a device's seed is drawn from it and its name, as in analyze).")
+  var seed: UInt64 = 0
+
+  @Option(name: .customLong("checkpoint-interval"), help: "Seconds between checkpoints of the device states.")
+  var checkpointInterval: Double = 30
+
+  func run() async throws {
+    guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65_535).contains(port) else {
+      Diagnostics.error("--listen \(listen): expected HOST:PORT, as 127.0.0.1:8080")
+      throw SysExit.usage
+    }
+    var host = String(listen[..<colon])
+    if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    var accessTokens: AccessTokens?
+    if let tokens {
+      let text: String
+      do { text = try String(contentsOfFile: tokens, encoding: .utf8) } catch {
+        Diagnostics.error("\(tokens): error: cannot read the tokens file: \(error.localizedDescription)")
+        throw SysExit.noInput
+      }
+      do { accessTokens = try AccessTokens(text: text) } catch {
+        Diagnostics.error("\(tokens):\(error.line):1: error: \(error.message)")
+        throw SysExit.dataError
+      }
+    } else if !ServerOptions.isLoopback(host) {
+      Diagnostics.error("--listen \(listen): without --tokens only a loopback address (127.0.0.1, ::1, localhost) is served: anyone who reaches it could post and read")
+      throw SysExit.usage
+    }
+    guard maxBody > 0 else {
+      Diagnostics.error("--max-body \(maxBody): expected a number of bytes > 0")
+      throw SysExit.usage
+    }
+    guard checkpointInterval > 0, checkpointInterval.isFinite else {
+      Diagnostics.error("--checkpoint-interval \(checkpointInterval): expected seconds > 0")
+      throw SysExit.usage
+    }
+    let regionFile: RegionFile
+    do { regionFile = try RegionFileReader.readValidated(path: regions) } catch { throw Diagnostics.fail(error) }
+    let fingerprint: String
+    do {
+      let bytes = try Data(contentsOf: URL(fileURLWithPath: regions))
+      var hash = StableHash()
+      hash.combine(bytes)
+      fingerprint = String(hash.finalized, radix: 16)
+    } catch {
+      Diagnostics.error("\(regions): error: cannot read: \(error.localizedDescription)")
+      throw SysExit.noInput
+    }
+    let settings = EngineSettings(
+      regions: regionFile.regions, regionsFingerprint: fingerprint, platform: Platform.named(platformName),
+      notifications: regionFile.notifications, seed: seed, dataDirectory: data, checkpointInterval: checkpointInterval)
+    let engine: LiveEngine
+    let log: EventLog
+    do {
+      engine = try LiveEngine(settings: settings)
+      log = try EventLog(dataDirectory: data)
+    } catch {
+      Diagnostics.error("\(data): error: \(error)")
+      throw SysExit.cannotCreate
+    }
+    let server = LiveServer(engine: engine, log: log, options: ServerOptions(host: host, port: port, tokens: accessTokens, maxBody: maxBody))
+    let devices = await engine.deviceCount
+    let shown = host.contains(":") ? "[\(host)]" : host
+    let banner = "\(regionFile.regions.count) regions, platform \(platformName.rawValue), \(devices) devices restored from \(data)"
+    do {
+      try await server.run { bound in
+        Diagnostics.error("geowake serve: listening on http://\(shown):\(bound) — \(banner)")
+      }
+    } catch {
+      Diagnostics.error("geowake serve: \(error)")
+      throw SysExit.ioError
+    }
+  }
+}
+#endif

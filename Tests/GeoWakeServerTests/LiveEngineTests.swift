@@ -1,0 +1,167 @@
+#if Server
+import Foundation
+import GeoWake
+import Geodesy
+import Geofencing
+import Testing
+
+@testable import GeoWakeServer
+
+/// The live engine against the offline timeline (what `geowake analyze` runs): the same fixes,
+/// cut into batches, with the engine dropped and reopened from its store at random points (a
+/// crash: nothing but what was committed survives) and checkpoints between, give each device the
+/// same events in the same order, none lost and none repeated.
+@Suite struct LiveEngineTests {
+  /// A small deterministic generator (splitmix64), so the walks are the same on every run.
+  struct Walks {
+    var state: UInt64
+    mutating func next() -> Double {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+    }
+  }
+
+  static func regions(_ walks: inout Walks) throws -> [Region] {
+    try (0..<12).map { k in
+      .circle(
+        try CircularRegion(
+          identifier: "r\(k)", center: Coordinate(latitude: 48.85 + 0.01 * walks.next(), longitude: 2.35 + 0.01 * walks.next()),
+          radius: 50 + 300 * walks.next()))
+    }
+  }
+
+  static func fixes(_ walks: inout Walks, devices: Int, perDevice: Int) -> [FixInput] {
+    var all: [FixInput] = []
+    for d in 0..<devices {
+      var lat = 48.85 + 0.01 * walks.next()
+      var lon = 2.35 + 0.01 * walks.next()
+      var time = 1_700_000_000 + 600 * walks.next()
+      var heading = 2 * Double.pi * walks.next()
+      for _ in 0..<perDevice {
+        heading += walks.next() - 0.5
+        let step = 5 + 35 * walks.next()
+        lat += step * cos(heading) / 111_000
+        lon += step * sin(heading) / (111_000 * cos(lat * .pi / 180))
+        time += (5 + 25 * walks.next()).rounded()
+        all.append(FixInput(device: "dev-\(d)", time: time, latitude: lat, longitude: lon, accuracy: [5, 10, 20][Int(3 * walks.next())]))
+      }
+    }
+    return all.sorted { ($0.time, $0.device) < ($1.time, $1.device) }
+  }
+
+  static func batch(_ fixes: ArraySlice<FixInput>) -> FixBatch {
+    var text = ""
+    for f in fixes {
+      text += "{\"device\":\"\(f.device)\",\"time\":\(f.time),\"lat\":\(f.latitude),\"lon\":\(f.longitude),\"accuracy\":\(f.accuracy!)}\n"
+    }
+    return try! FixBatch(body: Array(text.utf8))
+  }
+
+  @Test(arguments: [UInt64(1), 2, 3, 4])
+  func equalsTheOfflineTimelineAcrossCrashes(seed: UInt64) async throws {
+    var walks = Walks(state: seed)
+    let regions = try Self.regions(&walks)
+    let fixes = Self.fixes(&walks, devices: 8, perDevice: 300)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-engine-\(seed)-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let settings = EngineSettings(regions: regions, regionsFingerprint: "test", platform: .server, seed: seed, dataDirectory: folder)
+
+    // Offline: each device's timeline over its fixes, finished.
+    let fleet = Fleet(regions: RegionSet(regions), platform: .server, seed: seed)
+    var expected: [String: [String]] = [:]
+    for device in Set(fixes.map(\.device)) {
+      var timeline = try fleet.timeline(for: device)
+      var events: [TimelineEvent] = []
+      for fix in fixes where fix.device == device { timeline.process(fix.locationFix, into: &events) }
+      try timeline.finish(into: &events)
+      expected[device] = events.map { EventLines.line($0, device: device).body }
+    }
+
+    #expect(expected.values.map(\.count).reduce(0, +) >= 20, "the walks cross the regions")
+
+    // Live: batches of 1 to 200, a crash (the engine dropped, reopened) or a checkpoint now and then,
+    // and the batch before each crash sent again, as a client that had no answer would.
+    var engine: LiveEngine? = try LiveEngine(settings: settings)
+    var start = 0
+    var crashes = 0
+    while start < fixes.count {
+      let count = 1 + Int(200 * walks.next())
+      let slice = fixes[start..<min(fixes.count, start + count)]
+      let answer = try await engine!.ingest(Self.batch(slice))
+      #expect(answer.items.count == slice.count)
+      let roll = walks.next()
+      // At least one crash: the first batch past the middle, whatever the rolls.
+      if roll < 0.1 || (crashes == 0 && start + slice.count > fixes.count / 2) {
+        engine = nil
+        engine = try LiveEngine(settings: settings)
+        crashes += 1
+        let again = try await engine!.ingest(Self.batch(slice))
+        #expect(again.items.allSatisfy(\.repeated) && again.events == 0)
+      } else if roll < 0.2 {
+        try await engine!.checkpoint()
+      }
+      start += slice.count
+    }
+    for device in expected.keys.sorted() { _ = try await engine!.end(device: device) }
+    #expect(crashes > 0)
+    let log = try EventLog(dataDirectory: folder)
+    var live: [String: [String]] = [:]
+    var after: Int64 = 0
+    var sequence: [Int64] = []
+    while true {
+      let page = try await log.events(after: after, limit: 1_000)
+      guard let last = page.last else { break }
+      for (seq, line) in page {
+        sequence.append(seq)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let device = try #require(object["device"] as? String)
+        let prefix = "{\"seq\":\(seq),"
+        live[device, default: []].append("{" + line.dropFirst(prefix.count))
+      }
+      after = last.seq
+    }
+    #expect(sequence == Array(1...Int64(sequence.count)))
+    #expect(live == expected.filter { !$0.value.isEmpty })
+  }
+
+  @Test func anNDJSONBatchNamesEachBadLineAndReadsTheOthers() throws {
+    let body = """
+      {"device":"a","time":1700000000,"lat":48.85,"lon":2.35}
+      {"device":"a","time":1700000010,"lat":98.85,"lon":2.35}
+
+      {"device":"a","time":"2023-11-14T22:13:40Z","lat":48.85,"lon":2.35,"accuracy":-3}
+      not json
+      {"device":"a","time":"2023-11-14T22:13:50","lat":48.85,"lon":2.35}
+      """
+    let batch = try FixBatch(body: Array(body.utf8))
+    #expect(batch.items.map(\.line) == [1, 2, 4, 5, 6])
+    let problems = batch.items.compactMap { item -> FixBatch.Problem? in if case .failure(let p) = item.fix { p } else { nil } }
+    #expect(problems.map(\.field) == ["lat", "accuracy", nil, "time"])
+    #expect(problems.map(\.line) == [2, 4, 5, 6])
+    #expect(problems[0].column == 39)
+  }
+
+  @Test func aJSONArrayIsReadAndABrokenOneRefused() throws {
+    let batch = try FixBatch(body: Array(#"[{"device":7,"time":1700000000,"lat":1,"lon":2,"cell":"208-1-1-9"}]"#.utf8))
+    #expect(batch.items.count == 1)
+    #expect((try? batch.items[0].fix.get())?.device == "7")
+    #expect((try? batch.items[0].fix.get())?.cell == "208-1-1-9")
+    #expect(throws: FixBatch.Problem.self) { try FixBatch(body: Array(#"[{"device":"a"}"#.utf8)) }
+  }
+
+  @Test func tokensHaveTheirScopesAndOthersNone() throws {
+    let tokens = try AccessTokens(text: "# a comment\n0123456789abcdef ingest\nfedcba9876543210XY read,admin\n")
+    #expect(tokens.scopes(of: Array("0123456789abcdef".utf8)) == [.ingest])
+    #expect(tokens.scopes(of: Array("fedcba9876543210XY".utf8)) == [.read, .admin])
+    #expect(tokens.scopes(of: Array("0123456789abcdeg".utf8)) == nil)
+    #expect(tokens.scopes(of: Array("0123456789abcdef0".utf8)) == nil)
+    #expect(tokens.scopes(of: Array("".utf8)) == nil)
+    #expect(throws: AccessTokens.Problem.self) { try AccessTokens(text: "short ingest\n") }
+    #expect(throws: AccessTokens.Problem.self) { try AccessTokens(text: "0123456789abcdef write\n") }
+    #expect(throws: AccessTokens.Problem.self) { try AccessTokens(text: "# nothing\n") }
+  }
+}
+#endif

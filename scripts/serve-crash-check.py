@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""kill -9 the live engine at random points of a load, restart it each time, and check that the
+event stream equals `geowake analyze --format jsonl` of the same fixes: none lost, none repeated.
+
+usage: serve-crash-check.py GEOWAKE REGIONS [--devices N] [--fixes N] [--kills K] [--seed S]
+"""
+import argparse, json, os, random, signal, subprocess, sys, tempfile, time, urllib.request, math
+
+ap = argparse.ArgumentParser()
+ap.add_argument("geowake"); ap.add_argument("regions")
+ap.add_argument("--devices", type=int, default=20); ap.add_argument("--fixes", type=int, default=400)
+ap.add_argument("--kills", type=int, default=5); ap.add_argument("--seed", type=int, default=1)
+ap.add_argument("--batch", type=int, default=200)
+ap.add_argument("--checkpoint-interval", default="0.2", help="seconds: short, so that restarts restore checkpoints")
+a = ap.parse_args()
+rng = random.Random(a.seed)
+
+# Regions' centres, so the walks cross them.
+centres = []
+for line in open(a.regions):
+    parts = line.strip().split(",")
+    try: centres.append((float(parts[1]), float(parts[2]), float(parts[3])))
+    except (ValueError, IndexError): pass
+fixes = []
+for d in range(a.devices):
+    lat, lon, _ = rng.choice(centres)
+    lat += rng.uniform(-0.01, 0.01); lon += rng.uniform(-0.01, 0.01)
+    t = 1_700_000_000 + rng.randint(0, 600)
+    heading = rng.uniform(0, 2 * math.pi)
+    for k in range(a.fixes):
+        heading += rng.gauss(0, 0.3)
+        step = rng.uniform(5, 40)
+        lat += step * math.cos(heading) / 111_000; lon += step * math.sin(heading) / (111_000 * math.cos(math.radians(lat)))
+        t += rng.randint(5, 30)
+        fixes.append({"device": f"dev-{d}", "time": t, "lat": round(lat, 7), "lon": round(lon, 7), "accuracy": rng.choice([5, 10, 20])})
+# Arrival: devices interleaved, each in time order.
+fixes.sort(key=lambda f: (f["time"], f["device"]))
+work = tempfile.mkdtemp(prefix="geowake-serve-")
+data = os.path.join(work, "data")
+track = os.path.join(work, "fixes.ndjson")
+with open(track, "w") as f:
+    for x in fixes: f.write(json.dumps(x) + "\n")
+
+def start():
+    log = os.path.join(work, "serve.log")
+    offset = os.path.getsize(log) if os.path.exists(log) else 0
+    p = subprocess.Popen([a.geowake, "serve", "--regions", a.regions, "--data", data, "--listen", "127.0.0.1:0",
+                          "--checkpoint-interval", a.checkpoint_interval], stderr=open(log, "a"))
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        with open(log) as f:
+            f.seek(offset)
+            for line in f:
+                if "listening on http://" in line:
+                    port = int(line.split("listening on http://")[1].split(" ")[0].rsplit(":", 1)[1])
+                    return p, f"http://127.0.0.1:{port}"
+        if p.poll() is not None: raise SystemExit("server ended: " + open(log).read())
+        time.sleep(0.02)
+    raise SystemExit("server did not start: " + open(log).read())
+
+def post(base, body, method="POST", path="/v1/fixes"):
+    req = urllib.request.Request(base + path, data=body, method=method)
+    with urllib.request.urlopen(req, timeout=30) as r: return json.loads(r.read())
+
+batches = [fixes[k:k + a.batch] for k in range(0, len(fixes), a.batch)]
+kill_at = sorted(rng.sample(range(1, len(batches)), min(a.kills, len(batches) - 1)))
+proc, base = start()
+kills = 0
+k = 0
+while k < len(batches):
+    body = "\n".join(json.dumps(x) for x in batches[k]).encode()
+    if kills < len(kill_at) and k == kill_at[kills]:
+        # kill -9 while the batch is in flight (or just before or after it is answered).
+        import threading
+        timer = threading.Timer(rng.uniform(0, 0.02), lambda: proc.send_signal(signal.SIGKILL))
+        timer.start()
+        try: post(base, body)
+        except Exception: pass
+        timer.join(); proc.wait(); kills += 1
+        proc, base = start()
+        continue  # the client retries the batch it may not have had answered
+    answer = post(base, body)
+    assert answer["accepted"] + answer["rejected"] == len(batches[k]), answer
+    k += 1
+for d in sorted({x["device"] for x in fixes}): post(base, None, "DELETE", "/v1/devices/" + d)
+events, after = [], 0
+while True:
+    with urllib.request.urlopen(f"{base}/v1/events?after={after}&limit=10000") as r: page = json.loads(r.read())
+    if not page["events"]: break
+    events += page["events"]; after = page["next"]
+proc.send_signal(signal.SIGTERM); proc.wait()
+seqs = [e.pop("seq") for e in events]
+assert seqs == list(range(1, len(seqs) + 1)), "sequence numbers not consecutive"
+offline = subprocess.run([a.geowake, "analyze", "--platform", "server", "--regions", a.regions, track, "--format", "jsonl"],
+                         capture_output=True, text=True, check=True).stdout
+expected = [json.loads(l) for l in offline.splitlines() if l.strip()]
+def by_device(es):
+    out = {}
+    for e in es: out.setdefault(e["device"], []).append(e)
+    return out
+live, off = by_device(events), by_device(expected)
+lost = sum(max(0, len(off.get(d, [])) - len(live.get(d, []))) for d in off)
+same = live == off
+print(f"{len(fixes)} fixes, {a.devices} devices, {kills} kill -9s: {len(events)} live events, {len(expected)} offline; "
+      f"equal per device: {same}")
+if not same:
+    for d in off:
+        if live.get(d) != off[d]:
+            print("first difference in", d, len(live.get(d, [])), len(off[d]))
+            for x, y in zip(live.get(d, []), off[d]):
+                if x != y: print(" live:", x, "\n  off:", y); break
+            break
+    sys.exit(1)
+log = open(os.path.join(work, "serve.log")).read()
+warnings = [l for l in log.splitlines() if "warning" in l or "error" in l]
+if warnings:
+    print("server warnings:", *warnings[:5], sep="\n  ")
+    sys.exit(1)
+import shutil
+shutil.rmtree(work)
