@@ -1,5 +1,6 @@
 #if Server
 import Foundation
+import JSONBytes
 public import GeoWake
 public import Geodesy
 public import Geofencing
@@ -59,8 +60,8 @@ public struct IngestAnswer: Sendable {
     for (k, item) in items.enumerated() {
       if k > 0 { out += "," }
       out += "{\"index\":\(item.index),\"line\":\(item.line),\"status\":\"\(item.status.rawValue)\""
-      if let field = item.field { out += ",\"field\":" + JSONString.quoted(field) }
-      if let reason = item.reason { out += ",\"reason\":" + JSONString.quoted(reason) }
+      if let field = item.field { out += ",\"field\":" + JSONText.quoted(field) }
+      if let reason = item.reason { out += ",\"reason\":" + JSONText.quoted(reason) }
       if item.repeated { out += ",\"repeated\":true" }
       out += "}"
     }
@@ -379,29 +380,5 @@ public actor LiveEngine {
   }
 
   public var deviceCount: Int { devices.count }
-}
-
-/// JSON string literals for hand-written answers.
-enum JSONString {
-  static func quoted(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      default:
-        if scalar.value < 0x20 {
-          let hex = String(scalar.value, radix: 16)
-          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out + "\""
-  }
 }
 #endif

@@ -1,5 +1,6 @@
 #if Server
 import Foundation
+import JSONBytes
 import Hummingbird
 import NIOCore
 
@@ -107,7 +108,7 @@ public struct LiveServer: Sendable {
       try await self.authorize(request, .read)
       let id = context.parameters.get("id") ?? ""
       guard let report = await self.engine.report(device: id) else {
-        throw HTTPError(.notFound, message: "no device \(JSONString.quoted(id)) has sent a fix")
+        throw HTTPError(.notFound, message: "no device \(JSONText.quoted(id)) has sent a fix")
       }
       return Self.json(Self.json(report))
     }
@@ -118,8 +119,8 @@ public struct LiveServer: Sendable {
       do { answer = try await self.engine.end(device: id) } catch let error as StoreError {
         throw HTTPError(.serviceUnavailable, message: "the end was not stored (\(error.message)): send it again")
       }
-      guard let answer else { throw HTTPError(.notFound, message: "device \(JSONString.quoted(id)) has no live track") }
-      return Self.json("{\"device\":\(JSONString.quoted(id)),\"ended\":true,\"events\":\(answer.events),\"lastSeq\":\(answer.lastSequence)}")
+      guard let answer else { throw HTTPError(.notFound, message: "device \(JSONText.quoted(id)) has no live track") }
+      return Self.json("{\"device\":\(JSONText.quoted(id)),\"ended\":true,\"events\":\(answer.events),\"lastSeq\":\(answer.lastSequence)}")
     }
   }
 
@@ -128,7 +129,7 @@ public struct LiveServer: Sendable {
   }
 
   static func json(_ report: DeviceReport) -> String {
-    var out = "{\"device\":\(JSONString.quoted(report.device)),\"inside\":[" + report.inside.map(JSONString.quoted).joined(separator: ",") + "]"
+    var out = "{\"device\":\(JSONText.quoted(report.device)),\"inside\":[" + report.inside.map(JSONText.quoted).joined(separator: ",") + "]"
     if let fix = report.lastFix {
       out += ",\"lastFix\":{\"time\":\(fix.time),\"lat\":\(fix.latitude),\"lon\":\(fix.longitude)"
       if let a = fix.accuracy { out += ",\"accuracy\":\(a)" }
