@@ -170,3 +170,99 @@ struct MonitorLifecycleTests {
     #expect(m.monitoredRegions.count == 2)
   }
 }
+
+@Suite("A monitor moved onto another version of a shared region set")
+struct RegionReplacementTests {
+  /// `replaceRegions` over a new shared set gives, from the change on, the events of the
+  /// independent path: `stopMonitoring` and `startMonitoring` on a monitor with its own copy of
+  /// the regions (every profile without a cap in the way, random seeds, cut points and changes).
+  @Test(arguments: [
+    (RegionMonitoringProfile.server, UInt64(41), 80), (.android, 42, 80), (.androidDocumented, 43, 80), (.ios, 44, 18),
+    (.iosDocumented, 45, 18), (.server, 46, 200),
+  ])
+  func replacingMatchesStoppingAndStarting(profile: RegionMonitoringProfile, seed: UInt64, count: Int) throws {
+    let center = try Coordinate(latitude: 52.52, longitude: 13.40)
+    let fixes = lifecycleTrack(seed: seed, count: 2_500, center: center)
+    let pool = regionsAlong(fixes.sorted { $0.time < $1.time }, seed: seed, count: count * 2, polygonFraction: 0.25)
+      .filter { region in
+        if case .circle(let c) = region { return c.radius >= 100 } else { return true }
+      }
+    let initial = Array(pool.prefix(count - 4))
+    let spare = Array(pool.dropFirst(count - 4))
+    var rng = SeededGenerator(seed: seed)
+    var compared = 0
+    for _ in 0..<3 {
+      let cut = rng.integer(in: 1...(fixes.count - 2))
+      // Some regions removed, some redefined (a larger radius, or a polygon swapped for a circle),
+      // some added.
+      var removed: [RegionIdentifier] = []
+      var redefined: [Region] = []
+      for region in initial {
+        let u = rng.unit()
+        if u < 0.15 {
+          removed.append(region.identifier)
+        } else if u < 0.3 {
+          switch region {
+          case .circle(let c): redefined.append(.circle(try CircularRegion(identifier: c.identifier, center: c.center, radius: c.radius * 1.5)))
+          case .polygon(let p):
+            redefined.append(.circle(try CircularRegion(identifier: p.identifier, center: p.polygons[0].exterior[0], radius: 300)))
+          }
+        }
+      }
+      let added = Array(spare.shuffled(using: &rng).prefix(4))
+      var next = RegionSet(initial)
+      for id in removed { next.remove(id) }
+      for region in redefined + added { next.insert(region) }
+      _ = next.fingerprint
+
+      var shared = try RegionMonitor(regions: RegionSet(initial), profile: profile, seed: seed)
+      var own = try RegionMonitor(regions: RegionSet(initial), profile: profile, seed: seed)
+      var ignored: [RegionEvent] = []
+      for fix in fixes[..<cut] {
+        shared.process(fix, into: &ignored)
+        own.process(fix, into: &ignored)
+      }
+      var replaced: [RegionEvent] = []
+      try shared.replaceRegions(with: next, into: &replaced)
+      var oracle: [RegionEvent] = []
+      for id in removed { own.stopMonitoring(id) }
+      for region in redefined + added { try own.startMonitoring(region, into: &oracle) }
+      for fix in fixes[cut...] {
+        shared.process(fix, into: &replaced)
+        own.process(fix, into: &oracle)
+      }
+      shared.finish(into: &replaced)
+      own.finish(into: &oracle)
+      #expect(Set(shared.monitoredRegions) == Set(own.monitoredRegions))
+      #expect(shared.regions.fingerprint == next.fingerprint, "the monitor shares the new set")
+      func key(_ e: RegionEvent) -> String { "\(e.decidedAt) \(e.crossedAt) \(e.region.rawValue) \(e.kind) \(e.deliveredAt ?? -1)" }
+      let a = replaced.sorted { key($0) < key($1) }
+      let b = oracle.sorted { key($0) < key($1) }
+      let first = zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+      #expect(a.count == b.count && first == nil, "cut at fix \(cut): \(a.count) events against \(b.count), first difference at \(first ?? -1)")
+      compared += b.count
+      // And it is a monitor like any other: saved and restored over the new set.
+      let restored = try RegionMonitor(restoring: shared.snapshot(), regions: next, profile: profile, seed: seed)
+      #expect(restored.snapshot() == shared.snapshot())
+    }
+    #expect(compared >= 5, "the changes should be followed by events (\(compared))")
+  }
+
+  /// A region added around the device gives its state at the last fix; one removed while the
+  /// device is inside ends without an event.
+  @Test func addedAroundAndRemovedUnder() throws {
+    let origin = try Coordinate(latitude: 35.68, longitude: 139.76)
+    let plaza = try CircularRegion(identifier: "plaza", center: origin, radius: 200)
+    let square = try CircularRegion(identifier: "square", center: origin, radius: 50)
+    var m = try RegionMonitor(regions: RegionSet([.circle(plaza)]), profile: .server)
+    var events: [RegionEvent] = []
+    for k in 0..<40 { m.process(LocationFix(time: Double(k) * 10, coordinate: origin, horizontalAccuracy: 5), into: &events) }
+    m.advance(to: 1_000, into: &events)
+    #expect(events.map(\.kind) == [.state])
+    events = []
+    try m.replaceRegions(with: RegionSet([.circle(square)]), into: &events)
+    #expect(events.map(\.kind) == [.state] && events[0].region == square.identifier && events[0].state == .inside)
+    #expect(events[0].crossedAt == 390, "at the last fix used")
+    #expect(m.state(of: plaza.identifier) == nil && m.state(of: square.identifier) == .inside)
+  }
+}

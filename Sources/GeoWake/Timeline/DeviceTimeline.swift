@@ -255,7 +255,7 @@ public struct DeviceTimeline {
   }
 
   /// Runs the device to just before the horizon and appends what is released.
-  private mutating func release(into events: inout [TimelineEvent]) {
+  mutating func release(into events: inout [TimelineEvent]) {
     let horizon = self.horizon
     if device != nil {
       deviceEvents.removeAll(keepingCapacity: true)
@@ -267,7 +267,7 @@ public struct DeviceTimeline {
     if let first = order.first, first < horizon { order.release(before: horizon, into: &events) }
   }
 
-  private mutating func add(_ regionEvents: [RegionEvent]) {
+  mutating func add(_ regionEvents: [RegionEvent]) {
     for e in regionEvents {
       activity.add(e)
       if let delivered = e.deliveredAt, device != nil {

@@ -64,6 +64,14 @@ public struct RegionActivity: Hashable, Sendable {
     }
   }
 
+  /// Ends the open period inside `id` at `time` (the region stopped being monitored).
+  public mutating func end(_ id: RegionIdentifier, at time: Double) {
+    guard insideSince[id] != nil else { return }
+    var t = totals[id] ?? Totals()
+    close(id, at: time, into: &t)
+    totals[id] = t
+  }
+
   private mutating func close(_ id: RegionIdentifier, at time: Double, into t: inout Totals) {
     if let since = insideSince.removeValue(forKey: id) { t.timeInside += max(0, time - since) }
   }

@@ -388,7 +388,7 @@ public struct RegionMonitor: Sendable {
     }
   }
 
-  private func stateEvent(
+  func stateEvent(
     _ region: RegionIdentifier, _ state: RegionEvent.State, at fix: LocationFix, cause: RegionEvent.Cause, reason: String
   ) -> RegionEvent {
     let delivered = profile.deliversStateEvents
@@ -495,11 +495,11 @@ public struct RegionMonitor: Sendable {
   }
 
   /// The transitions the app wants for `id` (no lookup when every region wants all).
-  private func wants(_ id: RegionIdentifier) -> RegionNotifications {
+  func wants(_ id: RegionIdentifier) -> RegionNotifications {
     notifications.isEmpty ? .all : notifications[id] ?? .all
   }
 
-  private mutating func startDwell(_ id: RegionIdentifier, at time: Double) {
+  mutating func startDwell(_ id: RegionIdentifier, at time: Double) {
     if let delay = profile.loiteringDelay { dwellDue[id] = time + delay }
   }
 

@@ -154,6 +154,40 @@ public enum RegionFileReader {
     return RegionFile(regions: reader.regions, notifications: reader.notifications)
   }
 
+  /// Reads the regions of a JSON document held in memory (a request body): a GeoJSON `Feature`
+  /// or `FeatureCollection`, or an array of region objects, under the rules of a region file.
+  /// - Parameter name: what errors name as the file (`body`, a URL).
+  /// - Throws: ``TrackIOError`` with the line and column of the first problem.
+  public static func read(json bytes: [UInt8], name: String, checkPolygon: PolygonCheck? = nil) throws(TrackIOError) -> RegionFile {
+    var parser = JSONParser(path: name, bytes: bytes)
+    let root = try parser.parseDocument()
+    var reader = Reader(checkPolygon: checkPolygon)
+    let line = { (offset: Int) in parser.location(of: offset).line }
+    do throws(Problem) {
+      switch root.value {
+      case .array(let items):
+        for item in items { try reader.plainRegion(item, line: line) }
+      case .object:
+        switch root["type"]?.value {
+        case .string("FeatureCollection")?:
+          guard let features = root["features"], case .array(let items) = features.value else {
+            throw Problem(message: "a FeatureCollection needs a \"features\" array", offset: root.offset)
+          }
+          for item in items { try reader.feature(item, line: line) }
+        case .string("Feature")?:
+          try reader.feature(root, line: line)
+        default:
+          throw Problem(message: "expected a GeoJSON FeatureCollection or Feature (\"type\"), or an array of regions", offset: root.offset)
+        }
+      default:
+        throw Problem(message: "\(root.kind): expected a GeoJSON FeatureCollection or Feature, or an array of regions", offset: root.offset)
+      }
+    } catch {
+      throw parser.error(error.message, at: error.offset)
+    }
+    return RegionFile(regions: reader.regions, notifications: reader.notifications)
+  }
+
   /// What a step over one region read: the shortcut's region, or the value whole.
   private enum Item {
     case fast(RegionShortcut)
