@@ -184,7 +184,7 @@ package.targets += [
   .target(
     name: "GeoWakeServer",
     dependencies: [
-      "GeoWake", "GeoWakeReports", "TrackIO", "Geofencing", "Geodesy", "JSONBytes",
+      "GeoWake", "GeoWakeReports", "TrackIO", "Geofencing", "GEOSValidation", "Geodesy", "JSONBytes",
       server("CSQLite"), server(.product(name: "Hummingbird", package: "hummingbird")),
     ]
   ),

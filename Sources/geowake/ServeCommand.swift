@@ -17,8 +17,10 @@ struct ServeCommand: AsyncParsableCommand {
       and answers, per fix, accepted or rejected with the reason, once the fixes and their events are \
       durable. GET /v1/events streams the events (Server-Sent Events, resumable with Last-Event-ID or \
       ?after=SEQ) as geowake analyze --format jsonl writes them, with a seq; ?limit=N&wait=S is a JSON \
-      long poll. GET /v1/devices/ID, DELETE /v1/devices/ID (ends its track), GET /v1/regions, GET \
-      /metrics, GET /healthz, GET /openapi.json. Without --tokens only a loopback address is served.
+      long poll. GET /v1/devices/ID, DELETE /v1/devices/ID (ends its track), GET /v1/regions, PUT and \
+      DELETE /v1/regions/ID (a GeoJSON Feature: the fence set changes while fixes flow; the changes \
+      are kept in --data, on top of the same --regions file), GET /metrics, GET /healthz, GET \
+      /openapi.json. Without --tokens only a loopback address is served.
 
 
       Example (it runs until interrupted):
@@ -106,8 +108,10 @@ struct ServeCommand: AsyncParsableCommand {
     }
     let server = LiveServer(engine: engine, log: log, options: ServerOptions(host: host, port: port, tokens: accessTokens, maxBody: maxBody))
     let devices = await engine.deviceCount
+    let fences = await engine.fences
     let shown = host.contains(":") ? "[\(host)]" : host
-    let banner = "\(regionFile.regions.count) regions, platform \(platformName.rawValue), \(devices) devices restored from \(data)"
+    let version = fences.row == 0 ? "as in \(regions)" : "version \(fences.row), changed since \(regions)"
+    let banner = "\(fences.regions.count) regions (\(version)), platform \(platformName.rawValue), \(devices) devices restored from \(data)"
     do {
       try await server.run { bound in
         Diagnostics.error("geowake serve: listening on http://\(shown):\(bound) — \(banner)")

@@ -127,6 +127,118 @@ import Testing
     #expect(live == expected.filter { !$0.value.isEmpty })
   }
 
+  /// Fences put and deleted while fixes flow, with crashes right after some of the changes: each
+  /// device's events equal a run without crashes in which every live device is moved onto each
+  /// new set at the same place in the stream (and a region put is read from the body stored).
+  @Test(arguments: [UInt64(11), 12, 13])
+  func fenceChangesDuringLoadSurviveCrashes(seed: UInt64) async throws {
+    var walks = Walks(state: seed)
+    let regions = try Self.regions(&walks)
+    let fixes = Self.fixes(&walks, devices: 6, perDevice: 250)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-fences-\(seed)-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let settings = EngineSettings(regions: regions, regionsFingerprint: "test", platform: .server, seed: seed, dataDirectory: folder)
+
+    // The plan: batches of 1 to 150 fixes; after some, a change (a new region, one redefined, one deleted).
+    enum Change {
+      case put(String, [UInt8])
+      case delete(String)
+    }
+    var plan: [(batch: Range<Int>, change: Change?, crash: Bool)] = []
+    var start = 0
+    var serial = 0
+    while start < fixes.count {
+      let end = min(fixes.count, start + 1 + Int(150 * walks.next()))
+      var change: Change?
+      let roll = walks.next()
+      if roll < 0.3 {
+        serial += 1
+        let id = walks.next() < 0.5 ? "new-\(serial)" : "r\(Int(12 * walks.next()))"
+        let lat = 48.85 + 0.01 * walks.next()
+        let lon = 2.35 + 0.01 * walks.next()
+        let radius = 100 + 400 * walks.next()
+        let body = #"{"type":"Feature","properties":{"radius":\#(radius)},"geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]}}"#
+        change = .put(id, Array(body.utf8))
+      } else if roll < 0.4 {
+        change = .delete("r\(Int(12 * walks.next()))")
+      }
+      plan.append((start..<end, change, change != nil && walks.next() < 0.5))
+      start = end
+    }
+    #expect(plan.count { $0.change != nil } >= 3)
+
+    // Without crashes, in memory.
+    var fences = FenceSet(regions: RegionSet(regions), notifications: [:], row: 0)
+    var timelines: [String: DeviceTimeline] = [:]
+    var expected: [String: [String]] = [:]
+    var events: [TimelineEvent] = []
+    func record(_ device: String) { expected[device, default: []] += events.map { EventLines.line($0, device: device).body } }
+    for step in plan {
+      let fleet = Fleet(regions: fences.regions, platform: .server, notifications: fences.notifications, seed: seed)
+      for fix in fixes[step.batch] {
+        if timelines[fix.device] == nil { timelines[fix.device] = try fleet.timeline(for: fix.device) }
+        events = []
+        timelines[fix.device]!.process(fix.locationFix, into: &events)
+        record(fix.device)
+      }
+      switch step.change {
+      case .put(let id, let body)?:
+        let (region, wanted) = try FenceSet.region(id, body: body)
+        fences = fences.putting(region, wanting: wanted, at: 0)
+      case .delete(let id)?:
+        guard fences.regions.contains(try RegionIdentifier(id)) else { continue }
+        fences = fences.removing(try RegionIdentifier(id), at: 0)
+      case nil: continue
+      }
+      for device in timelines.keys.sorted() {
+        events = []
+        try timelines[device]!.replaceRegions(with: fences.regions, notifications: fences.notifications, into: &events)
+        record(device)
+      }
+    }
+    for device in timelines.keys.sorted() {
+      events = []
+      try timelines[device]!.finish(into: &events)
+      record(device)
+    }
+    #expect(expected.values.joined().count { $0.contains("when monitoring started") } > 0, "a region is put around a device")
+
+    // Live, with crashes.
+    var engine: LiveEngine? = try LiveEngine(settings: settings)
+    for step in plan {
+      _ = try await engine!.ingest(Self.batch(fixes[step.batch]))
+      switch step.change {
+      case .put(let id, let body)?:
+        let (region, wanted) = try FenceSet.region(id, body: body)
+        _ = try await engine!.put(region, wanting: wanted, body: body)
+      case .delete(let id)?:
+        _ = try await engine!.remove(try RegionIdentifier(id))
+      case nil: break
+      }
+      if step.crash || walks.next() < 0.05 {
+        if walks.next() < 0.5 { try await engine!.checkpoint() }
+        engine = nil
+        engine = try LiveEngine(settings: settings)
+      }
+    }
+    #expect(await engine!.fences.regions.fingerprint == fences.regions.fingerprint)
+    for device in timelines.keys.sorted() { _ = try await engine!.end(device: device) }
+    let log = try EventLog(dataDirectory: folder)
+    var live: [String: [String]] = [:]
+    var after: Int64 = 0
+    while true {
+      let page = try await log.events(after: after, limit: 1_000)
+      guard let last = page.last else { break }
+      for (seq, line) in page {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let device = try #require(object["device"] as? String)
+        live[device, default: []].append("{" + line.dropFirst("{\"seq\":\(seq),".count))
+      }
+      after = last.seq
+    }
+    #expect(live == expected.filter { !$0.value.isEmpty })
+  }
+
   @Test func anNDJSONBatchNamesEachBadLineAndReadsTheOthers() throws {
     let body = """
       {"device":"a","time":1700000000,"lat":48.85,"lon":2.35}

@@ -38,6 +38,12 @@ enum OpenAPIDocument {
           },
           "Event": {"type": "object", "required": ["seq", "device", "event"], "description": "a line of geowake analyze --format jsonl, with seq first",
             "properties": {"seq": {"type": "integer"}, "device": {"type": "string"}, "event": {"type": "string"}}},
+          "Feature": {"type": "object", "required": ["type", "geometry"], "description": "a GeoJSON Feature: a Point with a radius property (metres), a Polygon or a MultiPolygon; notifyOnEntry, notifyOnExit, notifyOnDwell properties optional",
+            "properties": {"type": {"const": "Feature"}, "id": {"type": ["string", "integer"]}, "properties": {"type": ["object", "null"]},
+              "geometry": {"type": "object", "required": ["type", "coordinates"], "properties": {"type": {"enum": ["Point", "Polygon", "MultiPolygon"]}, "coordinates": {"type": "array"}}}}},
+          "FenceAnswer": {"type": "object", "required": ["region", "version", "events", "lastSeq"],
+            "properties": {"region": {"type": "string"}, "created": {"type": "boolean"}, "replaced": {"type": "boolean"}, "removed": {"type": "boolean"},
+              "version": {"type": "integer"}, "events": {"type": "integer"}, "lastSeq": {"type": "integer"}}},
           "Error": {"type": "object", "properties": {"error": {"type": "object", "properties": {"message": {"type": "string"}}}}}
         },
         "responses": {
@@ -72,7 +78,15 @@ enum OpenAPIDocument {
               "text/event-stream": {"schema": {"type": "string"}},
               "application/json": {"schema": {"type": "object", "properties": {"events": {"type": "array", "items": {"$ref": "#/components/schemas/Event"}}, "next": {"type": "integer"}}}}}},
             "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}}}},
-        "/v1/regions": {"get": {"summary": "The fence set, GeoJSON", "responses": {"200": {"description": "a FeatureCollection", "content": {"application/geo+json": {"schema": {"type": "object"}}}}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}}}},
+        "/v1/regions": {"get": {"summary": "The fence set, GeoJSON, with its version (the last change's log row; 0: the regions file)", "responses": {"200": {"description": "a FeatureCollection", "content": {"application/json": {"schema": {"type": "object", "required": ["type", "version", "features"], "properties": {"type": {"const": "FeatureCollection"}, "version": {"type": "integer"}, "features": {"type": "array", "items": {"$ref": "#/components/schemas/Feature"}}}}}}}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}}}},
+        "/v1/regions/{id}": {
+          "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 256}}],
+          "get": {"summary": "One region of the fence set", "responses": {"200": {"description": "a Feature", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Feature"}}}}, "400": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}}},
+          "put": {"summary": "Add or replace a region (admin): every live device is moved onto the new set; a device inside it gets its state at its last fix",
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Feature"}}}},
+            "responses": {"200": {"description": "replaced", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/FenceAnswer"}}}}, "201": {"description": "added", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/FenceAnswer"}}}}, "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}, "413": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}}},
+          "delete": {"summary": "Remove a region (admin): a device inside it gets no event, the region leaves its list", "responses": {"200": {"description": "removed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/FenceAnswer"}}}}, "400": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}}}
+        },
         "/v1/devices/{id}": {
           "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
           "get": {"summary": "A device: the regions it is in, its last fix, its pending events", "responses": {"200": {"description": "the device", "content": {"application/json": {"schema": {"type": "object"}}}}, "404": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}}},

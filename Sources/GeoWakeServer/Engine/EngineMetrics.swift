@@ -12,6 +12,7 @@ struct EngineMetrics: Sendable {
   var buckets = [Int](repeating: 0, count: bounds.count)
   var latencySum = 0.0
   var requestsRejected: [String: Int] = [:]
+  var fenceChanges = 0
 
   mutating func observe(latency: Double) {
     batches += 1
@@ -54,6 +55,8 @@ struct EngineMetrics: Sendable {
     lines.append("geowake_devices \(devices)")
     family("geowake_devices_ended", "gauge", "Devices whose track was ended.")
     lines.append("geowake_devices_ended \(endedDevices)")
+    family("geowake_fence_changes_total", "counter", "Regions put or deleted through the API.")
+    lines.append("geowake_fence_changes_total \(fenceChanges)")
     family("geowake_regions", "gauge", "Regions in the fence set.")
     lines.append("geowake_regions \(regions)")
     family("geowake_event_sequence", "gauge", "The last event's sequence number.")

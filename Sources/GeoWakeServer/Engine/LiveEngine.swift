@@ -91,8 +91,9 @@ public struct DeviceReport: Sendable {
 /// the fixes, before the batch is answered.
 public actor LiveEngine {
   public let settings: EngineSettings
-  let regionSet: RegionSet
-  let fleet: Fleet
+  /// The fence set now: the regions file with the changes put and deleted since.
+  public private(set) var fences: FenceSet
+  var fleet: Fleet
   let store: EngineStore
   /// The events' sequence numbers, for the readers.
   public nonisolated let notifier: EventNotifier
@@ -100,7 +101,7 @@ public actor LiveEngine {
   struct LiveDevice {
     var timeline: DeviceTimeline
     var lastFix: FixInput?
-    /// The last log row of the device.
+    /// The last log row of the device (a fence change counts: every device takes it).
     var lastRow: Int64
   }
   var devices: [String: LiveDevice] = [:]
@@ -120,62 +121,93 @@ public actor LiveEngine {
   ///   settings; an error of ``DeviceTimeline`` when the platform's profile is invalid.
   public init(settings: EngineSettings) throws {
     self.settings = settings
-    regionSet = RegionSet(settings.regions)
-    fleet = Fleet(regions: regionSet, platform: settings.platform, notifications: settings.notifications, seed: settings.seed)
-    _ = try fleet.timeline(for: "")
+    let file = FenceSet(regions: RegionSet(settings.regions), notifications: settings.notifications, row: 0)
+    _ = try Fleet(regions: file.regions, platform: settings.platform, notifications: file.notifications, seed: settings.seed)
+      .timeline(for: "")
     store = try EngineStore(directory: settings.dataDirectory)
     try store.adopt([
       "regions": settings.regionsFingerprint, "platform": settings.platform.name.rawValue, "seed": String(settings.seed),
     ])
-    let (devices, ended, lastRow) = try Self.recover(store: store, fleet: fleet, settings: settings)
-    self.devices = devices
-    self.ended = ended
-    self.lastRow = lastRow
+    let state = try Self.recover(store: store, file: file, settings: settings)
+    devices = state.devices
+    ended = state.ended
+    lastRow = state.lastRow
+    fences = state.fences
+    fleet = state.fleet
     checkpointedRow = try store.checkpointedRow()
     lastSequence = try store.lastSequence()
     notifier = EventNotifier(latest: lastSequence)
   }
 
-  /// The devices' states from the checkpoints and the log since.
-  static func recover(store: EngineStore, fleet: Fleet, settings: EngineSettings) throws -> ([String: LiveDevice], [String: Double], Int64) {
+  /// What a restart rebuilds from the store.
+  struct Recovered {
     var devices: [String: LiveDevice] = [:]
     var ended: [String: Double] = [:]
+    var lastRow: Int64 = 0
+    var fences: FenceSet
+    var fleet: Fleet
+  }
+
+  static func fleet(_ fences: FenceSet, _ settings: EngineSettings) -> Fleet {
+    Fleet(regions: fences.regions, platform: settings.platform, notifications: fences.notifications, seed: settings.seed)
+  }
+
+  /// The devices' states from the checkpoints and the log since, over the fence set of each
+  /// moment: a checkpoint through row R was taken over the set as it was at R.
+  static func recover(store: EngineStore, file: FenceSet, settings: EngineSettings) throws -> Recovered {
+    var versions = [file]
+    for change in try store.fenceChanges() { versions.append(try versions[versions.count - 1].applying(change)) }
+    func version(at row: Int64) -> FenceSet { versions.last { $0.row <= row } ?? file }
+    var state = Recovered(fences: file, fleet: fleet(file, settings))
     var through: [String: Int64] = [:]
     let decoder = JSONDecoder()
     decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
     for checkpoint in try store.checkpoints() {
       through[checkpoint.device] = checkpoint.through
       if let time = checkpoint.ended {
-        ended[checkpoint.device] = time
+        state.ended[checkpoint.device] = time
       } else if let bytes = checkpoint.snapshot {
         let saved = try decoder.decode(DeviceTimeline.Snapshot.self, from: Data(bytes))
+        let fences = version(at: checkpoint.through)
         let timeline = try DeviceTimeline(
-          restoring: saved, regions: fleet.regions, platform: fleet.platform, notifications: fleet.notifications,
-          seed: Fleet.seed(fleet.seed, device: checkpoint.device))
-        devices[checkpoint.device] = LiveDevice(timeline: timeline, lastFix: nil, lastRow: checkpoint.through)
+          restoring: saved, regions: fences.regions, platform: settings.platform, notifications: fences.notifications,
+          seed: Fleet.seed(settings.seed, device: checkpoint.device))
+        state.devices[checkpoint.device] = LiveDevice(timeline: timeline, lastFix: nil, lastRow: checkpoint.through)
       }
     }
     let checkpointed = try store.checkpointedRow()
-    var lastRow = max(checkpointed, through.values.max() ?? 0)
+    state.fences = version(at: checkpointed)
+    state.fleet = fleet(state.fences, settings)
+    state.lastRow = max(checkpointed, through.values.max() ?? 0)
     var discarded: [TimelineEvent] = []
     try store.replay(after: checkpointed) { row in
-      lastRow = max(lastRow, row.id)
-      guard row.id > through[row.fix.device] ?? 0 else { return }
+      state.lastRow = max(state.lastRow, row.id)
       discarded.removeAll(keepingCapacity: true)
-      if row.kind == 1 {
-        if var device = devices.removeValue(forKey: row.fix.device) { try device.timeline.finish(into: &discarded) }
-        ended[row.fix.device] = row.fix.time
+      if row.kind == 2 {
+        state.fences = version(at: row.id)
+        state.fleet = fleet(state.fences, settings)
+        for name in state.devices.keys where state.devices[name]!.lastRow < row.id {
+          try state.devices[name]!.timeline.replaceRegions(
+            with: state.fences.regions, notifications: state.fences.notifications, into: &discarded)
+          state.devices[name]!.lastRow = row.id
+        }
         return
       }
-      if devices[row.fix.device] == nil {
-        devices[row.fix.device] = LiveDevice(timeline: try fleet.timeline(for: row.fix.device), lastFix: nil, lastRow: 0)
-        ended[row.fix.device] = nil
+      guard row.id > through[row.fix.device] ?? 0 else { return }
+      if row.kind == 1 {
+        if var device = state.devices.removeValue(forKey: row.fix.device) { try device.timeline.finish(into: &discarded) }
+        state.ended[row.fix.device] = row.fix.time
+        return
       }
-      devices[row.fix.device]!.timeline.process(row.fix.locationFix, into: &discarded)
-      devices[row.fix.device]!.lastFix = row.fix
-      devices[row.fix.device]!.lastRow = row.id
+      if state.devices[row.fix.device] == nil {
+        state.devices[row.fix.device] = LiveDevice(timeline: try state.fleet.timeline(for: row.fix.device), lastFix: nil, lastRow: 0)
+        state.ended[row.fix.device] = nil
+      }
+      state.devices[row.fix.device]!.timeline.process(row.fix.locationFix, into: &discarded)
+      state.devices[row.fix.device]!.lastFix = row.fix
+      state.devices[row.fix.device]!.lastRow = row.id
     }
-    return (devices, ended, lastRow)
+    return state
   }
 
   // MARK: - Ingest
@@ -269,13 +301,15 @@ public actor LiveEngine {
     tally.events[type, default: 0] += 1
   }
 
-  private func publish(_ tally: EngineMetrics, answer: IngestAnswer, started: ContinuousClock.Instant) {
+  private func publish(_ tally: EngineMetrics, answer: IngestAnswer, started: ContinuousClock.Instant?) {
     metrics.accepted += tally.accepted
     metrics.repeats += tally.repeats
     metrics.rejected.merge(tally.rejected, uniquingKeysWith: +)
     metrics.events.merge(tally.events, uniquingKeysWith: +)
-    let elapsed = ContinuousClock.now - started
-    metrics.observe(latency: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    if let started {
+      let elapsed = ContinuousClock.now - started
+      metrics.observe(latency: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    }
     if answer.lastSequence > lastSequence {
       lastSequence = answer.lastSequence
       notifier.publish(lastSequence)
@@ -284,10 +318,13 @@ public actor LiveEngine {
 
   /// After a failed transaction: the state the store holds.
   private func rebuild() throws {
-    let (devices, ended, lastRow) = try Self.recover(store: store, fleet: fleet, settings: settings)
-    self.devices = devices
-    self.ended = ended
-    self.lastRow = lastRow
+    let file = FenceSet(regions: RegionSet(settings.regions), notifications: settings.notifications, row: 0)
+    let state = try Self.recover(store: store, file: file, settings: settings)
+    devices = state.devices
+    ended = state.ended
+    lastRow = state.lastRow
+    fences = state.fences
+    fleet = state.fleet
     dirty = Set(devices.keys)
   }
 
@@ -338,7 +375,7 @@ public actor LiveEngine {
 
   public func report(device name: String) -> DeviceReport? {
     if let device = devices[name] {
-      let inside = settings.regions.map(\.identifier).filter { device.timeline.monitor.state(of: $0) == .inside }.map(\.rawValue)
+      let inside = fences.regions.lazyRegions.map(\.identifier).filter { device.timeline.monitor.state(of: $0) == .inside }.map(\.rawValue)
       return DeviceReport(
         device: name, inside: inside, lastFix: device.lastFix,
         pending: device.timeline.pendingEvents.map { EventLines.line($0, device: name).body }, endedAt: nil,
@@ -346,6 +383,67 @@ public actor LiveEngine {
     }
     if let time = ended[name] { return DeviceReport(device: name, inside: [], lastFix: nil, pending: [], endedAt: time, fixesUsed: 0) }
     return nil
+  }
+
+  // MARK: - Fences
+
+  /// What a change to the fence set did.
+  public struct FenceAnswer: Sendable {
+    public var region: String
+    /// Whether a region with the identifier was there before (replaced, or removed).
+    public var existed: Bool
+    /// The set's version after the change (the change's log row).
+    public var version: Int64
+    /// Events the change released (the state of a device inside a region put), and the
+    /// stream's last sequence number after it.
+    public var events = 0
+    public var lastSequence: Int64 = 0
+  }
+
+  /// Puts `region` into the fence set, in place of the one with its identifier if there is one,
+  /// and moves every live device onto the new set
+  /// (``DeviceTimeline/replaceRegions(with:notifications:into:)``): `body` (the Feature as
+  /// sent) is stored with the change, the events it makes too, in one transaction.
+  public func put(_ region: Region, wanting notifications: RegionNotifications, body: [UInt8]) throws -> FenceAnswer {
+    let existed = fences.regions.contains(region.identifier)
+    return try change(region.identifier.rawValue, body: body, existed: existed) { $0.putting(region, wanting: notifications, at: $1) }
+  }
+
+  /// Removes the region `identifier` from the fence set; nil when the set has none. A device
+  /// inside it gets no event (as `stopMonitoring`): the region leaves its list.
+  public func remove(_ identifier: RegionIdentifier) throws -> FenceAnswer? {
+    guard fences.regions.contains(identifier) else { return nil }
+    return try change(identifier.rawValue, body: nil, existed: true) { $0.removing(identifier, at: $1) }
+  }
+
+  private func change(_ region: String, body: [UInt8]?, existed: Bool, _ next: (FenceSet, Int64) -> FenceSet) throws -> FenceAnswer {
+    var answer = IngestAnswer()
+    var tally = EngineMetrics()
+    var events: [TimelineEvent] = []
+    let row: Int64
+    do {
+      try store.begin()
+      row = try store.appendFenceChange(region: region, body: body)
+      let fences = next(self.fences, row)
+      for name in devices.keys.sorted() {
+        events.removeAll(keepingCapacity: true)
+        try devices[name]!.timeline.replaceRegions(with: fences.regions, notifications: fences.notifications, into: &events)
+        devices[name]!.lastRow = row
+        dirty.insert(name)
+        for event in events { try append(event, device: name, tally: &tally, answer: &answer) }
+      }
+      try store.commit()
+      self.fences = fences
+      fleet = Self.fleet(fences, settings)
+      lastRow = row
+    } catch {
+      store.rollback()
+      try rebuild()
+      throw error
+    }
+    metrics.fenceChanges += 1
+    publish(tally, answer: answer, started: nil)
+    return FenceAnswer(region: region, existed: existed, version: row, events: answer.events, lastSequence: lastSequence)
   }
 
   // MARK: - Checkpoints
@@ -376,7 +474,7 @@ public actor LiveEngine {
   }
 
   public func metricsText() -> String {
-    metrics.text(devices: devices.count, endedDevices: ended.count, regions: settings.regions.count, lastSequence: lastSequence)
+    metrics.text(devices: devices.count, endedDevices: ended.count, regions: fences.regions.count, lastSequence: lastSequence)
   }
 
   public var deviceCount: Int { devices.count }

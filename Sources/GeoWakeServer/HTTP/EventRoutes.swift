@@ -90,11 +90,23 @@ extension LiveServer {
   }
 }
 
-/// The fence set as a GeoJSON FeatureCollection (as `geowake regions --format geojson` writes it).
+/// The fence set as a GeoJSON FeatureCollection (as `geowake regions --format geojson` writes it),
+/// with its version (the log row of the last change; 0: the regions file) as a foreign member.
 enum RegionsDocument {
-  static func json(_ regions: [Region]) -> String {
+  static func json(_ regions: [Region], version: Int64) -> String {
     let sink = ByteSink.inMemory()
-    try? RegionWriter.write(regions, format: .geojson, to: sink)
+    try? sink.write("{\"type\":\"FeatureCollection\",\"version\":\(version),\"features\":[\n")
+    for (k, region) in regions.enumerated() {
+      if k > 0 { try? sink.write(",\n") }
+      try? RegionWriter.writeFeature(region, to: sink)
+    }
+    try? sink.write("\n]}\n")
+    return String(decoding: sink.takeBytes(), as: UTF8.self)
+  }
+
+  static func feature(_ region: Region) -> String {
+    let sink = ByteSink.inMemory()
+    try? RegionWriter.writeFeature(region, to: sink)
     return String(decoding: sink.takeBytes(), as: UTF8.self)
   }
 }

@@ -1,7 +1,9 @@
 #if Server
 import Foundation
 import JSONBytes
+import Geofencing
 import Hummingbird
+import TrackIO
 import NIOCore
 
 /// How `geowake serve` listens and whom it lets in.
@@ -102,7 +104,42 @@ public struct LiveServer: Sendable {
     }
     router.get("/v1/regions") { request, _ -> Response in
       try await self.authorize(request, .read)
-      return Self.json(RegionsDocument.json(self.engine.settings.regions))
+      let fences = await self.engine.fences
+      return Self.json(RegionsDocument.json(fences.regions.regions, version: fences.row))
+    }
+    router.get("/v1/regions/:id") { request, context -> Response in
+      try await self.authorize(request, .read)
+      let id = try Self.regionIdentifier(context)
+      guard let region = await self.engine.fences.regions[id] else {
+        throw HTTPError(.notFound, message: "no region \(JSONText.quoted(id.rawValue)) in the fence set")
+      }
+      return Self.json(RegionsDocument.feature(region))
+    }
+    router.put("/v1/regions/:id") { request, context -> Response in
+      try await self.authorize(request, .admin)
+      let id = try Self.regionIdentifier(context)
+      let body = try await self.body(request)
+      let region: Region
+      let wanted: RegionNotifications
+      do throws(TrackIOError) { (region, wanted) = try FenceSet.region(id.rawValue, body: body) } catch {
+        await self.engine.noteRefused("malformed region")
+        throw HTTPError(.badRequest, message: "line \(error.line), column \(error.column): \(error.message)")
+      }
+      let answer: LiveEngine.FenceAnswer
+      do { answer = try await self.engine.put(region, wanting: wanted, body: body) } catch let error as StoreError {
+        throw HTTPError(.serviceUnavailable, message: "the region was not stored (\(error.message)): send it again")
+      }
+      return Self.json(Self.json(answer, replaced: "replaced"), status: answer.existed ? .ok : .created)
+    }
+    router.delete("/v1/regions/:id") { request, context -> Response in
+      try await self.authorize(request, .admin)
+      let id = try Self.regionIdentifier(context)
+      let answer: LiveEngine.FenceAnswer?
+      do { answer = try await self.engine.remove(id) } catch let error as StoreError {
+        throw HTTPError(.serviceUnavailable, message: "the removal was not stored (\(error.message)): send it again")
+      }
+      guard let answer else { throw HTTPError(.notFound, message: "no region \(JSONText.quoted(id.rawValue)) in the fence set") }
+      return Self.json(Self.json(answer, replaced: "removed"))
     }
     router.get("/v1/devices/:id") { request, context -> Response in
       try await self.authorize(request, .read)
@@ -126,6 +163,18 @@ public struct LiveServer: Sendable {
 
   static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
     Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+  }
+
+  static func regionIdentifier(_ context: BasicRequestContext) throws -> RegionIdentifier {
+    let text = context.parameters.get("id") ?? ""
+    do { return try RegionIdentifier(text) } catch {
+      throw HTTPError(.badRequest, message: "region \(JSONText.quoted(text)): \(error.description)")
+    }
+  }
+
+  static func json(_ answer: LiveEngine.FenceAnswer, replaced: String) -> String {
+    "{\"region\":\(JSONText.quoted(answer.region)),\"\(answer.existed ? replaced : "created")\":true,\"version\":\(answer.version),"
+      + "\"events\":\(answer.events),\"lastSeq\":\(answer.lastSequence)}"
   }
 
   static func json(_ report: DeviceReport) -> String {

@@ -10,6 +10,10 @@ import Foundation
 /// - `events`: every event released, numbered by `seq` (the stream's `id:`), with its JSON line.
 /// - `devices`: each device's last checkpoint: its timeline's snapshot and the last log row it
 ///   covers (`through`), or, for a device whose track ended, when it ended.
+/// - `fences`: every change to the fence set after the regions file, at its log row (`kind` 2):
+///   the region's identifier and the GeoJSON Feature as it was put (the same bytes read again
+///   give the same region), or no body for a region removed. The set at any row is the file's
+///   with the changes up to that row.
 /// - `meta`: the settings the state was made under (regions, platform, seed).
 ///
 /// A batch's log rows and events are written in one transaction, committed with
@@ -45,6 +49,7 @@ final class EngineStore {
         lat REAL, lon REAL, accuracy REAL, speed REAL, course REAL, cell TEXT, verdict TEXT);
       CREATE UNIQUE INDEX IF NOT EXISTS log_fix ON log(device, time) WHERE kind = 0;
       CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY, device TEXT NOT NULL, body TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS fences(row INTEGER PRIMARY KEY, region TEXT NOT NULL, body BLOB);
       CREATE TABLE IF NOT EXISTS devices(
         device TEXT PRIMARY KEY, snapshot BLOB, through INTEGER NOT NULL, ended REAL);
       """)
@@ -139,6 +144,34 @@ final class EngineStore {
     try insertLog.bind(.text(device), .integer(1), .real(time), nil, nil, nil, nil, nil, nil, nil)
     try insertLog.run()
     return connection.lastInsertedRow
+  }
+
+  /// Appends a change to the fence set: `body` is the region's Feature, nil for a removal.
+  /// Returns its log row.
+  func appendFenceChange(region: String, body: [UInt8]?) throws(StoreError) -> Int64 {
+    try insertLog.bind(.text(region), .integer(2), .real(0), nil, nil, nil, nil, nil, nil, nil)
+    try insertLog.run()
+    let row = connection.lastInsertedRow
+    let write = try connection.prepare("INSERT INTO fences(row, region, body) VALUES (?, ?, ?)")
+    try write.bind(.integer(row), .text(region), body.map(SQLiteValue.blob))
+    try write.run()
+    return row
+  }
+
+  /// A change to the fence set, at its log row.
+  struct FenceChange {
+    var row: Int64
+    var region: String
+    /// The Feature put; nil: removed.
+    var body: [UInt8]?
+  }
+
+  /// Every change to the fence set, in order.
+  func fenceChanges() throws(StoreError) -> [FenceChange] {
+    let read = try connection.prepare("SELECT row, region, body FROM fences ORDER BY row")
+    var all: [FenceChange] = []
+    while try read.step() { all.append(FenceChange(row: read.integer(0), region: read.text(1), body: read.isNull(2) ? nil : read.blob(2))) }
+    return all
   }
 
   /// Appends an event's JSON line; returns its sequence number.

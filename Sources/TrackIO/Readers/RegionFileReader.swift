@@ -156,11 +156,36 @@ public enum RegionFileReader {
 
   /// Reads the regions of a JSON document held in memory (a request body): a GeoJSON `Feature`
   /// or `FeatureCollection`, or an array of region objects, under the rules of a region file.
-  /// - Parameter name: what errors name as the file (`body`, a URL).
+  /// - Parameters:
+  ///   - name: what errors name as the file (`body`, a URL).
+  ///   - identifier: when given, the document must be one `Feature` for this region: a feature
+  ///     without an identifier takes it, one with another is an error.
   /// - Throws: ``TrackIOError`` with the line and column of the first problem.
-  public static func read(json bytes: [UInt8], name: String, checkPolygon: PolygonCheck? = nil) throws(TrackIOError) -> RegionFile {
+  public static func read(
+    json bytes: [UInt8], name: String, identifier: String? = nil, checkPolygon: PolygonCheck? = nil
+  ) throws(TrackIOError) -> RegionFile {
     var parser = JSONParser(path: name, bytes: bytes)
-    let root = try parser.parseDocument()
+    var root = try parser.parseDocument()
+    if let identifier {
+      guard case .object(var members) = root.value, case .string("Feature")? = root["type"]?.value else {
+        throw parser.error("\(root.kind == "an object" ? "not a Feature" : root.kind): expected one GeoJSON Feature for region \(JSONText.quoted(identifier))", at: root.offset)
+      }
+      let properties = root["properties"]
+      if let named = root["id"] ?? properties?["id"] ?? properties?["identifier"] ?? properties?["name"] {
+        let given: String? =
+          switch named.value {
+          case .string(let s): s
+          case .number(let n) where n == n.rounded() && abs(n) < 1e15: String(Int64(n))
+          default: nil
+          }
+        if let given, given != identifier {
+          throw parser.error("the feature's identifier \(JSONText.quoted(given)) is not the region's \(JSONText.quoted(identifier)) in the path: expected the same, or none", at: named.offset)
+        }
+      } else {
+        members.append(("id", JSONNode(value: .string(identifier), offset: root.offset)))
+        root = JSONNode(value: .object(members), offset: root.offset)
+      }
+    }
     var reader = Reader(checkPolygon: checkPolygon)
     let line = { (offset: Int) in parser.location(of: offset).line }
     do throws(Problem) {
