@@ -2,12 +2,13 @@
 # Installs what GeoWake needs to build and test, only when it is missing:
 #   - GEOS's C library and headers (libgeos-dev / brew geos) and pkg-config, which finds them;
 #   - zlib's headers (zlib1g-dev; macOS has them), for gzip-compressed inputs;
-#   - SQLite's library and headers (libsqlite3-dev / brew sqlite), geowake serve's embedded store.
+#   - SQLite's library and headers (libsqlite3-dev / brew sqlite), geowake serve's embedded store;
+#   - curl, the client make test checks geowake serve's HTTP API with (macOS has it).
 # Debian/Ubuntu: apt-get (with sudo when not root). macOS: Homebrew. Other systems: says what to install.
 set -eu
 
 have_geos() {
-  command -v pkg-config >/dev/null 2>&1 && pkg-config --exists geos && pkg-config --exists sqlite3 && { [ "$(uname -s)" = Darwin ] || pkg-config --exists zlib; }
+  command -v curl >/dev/null 2>&1 && command -v pkg-config >/dev/null 2>&1 && pkg-config --exists geos && pkg-config --exists sqlite3 && { [ "$(uname -s)" = Darwin ] || pkg-config --exists zlib; }
 }
 
 if ! command -v swift >/dev/null 2>&1; then
@@ -23,12 +24,12 @@ case "$(uname -s)" in
   Linux)
     if command -v apt-get >/dev/null 2>&1; then
       if [ "$(id -u)" -eq 0 ]; then SUDO=""; elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
-        echo "install-deps: need root or sudo to run apt-get install libgeos-dev zlib1g-dev libsqlite3-dev pkg-config" >&2
+        echo "install-deps: need root or sudo to run apt-get install libgeos-dev zlib1g-dev libsqlite3-dev pkg-config curl" >&2
         exit 77  # EX_NOPERM
       fi
-      echo "install-deps: installing libgeos-dev, zlib1g-dev, libsqlite3-dev and pkg-config with apt-get" >&2
+      echo "install-deps: installing libgeos-dev, zlib1g-dev, libsqlite3-dev, pkg-config and curl with apt-get" >&2
       $SUDO apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends libgeos-dev zlib1g-dev libsqlite3-dev pkg-config >/dev/null
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends libgeos-dev zlib1g-dev libsqlite3-dev pkg-config curl >/dev/null
     else
       echo "install-deps: please install GEOS (C API headers, 'geos' pkg-config module) and pkg-config" >&2
       exit 69
