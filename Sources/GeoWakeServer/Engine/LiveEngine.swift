@@ -86,8 +86,8 @@ public struct DeviceReport: Sendable {
 /// store that makes every answered fix and every released event durable.
 ///
 /// Batches are taken one at a time, in the order they arrive; within a batch, in order. A fix of
-/// a device at a time already used is a repeat: it is answered as the first time, and changes
-/// nothing. The events a batch releases get consecutive sequence numbers and are durable, with
+/// a device at a time and place already used is a repeat: it is answered as the first time, and
+/// changes nothing. The events a batch releases get consecutive sequence numbers and are durable, with
 /// the fixes, before the batch is answered.
 public actor LiveEngine {
   public let settings: EngineSettings
@@ -221,7 +221,7 @@ public actor LiveEngine {
     var answer = IngestAnswer()
     var tally = EngineMetrics()
     var events: [TimelineEvent] = []
-    var seen: [String: [Double: (IngestAnswer.Status, String?)]] = [:]
+    var seen: [FixKey: (IngestAnswer.Status, String?)] = [:]
     do {
       try store.begin()
       for item in batch.items {
@@ -237,14 +237,14 @@ public actor LiveEngine {
           continue
         case .success(let f): fix = f
         }
-        if let earlier = seen[fix.device]?[fix.time] {
+        if let earlier = seen[FixKey(fix)] {
           (entry.status, entry.reason) = earlier
           entry.repeated = true
           tally.repeats += 1
           answer.items.append(entry)
           continue
         }
-        if let verdict = try store.verdict(device: fix.device, time: fix.time) {
+        if let verdict = try store.verdict(of: fix) {
           (entry.status, entry.reason) = Self.status(of: verdict)
           entry.repeated = true
           tally.repeats += 1
@@ -279,7 +279,7 @@ public actor LiveEngine {
         if rejection == nil || devices[fix.device]!.lastFix == nil { devices[fix.device]!.lastFix = fix }
         lastRow = row
         dirty.insert(fix.device)
-        seen[fix.device, default: [:]][fix.time] = (entry.status, entry.reason)
+        seen[FixKey(fix)] = (entry.status, entry.reason)
         for event in events { try append(event, device: fix.device, tally: &tally, answer: &answer) }
         answer.items.append(entry)
       }
@@ -292,6 +292,21 @@ public actor LiveEngine {
     publish(tally, answer: answer, started: started)
     answer.lastSequence = lastSequence
     return answer
+  }
+
+  /// What identifies a fix: its device, time and place (two fixes of a device at one time and
+  /// different places are two fixes, as in a track file; the same fix posted again is a repeat).
+  struct FixKey: Hashable {
+    var device: String
+    var time: Double
+    var latitude: Double
+    var longitude: Double
+    init(_ fix: FixInput) {
+      device = fix.device
+      time = fix.time
+      latitude = fix.latitude
+      longitude = fix.longitude
+    }
   }
 
   private func append(_ event: TimelineEvent, device: String, tally: inout EngineMetrics, answer: inout IngestAnswer) throws(StoreError) {

@@ -47,13 +47,14 @@ final class EngineStore {
       CREATE TABLE IF NOT EXISTS log(
         id INTEGER PRIMARY KEY, device TEXT NOT NULL, kind INTEGER NOT NULL, time REAL NOT NULL,
         lat REAL, lon REAL, accuracy REAL, speed REAL, course REAL, cell TEXT, verdict TEXT);
-      CREATE UNIQUE INDEX IF NOT EXISTS log_fix ON log(device, time) WHERE kind = 0;
+      DROP INDEX IF EXISTS log_fix;
+      CREATE UNIQUE INDEX IF NOT EXISTS log_fix_place ON log(device, time, lat, lon) WHERE kind = 0;
       CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY, device TEXT NOT NULL, body TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS fences(row INTEGER PRIMARY KEY, region TEXT NOT NULL, body BLOB);
       CREATE TABLE IF NOT EXISTS devices(
         device TEXT PRIMARY KEY, snapshot BLOB, through INTEGER NOT NULL, ended REAL);
       """)
-    findVerdict = try connection.prepare("SELECT verdict FROM log WHERE device = ? AND time = ? AND kind = 0")
+    findVerdict = try connection.prepare("SELECT verdict FROM log WHERE device = ? AND time = ? AND lat = ? AND lon = ? AND kind = 0")
     insertLog = try connection.prepare(
       "INSERT INTO log(device, kind, time, lat, lon, accuracy, speed, course, cell, verdict) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
     insertEvent = try connection.prepare("INSERT INTO events(device, body) VALUES (?, ?)")
@@ -122,9 +123,10 @@ final class EngineStore {
 
   // MARK: - The log
 
-  /// The verdict a fix of `device` at `time` was answered with, if it was used before.
-  func verdict(device: String, time: Double) throws(StoreError) -> String? {
-    try findVerdict.bind(.text(device), .real(time))
+  /// The verdict the fix was answered with, if it was used before (the same device, time and
+  /// place).
+  func verdict(of fix: FixInput) throws(StoreError) -> String? {
+    try findVerdict.bind(.text(fix.device), .real(fix.time), .real(fix.latitude), .real(fix.longitude))
     defer { findVerdict.reset() }
     return try findVerdict.step() ? findVerdict.text(0) : nil
   }
