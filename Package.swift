@@ -184,7 +184,7 @@ package.targets += [
   .target(
     name: "GeoWakeServer",
     dependencies: [
-      "GeoWake", "GeoWakeReports", "TrackIO", "Geofencing", "GEOSValidation", "Geodesy", "JSONBytes",
+      "GeoWake", "GeoWakeReports", "TrackIO", "Geofencing", "GEOSValidation", "Geodesy", "JSONBytes", "SeededRandom",
       server("CSQLite"), server(.product(name: "Hummingbird", package: "hummingbird")),
     ]
   ),

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """kill -9 the live engine at random points of a load, restart it each time, and check that the
-event stream equals `geowake analyze --format jsonl` of the same fixes: none lost, none repeated.
+event stream equals `geowake analyze --format jsonl` of the same fixes (none lost, none
+repeated), and that each visit, enter to exit, carries one id of its own.
 
 usage: serve-crash-check.py GEOWAKE REGIONS [--devices N] [--fixes N] [--kills K] [--seed S]
 """
@@ -91,6 +92,25 @@ while True:
 proc.send_signal(signal.SIGTERM); proc.wait()
 seqs = [e.pop("seq") for e in events]
 assert seqs == list(range(1, len(seqs) + 1)), "sequence numbers not consecutive"
+# Visits: an enter (or a state inside) opens one, its dwells and its exit (or state outside)
+# carry its id; a pass-through is one of its own; no id names two visits.
+visits = [e.pop("visit", None) for e in events]
+opened, used, visit_errors = {}, set(), []
+for e, v in zip(events, visits):
+    key, kind = (e["device"], e.get("region")), e["event"]
+    if v is None:
+        visit_errors.append(f"no visit id: {e}")
+    elif kind == "enter" or (kind == "state" and e.get("state") == "inside") or kind == "passThrough":
+        if v in used: visit_errors.append(f"visit id {v} used again: {e}")
+        used.add(v)
+        if kind != "passThrough": opened[key] = v
+    elif kind == "exit" or (kind == "state" and e.get("state") == "outside"):
+        if opened.pop(key, None) != v: visit_errors.append(f"exit not in its enter's visit: {e}")
+    elif kind == "dwell" and opened.get(key) != v:
+        visit_errors.append(f"dwell not in its visit: {e}")
+if visit_errors:
+    print(f"{len(visit_errors)} visit errors, the first:", *visit_errors[:3], sep="\n  ")
+    sys.exit(1)
 offline = subprocess.run([a.geowake, "analyze", "--platform", "server", "--regions", a.regions, track, "--format", "jsonl"],
                          capture_output=True, text=True, check=True).stdout
 expected = [json.loads(l) for l in offline.splitlines() if l.strip()]
@@ -102,7 +122,7 @@ live, off = by_device(events), by_device(expected)
 lost = sum(max(0, len(off.get(d, [])) - len(live.get(d, []))) for d in off)
 same = live == off
 print(f"{len(fixes)} fixes, {a.devices} devices, {kills} kill -9s: {len(events)} live events, {len(expected)} offline; "
-      f"equal per device: {same}")
+      f"equal per device: {same}; {len(used)} visits, each enter to exit under one id")
 if not same:
     for d in off:
         if live.get(d) != off[d]:

@@ -84,7 +84,8 @@ import Testing
       var events: [TimelineEvent] = []
       for fix in fixes where fix.device == device { timeline.process(fix.locationFix, into: &events) }
       try timeline.finish(into: &events)
-      expected[device] = events.map { EventLines.line($0, device: device).body }
+      var visits = VisitBook()
+      expected[device] = events.map { EventLines.line($0, device: device, visit: visits.visit(of: $0, device: device)).body }
     }
 
     #expect(expected.values.map(\.count).reduce(0, +) >= 20, "the walks cross the regions")
@@ -177,9 +178,14 @@ import Testing
     // Without crashes, in memory.
     var fences = FenceSet(regions: RegionSet(regions), notifications: [:], row: 0)
     var timelines: [String: DeviceTimeline] = [:]
+    var books: [String: VisitBook] = [:]
     var expected: [String: [String]] = [:]
     var events: [TimelineEvent] = []
-    func record(_ device: String) { expected[device, default: []] += events.map { EventLines.line($0, device: device).body } }
+    func record(_ device: String) {
+      expected[device, default: []] += events.map {
+        EventLines.line($0, device: device, visit: books[device, default: VisitBook()].visit(of: $0, device: device)).body
+      }
+    }
     for step in plan {
       let fleet = Fleet(regions: fences.regions, platform: .server, notifications: fences.notifications, seed: seed)
       for fix in fixes[step.batch] {
@@ -188,18 +194,24 @@ import Testing
         timelines[fix.device]!.process(fix.locationFix, into: &events)
         record(fix.device)
       }
+      let before = fences
+      let name: String
       switch step.change {
       case .put(let id, let body)?:
         let (region, wanted) = try FenceSet.region(id, body: body)
         fences = fences.putting(region, wanting: wanted, at: 0)
+        name = id
       case .delete(let id)?:
         guard fences.regions.contains(try RegionIdentifier(id)) else { continue }
         fences = fences.removing(try RegionIdentifier(id), at: 0)
+        name = id
       case nil: continue
       }
+      let changed = LiveEngine.changed(name, from: before, to: fences)
       for device in timelines.keys.sorted() {
         events = []
         try timelines[device]!.replaceRegions(with: fences.regions, notifications: fences.notifications, into: &events)
+        if let changed { books[device]?.open[changed.rawValue] = nil }
         record(device)
       }
     }
@@ -244,6 +256,31 @@ import Testing
       after = last.seq
     }
     #expect(live == expected.filter { !$0.value.isEmpty })
+  }
+
+  /// A visit's id runs from the event that puts a device inside to the one that takes it out;
+  /// a pass-through has its own; the ids depend on the device, region and time only.
+  @Test func visitsRunFromEnterToExit() throws {
+    let here = try Coordinate(latitude: 48.85, longitude: 2.35)
+    func event(_ kind: RegionEvent.Kind, _ region: String, _ time: Double, state: RegionEvent.State? = nil) throws -> TimelineEvent {
+      .region(RegionEvent(
+        kind: kind, region: try RegionIdentifier(region), crossedAt: time, decidedAt: time, deliveredAt: time, coordinate: here,
+        state: state, cause: .initialState, reason: ""))
+    }
+    var book = VisitBook()
+    let ids = try [
+      event(.enter, "a", 10), event(.dwell, "a", 20), event(.passThrough, "b", 25), event(.exit, "a", 30),
+      event(.state, "c", 40, state: .inside), event(.enter, "a", 50), event(.state, "c", 60, state: .outside),
+      event(.passThrough, "b", 70),
+    ].map { book.visit(of: $0, device: "d") }
+    #expect(ids[0] == ids[1] && ids[1] == ids[3], "enter, dwell and exit of one visit")
+    #expect(ids[4] == ids[6], "a state inside to a state outside")
+    #expect(Set(ids.compactMap { $0 }).count == 5, "five visits: a twice, b twice, c once")
+    #expect(book.open.isEmpty == false && book.open["a"] == ids[5])
+    var again = VisitBook()
+    #expect(try again.visit(of: event(.enter, "a", 10), device: "d") == ids[0], "the same visit, the same id")
+    var other = VisitBook()
+    #expect(try other.visit(of: event(.enter, "a", 10), device: "e") != ids[0], "another device's visit, another id")
   }
 
   @Test func anNDJSONBatchNamesEachBadLineAndReadsTheOthers() throws {

@@ -37,7 +37,8 @@ enum OpenAPIDocument {
             }
           },
           "Event": {"type": "object", "required": ["seq", "device", "event"], "description": "a line of geowake analyze --format jsonl, with seq first",
-            "properties": {"seq": {"type": "integer"}, "device": {"type": "string"}, "event": {"type": "string"}}},
+            "properties": {"seq": {"type": "integer"}, "device": {"type": "string"}, "event": {"type": "string"},
+              "visit": {"type": "string", "description": "a region event's visit: one id from enter to exit"}}},
           "Feature": {"type": "object", "required": ["type", "geometry"], "description": "a GeoJSON Feature: a Point with a radius property (metres), a Polygon or a MultiPolygon; notifyOnEntry, notifyOnExit, notifyOnDwell properties optional",
             "properties": {"type": {"const": "Feature"}, "id": {"type": ["string", "integer"]}, "properties": {"type": ["object", "null"]},
               "geometry": {"type": "object", "required": ["type", "coordinates"], "properties": {"type": {"enum": ["Point", "Polygon", "MultiPolygon"]}, "coordinates": {"type": "array"}}}}},

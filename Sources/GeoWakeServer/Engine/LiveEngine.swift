@@ -103,6 +103,20 @@ public actor LiveEngine {
     var lastFix: FixInput?
     /// The last log row of the device (a fence change counts: every device takes it).
     var lastRow: Int64
+    /// Its open visits, as of the events released.
+    var visits = VisitBook()
+
+    /// Notes the events released (and discarded, in a replay) in the device's visits.
+    mutating func note(_ events: [TimelineEvent], device: String) {
+      for event in events { _ = visits.visit(of: event, device: device) }
+    }
+
+    /// Moves the device onto `next` (`changed`: the region put or removed, when its
+    /// definition differs): a changed region's open visit ends without an event.
+    mutating func move(onto next: FenceSet, changed: RegionIdentifier?, into events: inout [TimelineEvent]) throws {
+      try timeline.replaceRegions(with: next.regions, notifications: next.notifications, into: &events)
+      if let changed { visits.open[changed.rawValue] = nil }
+    }
   }
   var devices: [String: LiveDevice] = [:]
   /// Devices whose track was ended, and the time of its last fix.
@@ -162,6 +176,7 @@ public actor LiveEngine {
     var through: [String: Int64] = [:]
     let decoder = JSONDecoder()
     decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    let books = try store.visitBooks()
     for checkpoint in try store.checkpoints() {
       through[checkpoint.device] = checkpoint.through
       if let time = checkpoint.ended {
@@ -172,7 +187,9 @@ public actor LiveEngine {
         let timeline = try DeviceTimeline(
           restoring: saved, regions: fences.regions, platform: settings.platform, notifications: fences.notifications,
           seed: Fleet.seed(settings.seed, device: checkpoint.device))
-        state.devices[checkpoint.device] = LiveDevice(timeline: timeline, lastFix: nil, lastRow: checkpoint.through)
+        var device = LiveDevice(timeline: timeline, lastFix: nil, lastRow: checkpoint.through)
+        if let book = books[checkpoint.device] { device.visits = try JSONDecoder().decode(VisitBook.self, from: Data(book.utf8)) }
+        state.devices[checkpoint.device] = device
       }
     }
     let checkpointed = try store.checkpointedRow()
@@ -184,11 +201,14 @@ public actor LiveEngine {
       state.lastRow = max(state.lastRow, row.id)
       discarded.removeAll(keepingCapacity: true)
       if row.kind == 2 {
+        let previous = state.fences
         state.fences = version(at: row.id)
         state.fleet = fleet(state.fences, settings)
+        let changed = Self.changed(row.fix.device, from: previous, to: state.fences)
         for name in state.devices.keys where state.devices[name]!.lastRow < row.id {
-          try state.devices[name]!.timeline.replaceRegions(
-            with: state.fences.regions, notifications: state.fences.notifications, into: &discarded)
+          discarded.removeAll(keepingCapacity: true)
+          try state.devices[name]!.move(onto: state.fences, changed: changed, into: &discarded)
+          state.devices[name]!.note(discarded, device: name)
           state.devices[name]!.lastRow = row.id
         }
         return
@@ -204,10 +224,19 @@ public actor LiveEngine {
         state.ended[row.fix.device] = nil
       }
       state.devices[row.fix.device]!.timeline.process(row.fix.locationFix, into: &discarded)
+      state.devices[row.fix.device]!.note(discarded, device: row.fix.device)
       state.devices[row.fix.device]!.lastFix = row.fix
       state.devices[row.fix.device]!.lastRow = row.id
     }
     return state
+  }
+
+  /// The region of a change, when its definition (or what the app wants of it) differs between
+  /// the two sets.
+  static func changed(_ name: String, from old: FenceSet, to new: FenceSet) -> RegionIdentifier? {
+    guard let id = try? RegionIdentifier(name) else { return nil }
+    let same = old.regions[id] == new.regions[id] && old.notifications[id] == new.notifications[id]
+    return same ? nil : id
   }
 
   // MARK: - Ingest
@@ -280,7 +309,7 @@ public actor LiveEngine {
         lastRow = row
         dirty.insert(fix.device)
         seen[FixKey(fix)] = (entry.status, entry.reason)
-        for event in events { try append(event, device: fix.device, tally: &tally, answer: &answer) }
+        for event in events { try append(event, device: fix.device, visits: &devices[fix.device]!.visits, tally: &tally, answer: &answer) }
         answer.items.append(entry)
       }
       try store.commit()
@@ -309,8 +338,10 @@ public actor LiveEngine {
     }
   }
 
-  private func append(_ event: TimelineEvent, device: String, tally: inout EngineMetrics, answer: inout IngestAnswer) throws(StoreError) {
-    let (type, body) = EventLines.line(event, device: device)
+  private func append(
+    _ event: TimelineEvent, device: String, visits: inout VisitBook, tally: inout EngineMetrics, answer: inout IngestAnswer
+  ) throws(StoreError) {
+    let (type, body) = EventLines.line(event, device: device, visit: visits.visit(of: event, device: device))
     answer.lastSequence = try store.appendEvent(device: device, body: body)
     answer.events += 1
     tally.events[type, default: 0] += 1
@@ -371,8 +402,9 @@ public actor LiveEngine {
     do {
       try store.begin()
       let row = try store.appendEnd(device: name, time: time)
-      for event in events { try append(event, device: name, tally: &tally, answer: &answer) }
+      for event in events { try append(event, device: name, visits: &device.visits, tally: &tally, answer: &answer) }
       try store.save(.init(device: name, snapshot: nil, through: row, ended: time))
+      try store.saveVisits(device: name, nil)
       try store.commit()
       lastRow = row
     } catch {
@@ -440,12 +472,13 @@ public actor LiveEngine {
       try store.begin()
       row = try store.appendFenceChange(region: region, body: body)
       let fences = next(self.fences, row)
+      let changed = Self.changed(region, from: self.fences, to: fences)
       for name in devices.keys.sorted() {
         events.removeAll(keepingCapacity: true)
-        try devices[name]!.timeline.replaceRegions(with: fences.regions, notifications: fences.notifications, into: &events)
+        try devices[name]!.move(onto: fences, changed: changed, into: &events)
         devices[name]!.lastRow = row
         dirty.insert(name)
-        for event in events { try append(event, device: name, tally: &tally, answer: &answer) }
+        for event in events { try append(event, device: name, visits: &devices[name]!.visits, tally: &tally, answer: &answer) }
       }
       try store.commit()
       self.fences = fences
@@ -477,6 +510,7 @@ public actor LiveEngine {
         guard let device = devices[name] else { continue }
         let bytes = try encoder.encode(device.timeline.snapshot())
         try store.save(.init(device: name, snapshot: Array(bytes), through: device.lastRow, ended: nil))
+        try store.saveVisits(device: name, String(decoding: try encoder.encode(device.visits), as: UTF8.self))
       }
       try store.setCheckpointedRow(lastRow)
       try store.commit()

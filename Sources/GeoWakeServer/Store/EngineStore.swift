@@ -14,6 +14,7 @@ import Foundation
 ///   the region's identifier and the GeoJSON Feature as it was put (the same bytes read again
 ///   give the same region), or no body for a region removed. The set at any row is the file's
 ///   with the changes up to that row.
+/// - `visits`: each checkpointed device's open visits (region → visit id), as of its checkpoint.
 /// - `meta`: the settings the state was made under (regions, platform, seed).
 ///
 /// A batch's log rows and events are written in one transaction, committed with
@@ -51,6 +52,7 @@ final class EngineStore {
       CREATE UNIQUE INDEX IF NOT EXISTS log_fix_place ON log(device, time, lat, lon) WHERE kind = 0;
       CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY, device TEXT NOT NULL, body TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS fences(row INTEGER PRIMARY KEY, region TEXT NOT NULL, body BLOB);
+      CREATE TABLE IF NOT EXISTS visits(device TEXT PRIMARY KEY, open TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS devices(
         device TEXT PRIMARY KEY, snapshot BLOB, through INTEGER NOT NULL, ended REAL);
       """)
@@ -205,6 +207,28 @@ final class EngineStore {
       .text(checkpoint.device), checkpoint.snapshot.map(SQLiteValue.blob), .integer(checkpoint.through),
       checkpoint.ended.map(SQLiteValue.real))
     try upsertDevice.run()
+  }
+
+  /// Saves a device's open visits (JSON), or drops them (nil).
+  func saveVisits(device: String, _ json: String?) throws(StoreError) {
+    if let json {
+      let write = try connection.prepare(
+        "INSERT INTO visits(device, open) VALUES (?, ?) ON CONFLICT(device) DO UPDATE SET open = excluded.open")
+      try write.bind(.text(device), .text(json))
+      try write.run()
+    } else {
+      let delete = try connection.prepare("DELETE FROM visits WHERE device = ?")
+      try delete.bind(.text(device))
+      try delete.run()
+    }
+  }
+
+  /// Every device's saved visits (JSON).
+  func visitBooks() throws(StoreError) -> [String: String] {
+    let read = try connection.prepare("SELECT device, open FROM visits")
+    var all: [String: String] = [:]
+    while try read.step() { all[read.text(0)] = read.text(1) }
+    return all
   }
 
   func checkpoints() throws(StoreError) -> [Checkpoint] {
