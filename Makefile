@@ -38,6 +38,8 @@ test: deps
 	TMPDIR=$(TEST_TMP) $(SWIFT) test
 	TMPDIR=$(TEST_TMP) python3 scripts/serve-crash-check.py .build/debug/geowake Fixtures/demo/tokyo-regions.csv \
 	  --devices 30 --fixes 500 --kills 5 --checkpoint-interval 0.05
+	TMPDIR=$(TEST_TMP) python3 scripts/serve-crash-check.py .build/debug/geowake Fixtures/demo/tokyo-regions.csv \
+	  --devices 30 --fixes 500 --kills 5 --checkpoint-interval 0.05 --seed 2 --rules="--dwell 60 --confirm-distance 5 --confirm-time 10"
 	TMPDIR=$(TEST_TMP) python3 scripts/serve-api-check.py .build/debug/geowake Fixtures/demo/tokyo-regions.csv
 	TMPDIR=$(TEST_TMP) sh integrations/dask/test.sh
 	TMPDIR=$(TEST_TMP) sh scripts/check-embeddable.sh

@@ -3,7 +3,7 @@
 event stream equals `geowake analyze --format jsonl` of the same fixes (none lost, none
 repeated), and that each visit, enter to exit, carries one id of its own.
 
-usage: serve-crash-check.py GEOWAKE REGIONS [--devices N] [--fixes N] [--kills K] [--seed S]
+usage: serve-crash-check.py GEOWAKE REGIONS [--devices N] [--fixes N] [--kills K] [--seed S] [--rules '--dwell 60 …']
 """
 import argparse, json, os, random, signal, subprocess, sys, tempfile, time, urllib.request, math
 
@@ -13,6 +13,7 @@ ap.add_argument("--devices", type=int, default=20); ap.add_argument("--fixes", t
 ap.add_argument("--kills", type=int, default=5); ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--batch", type=int, default=200)
 ap.add_argument("--checkpoint-interval", default="0.2", help="seconds: short, so that restarts restore checkpoints")
+ap.add_argument("--rules", default="", help="server rules given to both serve and analyze, e.g. '--dwell 60 --confirm-distance 5'")
 a = ap.parse_args()
 rng = random.Random(a.seed)
 
@@ -46,7 +47,7 @@ def start():
     log = os.path.join(work, "serve.log")
     offset = os.path.getsize(log) if os.path.exists(log) else 0
     p = subprocess.Popen([a.geowake, "serve", "--regions", a.regions, "--data", data, "--listen", "127.0.0.1:0",
-                          "--checkpoint-interval", a.checkpoint_interval], stderr=open(log, "a"))
+                          "--checkpoint-interval", a.checkpoint_interval, *a.rules.split()], stderr=open(log, "a"))
     deadline = time.time() + 30
     while time.time() < deadline:
         with open(log) as f:
@@ -111,7 +112,7 @@ for e, v in zip(events, visits):
 if visit_errors:
     print(f"{len(visit_errors)} visit errors, the first:", *visit_errors[:3], sep="\n  ")
     sys.exit(1)
-offline = subprocess.run([a.geowake, "analyze", "--platform", "server", "--regions", a.regions, track, "--format", "jsonl"],
+offline = subprocess.run([a.geowake, "analyze", "--platform", "server", "--regions", a.regions, track, "--format", "jsonl", *a.rules.split()],
                          capture_output=True, text=True, check=True).stdout
 expected = [json.loads(l) for l in offline.splitlines() if l.strip()]
 def by_device(es):
@@ -122,7 +123,8 @@ live, off = by_device(events), by_device(expected)
 lost = sum(max(0, len(off.get(d, [])) - len(live.get(d, []))) for d in off)
 same = live == off
 print(f"{len(fixes)} fixes, {a.devices} devices, {kills} kill -9s: {len(events)} live events, {len(expected)} offline; "
-      f"equal per device: {same}; {len(used)} visits, each enter to exit under one id")
+      f"equal per device: {same}; {len(used)} visits, each enter to exit under one id"
+      + (f"; {sum(e['event'] == 'dwell' for e in events)} dwells ({a.rules})" if a.rules else ""))
 if not same:
     for d in off:
         if live.get(d) != off[d]:

@@ -50,8 +50,11 @@ struct AnalyzeCommand: AsyncParsableCommand {
   @Option(name: [.customLong("platform"), .customLong("profile")], help: PlatformOption.help)
   var platformName: Platform.Name = .ios
 
-  /// Every rule of the platform chosen.
-  var platform: Platform { Platform.named(platformName) }
+  @OptionGroup(title: "Server rules")
+  var serverRules: ServerRulesOptions
+
+  /// Every rule of the platform chosen (on `server`, with the rules tuned).
+  var platform: Platform { serverRules.applied(to: Platform.named(platformName)) }
 
   @Option(name: .customLong("format"), help: "Output format: table, jsonl, csv, geojson or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })
   var formatOption: String?
@@ -85,6 +88,8 @@ struct AnalyzeCommand: AsyncParsableCommand {
 
   @Option(parsing: .unconditional, help: "With many devices: how many to analyse at once (default: the number of cores).")
   var jobs: Int?
+
+  func validate() throws { try serverRules.check(platform: platformName) }
 
   func run() async throws {
     try checkOptions()

@@ -34,6 +34,9 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(name: [.customLong("platform"), .customLong("profile")], help: "The rules events follow: server (the default: the geometric truth), or a phone's (ios, android, …) to see what it would report.")
   var platformName: Platform.Name = .server
 
+  @OptionGroup(title: "Server rules")
+  var serverRules: ServerRulesOptions
+
   @Option(help: "The folder the engine's state is kept in (created when missing).")
   var data: String = "geowake-data"
 
@@ -51,6 +54,8 @@ struct ServeCommand: AsyncParsableCommand {
 
   @Option(name: .customLong("checkpoint-interval"), help: "Seconds between checkpoints of the device states.")
   var checkpointInterval: Double = 30
+
+  func validate() throws { try serverRules.check(platform: platformName) }
 
   func run() async throws {
     guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65_535).contains(port) else {
@@ -95,7 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
       throw SysExit.noInput
     }
     let settings = EngineSettings(
-      regions: regionFile.regions, regionsFingerprint: fingerprint, platform: Platform.named(platformName),
+      regions: regionFile.regions, regionsFingerprint: fingerprint, platform: serverRules.applied(to: Platform.named(platformName)), rules: serverRules.settings,
       notifications: regionFile.notifications, seed: seed, dataDirectory: data, checkpointInterval: checkpointInterval)
     let engine: LiveEngine
     let log: EventLog

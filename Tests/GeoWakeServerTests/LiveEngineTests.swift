@@ -74,10 +74,19 @@ import Testing
     #expect(seed <= 2 || Set(fixes.map { "\($0.device) \($0.time)" }).count < fixes.count, "twins at one time")
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-engine-\(seed)-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let settings = EngineSettings(regions: regions, regionsFingerprint: "test", platform: .server, seed: seed, dataDirectory: folder)
+    // Even seeds: the server's rules tuned (a dwell, a confirmation distance and time).
+    var platform = Platform.server
+    if seed.isMultiple(of: 2) {
+      platform.regionMonitoring.loiteringDelay = 60
+      platform.regionMonitoring.confirmationDistance = 5
+      platform.regionMonitoring.confirmationTime = 10
+    }
+    let settings = EngineSettings(
+      regions: regions, regionsFingerprint: "test", platform: platform, rules: seed.isMultiple(of: 2) ? ["dwell": "60"] : [:], seed: seed,
+      dataDirectory: folder)
 
     // Offline: each device's timeline over its fixes, finished.
-    let fleet = Fleet(regions: RegionSet(regions), platform: .server, seed: seed)
+    let fleet = Fleet(regions: RegionSet(regions), platform: platform, seed: seed)
     var expected: [String: [String]] = [:]
     for device in Set(fixes.map(\.device)) {
       var timeline = try fleet.timeline(for: device)
@@ -89,6 +98,7 @@ import Testing
     }
 
     #expect(expected.values.map(\.count).reduce(0, +) >= 20, "the walks cross the regions")
+    #expect(!seed.isMultiple(of: 2) || expected.values.joined().contains { $0.contains("\"event\":\"dwell\"") }, "dwells")
 
     // Live: batches of 1 to 200, a crash (the engine dropped, reopened) or a checkpoint now and then,
     // and the batch before each crash sent again, as a client that had no answer would.

@@ -12,6 +12,8 @@ public struct EngineSettings: Sendable {
   /// Identifies the fence set (a hash of its file), stored with the state.
   public var regionsFingerprint: String
   public var platform: Platform
+  /// The platform's rules tuned from their preset (`--dwell`, …), by name: stored with the state.
+  public var rules: [String: String]
   public var notifications: [RegionIdentifier: RegionNotifications]
   public var seed: UInt64
   public var dataDirectory: String
@@ -19,12 +21,14 @@ public struct EngineSettings: Sendable {
   public var checkpointInterval: Double
 
   public init(
-    regions: [Region], regionsFingerprint: String, platform: Platform, notifications: [RegionIdentifier: RegionNotifications] = [:],
+    regions: [Region], regionsFingerprint: String, platform: Platform, rules: [String: String] = [:],
+    notifications: [RegionIdentifier: RegionNotifications] = [:],
     seed: UInt64 = 0, dataDirectory: String, checkpointInterval: Double = 30
   ) {
     self.regions = regions
     self.regionsFingerprint = regionsFingerprint
     self.platform = platform
+    self.rules = rules
     self.notifications = notifications
     self.seed = seed
     self.dataDirectory = dataDirectory
@@ -139,9 +143,10 @@ public actor LiveEngine {
     _ = try Fleet(regions: file.regions, platform: settings.platform, notifications: file.notifications, seed: settings.seed)
       .timeline(for: "")
     store = try EngineStore(directory: settings.dataDirectory)
-    try store.adopt([
-      "regions": settings.regionsFingerprint, "platform": settings.platform.name.rawValue, "seed": String(settings.seed),
-    ])
+    try store.adopt(
+      [
+        "regions": settings.regionsFingerprint, "platform": settings.platform.name.rawValue, "seed": String(settings.seed),
+      ].merging(settings.rules) { a, _ in a })
     let state = try Self.recover(store: store, file: file, settings: settings)
     devices = state.devices
     ended = state.ended

@@ -87,10 +87,13 @@ final class EngineStore {
     if let schema = stored["schema"], schema != Self.schemaVersion {
       throw StoreError(message: "\(path) has schema \(schema); this geowake reads schema \(Self.schemaVersion)", code: SQLITE_MISMATCH)
     }
-    for key in settings.keys.sorted() where stored[key] != settings[key] {
+    // Every key either side names (a rule tuned then and not now differs too), but the schema
+    // and the checkpoint's row.
+    let keys = Set(settings.keys).union(stored.keys).subtracting(["schema", "checkpointed"])
+    for key in keys.sorted() where stored[key] != settings[key] {
       throw StoreError(
-        message: "\(path) holds state made with another \(key) (\(stored[key] ?? "none") there, \(settings[key] ?? "none") now): "
-          + "start with the same \(key), or with another --data directory",
+        message: "\(path) holds state made with another --\(key) (\(stored[key] ?? "none") there, \(settings[key] ?? "none") now): "
+          + "start with the same --\(key), or with another --data directory",
         code: SQLITE_MISMATCH)
     }
   }
