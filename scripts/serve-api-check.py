@@ -2,8 +2,8 @@
 """The live engine's HTTP API as a client sees it, with curl: who gets in (401 and 403 on every
 route), bodies over the limit (413 from the Content-Length, and for a chunked body as its bytes
 pass the limit, with the server's memory flat), malformed requests (a 4xx with a reason, never a
-5xx), fence changes while fixes flow (kept across a restart), and an address other than loopback
-refused without tokens.
+5xx), a client over its rate (429 with Retry-After, another client let in), fence changes while
+fixes flow (kept across a restart), and an address other than loopback refused without tokens.
 
 usage: serve-api-check.py GEOWAKE REGIONS
 """
@@ -81,7 +81,8 @@ try:
     tokens_file = os.path.join(work, "tokens")
     with open(tokens_file, "w") as f:
         for scope, token in tokens.items(): f.write(f"{token} {scope}\n")
-    p, base, banner = start("--tokens", tokens_file, "--max-body", "65536", "--checkpoint-interval", "0.1")
+        f.write("second-ingest-token-0123 ingest\n")
+    p, base, banner = start("--tokens", tokens_file, "--max-body", "65536", "--checkpoint-interval", "0.1", "--client-rate", "200")
 
     # 2. Every route: no token and an unknown one get 401 (with WWW-Authenticate), a token
     # without the scope 403; each with a JSON reason.
@@ -140,7 +141,22 @@ try:
     answer = json.loads(text) if status == 200 else {}
     check(answer.get("rejected") == 1 and answer["results"][0].get("field") == "lat", f"a fix at latitude 95: {status} {text[:160]}")
 
-    # 5. The fence set changed while a device reports: put around it (its state at its last fix),
+    # 5. A client over --client-rate: 429 with Retry-After and nothing used; another client
+    # (another token) is not held back.
+    burst = "\n".join(json.dumps({"device": "burst", "time": 1_600_000_000 + k, "lat": 35.0, "lon": 139.0}) for k in range(400))
+    status, _, text = curl("POST", base + "/v1/fixes", token=tokens["ingest"], body=burst)
+    check(status == 200, f"a batch of 400 fixes at a rate of 200: {status} {text[:100]}")
+    status, head, text = curl("POST", base + "/v1/fixes", token=tokens["ingest"], body=fix.replace("walker", "burst2"))
+    retry = re.search(r"^retry-after: (\d+)", head, re.I | re.M)
+    check(status == 429 and retry and int(retry.group(1)) >= 1 and "--client-rate" in (error_message(text) or ""),
+          f"the next batch at once: {status} {head.splitlines()[-3:]} {text[:120]}")
+    status, _, text = curl("GET", base + "/v1/devices/burst2", token=tokens["read"])
+    check(status == 404, f"nothing of a refused batch was used: {status}")
+    status, _, text = curl("POST", base + "/v1/fixes", token="second-ingest-token-0123", body=fix.replace("walker", "other"))
+    check(status == 200, f"another client meanwhile: {status} {text[:100]}")
+    time.sleep(int(retry.group(1)) if retry else 1)
+
+    # 6. The fence set changed while a device reports: put around it (its state at its last fix),
     # it walks out (an exit), the region deleted; the set's version kept across a restart.
     def post(fixes):
         status, _, text = curl("POST", base + "/v1/fixes", token=tokens["ingest"], body="\n".join(json.dumps(f) for f in fixes))

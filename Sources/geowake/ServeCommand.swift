@@ -49,6 +49,12 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(name: .customLong("max-body"), help: "The largest request body in bytes; larger gets 413.")
   var maxBody: Int = 16 << 20
 
+  @Option(name: .customLong("client-rate"), help: ArgumentHelp("Fixes a second each client may post (a client is its token, or its address without tokens); 0: no limit. Over it: 429 with Retry-After.", valueName: "fixes"))
+  var clientRate: Double = 50_000
+
+  @Option(name: .customLong("client-in-flight"), help: ArgumentHelp("Batches each client may have in flight at once; more: 429.", valueName: "batches"))
+  var clientInFlight: Int = 4
+
   @Option(help: "Seeds the platform's random draws (a device's seed is drawn from it and its name, as in analyze).")
   var seed: UInt64 = 0
 
@@ -83,6 +89,14 @@ struct ServeCommand: AsyncParsableCommand {
       Diagnostics.error("--max-body \(maxBody): expected a number of bytes > 0")
       throw SysExit.usage
     }
+    guard clientRate >= 0, clientRate.isFinite else {
+      Diagnostics.error("--client-rate \(clientRate): expected fixes a second ≥ 0 (0: no limit)")
+      throw SysExit.usage
+    }
+    guard clientInFlight > 0 else {
+      Diagnostics.error("--client-in-flight \(clientInFlight): expected a number of batches > 0")
+      throw SysExit.usage
+    }
     guard checkpointInterval > 0, checkpointInterval.isFinite else {
       Diagnostics.error("--checkpoint-interval \(checkpointInterval): expected seconds > 0")
       throw SysExit.usage
@@ -111,7 +125,9 @@ struct ServeCommand: AsyncParsableCommand {
       Diagnostics.error("\(data): error: \(error)")
       throw SysExit.cannotCreate
     }
-    let server = LiveServer(engine: engine, log: log, options: ServerOptions(host: host, port: port, tokens: accessTokens, maxBody: maxBody))
+    let server = LiveServer(engine: engine, log: log, options: ServerOptions(
+        host: host, port: port, tokens: accessTokens, maxBody: maxBody,
+        limits: ClientLimits.Settings(rate: clientRate == 0 ? nil : clientRate, inFlight: clientInFlight)))
     let devices = await engine.deviceCount
     let fences = await engine.fences
     let shown = host.contains(":") ? "[\(host)]" : host

@@ -318,6 +318,33 @@ import Testing
     #expect(throws: FixBatch.Problem.self) { try FixBatch(body: Array(#"[{"device":"a"}"#.utf8)) }
   }
 
+  /// A client over its rate waits as long as its debt says, another client is not held back,
+  /// and a client with its batches in flight at the cap gets no more in.
+  @Test func clientLimitsKeepEachSenderToItsShare() throws {
+    let limits = ClientLimits(.init(rate: 100, inFlight: 2))
+    let start = ContinuousClock.now
+    try limits.admit("a", fixes: 100, now: start)
+    limits.finish("a")
+    #expect(throws: ClientLimits.Refusal.rate(retryAfter: 1)) { try limits.admit("a", fixes: 1, now: start) }
+    try limits.admit("b", fixes: 100, now: start)
+    limits.finish("b")
+    // Half a second refills 50: a batch of 500 passes, into a debt of 450 fixes (4.5 s).
+    try limits.admit("a", fixes: 500, now: start + .milliseconds(500))
+    limits.finish("a")
+    #expect(throws: ClientLimits.Refusal.rate(retryAfter: 5)) { try limits.admit("a", fixes: 1, now: start + .milliseconds(500)) }
+    #expect(throws: ClientLimits.Refusal.rate(retryAfter: 1)) { try limits.admit("a", fixes: 1, now: start + .milliseconds(4_900)) }
+    try limits.admit("a", fixes: 1, now: start + .milliseconds(5_100))
+    limits.finish("a")
+    // In flight: two let in, the third refused until one ends.
+    let unlimited = ClientLimits(.init(rate: nil, inFlight: 2))
+    try unlimited.admit("c", fixes: 1_000_000)
+    try unlimited.admit("c", fixes: 1_000_000)
+    #expect(throws: ClientLimits.Refusal.inFlight(limit: 2)) { try unlimited.admit("c", fixes: 1) }
+    try unlimited.admit("d", fixes: 1)
+    unlimited.finish("c")
+    try unlimited.admit("c", fixes: 1)
+  }
+
   @Test func tokensHaveTheirScopesAndOthersNone() throws {
     let tokens = try AccessTokens(text: "# a comment\n0123456789abcdef ingest\nfedcba9876543210XY read,admin\n")
     #expect(tokens.scopes(of: Array("0123456789abcdef".utf8)) == [.ingest])

@@ -65,6 +65,8 @@ enum OpenAPIDocument {
             "200": {"description": "per fix, accepted or rejected with the reason", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/IngestAnswer"}}}},
             "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
             "403": {"$ref": "#/components/responses/Error"}, "413": {"$ref": "#/components/responses/Error"},
+            "429": {"description": "over the client's rate or in-flight limit: nothing used, send again after Retry-After",
+              "headers": {"Retry-After": {"schema": {"type": "integer"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
             "503": {"$ref": "#/components/responses/Error"}}}},
         "/v1/events": {"get": {
           "summary": "The event stream: Server-Sent Events, or a JSON long poll when limit or wait is given",

@@ -13,12 +13,15 @@ public struct ServerOptions: Sendable {
   public var tokens: AccessTokens?
   /// The largest request body read (bytes); larger gets 413 before it is read whole.
   public var maxBody: Int
+  /// Each client's share of ingest.
+  public var limits: ClientLimits.Settings
 
-  public init(host: String, port: Int, tokens: AccessTokens?, maxBody: Int = 16 << 20) {
+  public init(host: String, port: Int, tokens: AccessTokens?, maxBody: Int = 16 << 20, limits: ClientLimits.Settings = .init()) {
     self.host = host
     self.port = port
     self.tokens = tokens
     self.maxBody = maxBody
+    self.limits = limits
   }
 
   /// Whether `host` is a loopback address (the only kind served without tokens).
@@ -32,17 +35,19 @@ public struct LiveServer: Sendable {
   public let engine: LiveEngine
   public let log: EventLog
   public let options: ServerOptions
+  let limits: ClientLimits
 
   public init(engine: LiveEngine, log: EventLog, options: ServerOptions) {
     self.engine = engine
     self.log = log
     self.options = options
+    limits = ClientLimits(options.limits)
   }
 
   /// Serves until SIGINT or SIGTERM; `onRunning` gets the bound port. Checkpoints the engine
   /// every `settings.checkpointInterval` seconds and once more on the way out.
   public func run(onRunning: @escaping @Sendable (Int) -> Void) async throws {
-    let router = Router()
+    let router = Router(context: ServerContext.self)
     routes(router)
     let app = Application(
       router: router,
@@ -66,7 +71,7 @@ public struct LiveServer: Sendable {
 
   // MARK: - Routes
 
-  func routes(_ router: Router<BasicRequestContext>) {
+  func routes(_ router: Router<ServerContext>) {
     router.get("/healthz") { request, _ -> Response in
       try await self.authorize(request, nil)
       return Self.json("{\"status\":\"ok\"}")
@@ -80,8 +85,8 @@ public struct LiveServer: Sendable {
       let text = await self.engine.metricsText()
       return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
-    router.post("/v1/fixes") { request, _ -> Response in
-      try await self.authorize(request, .ingest)
+    router.post("/v1/fixes") { request, context -> Response in
+      let client = try await self.authorize(request, .ingest) ?? context.remoteAddress?.ipAddress ?? "unknown"
       let body = try await self.body(request)
       let batch: FixBatch
       do throws(FixBatch.Problem) { batch = try FixBatch(body: body) } catch {
@@ -92,6 +97,21 @@ public struct LiveServer: Sendable {
         await self.engine.noteRefused("empty body")
         throw HTTPError(.badRequest, message: "no fix in the body: expected a JSON array of fixes or NDJSON")
       }
+      do throws(ClientLimits.Refusal) { try self.limits.admit(client, fixes: batch.items.count) } catch {
+        switch error {
+        case .rate(let seconds):
+          await self.engine.noteRefused("rate limited")
+          throw HTTPError(
+            .tooManyRequests, headers: [.retryAfter: String(seconds)],
+            message: "this client is over its \(Int(self.limits.settings.rate ?? 0)) fixes a second (--client-rate): nothing of the batch was used; send it again in \(seconds) s")
+        case .inFlight(let limit):
+          await self.engine.noteRefused("too many in flight")
+          throw HTTPError(
+            .tooManyRequests, headers: [.retryAfter: "1"],
+            message: "this client has \(limit) batches in flight (--client-in-flight): nothing of the batch was used; send it once one is answered")
+        }
+      }
+      defer { self.limits.finish(client) }
       let answer: IngestAnswer
       do { answer = try await self.engine.ingest(batch) } catch let error as StoreError {
         throw HTTPError(.serviceUnavailable, message: "the batch was not stored (\(error.message)); nothing of it was used: send it again")
@@ -165,7 +185,7 @@ public struct LiveServer: Sendable {
     Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
   }
 
-  static func regionIdentifier(_ context: BasicRequestContext) throws -> RegionIdentifier {
+  static func regionIdentifier(_ context: ServerContext) throws -> RegionIdentifier {
     let text = context.parameters.get("id") ?? ""
     do { return try RegionIdentifier(text) } catch {
       throw HTTPError(.badRequest, message: "region \(JSONText.quoted(text)): \(error.description)")
@@ -208,8 +228,10 @@ public struct LiveServer: Sendable {
 
   /// Lets the request through when the server has no tokens, or when it bears a token with
   /// `scope` (any known token, for a nil scope).
-  func authorize(_ request: Request, _ scope: AccessScope?) async throws {
-    guard let tokens = options.tokens else { return }
+  /// - Returns: the token, which names the client; nil without tokens.
+  @discardableResult
+  func authorize(_ request: Request, _ scope: AccessScope?) async throws -> String? {
+    guard let tokens = options.tokens else { return nil }
     guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
       await engine.noteRefused("unauthorized")
       throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "a bearer token is required (Authorization: Bearer TOKEN)")
@@ -222,6 +244,7 @@ public struct LiveServer: Sendable {
       await engine.noteRefused("forbidden")
       throw HTTPError(.forbidden, message: "the token lacks the \(scope.rawValue) scope")
     }
+    return String(header.dropFirst(7))
   }
 }
 #endif
