@@ -128,6 +128,12 @@ try:
            ("GET", "/v1/events?after=-1", None, "read", "after"),
            ("GET", "/v1/events?wait=9999&limit=1", None, "read", "wait"),
            ("GET", "/v1/regions/%20", None, "read", None)]
+    status, head, text = curl("TRACE", base + "/v1/regions/station", token=tokens["read"])
+    check(status == 405 and "allow: get, put, delete" in head.lower() and error_message(text), f"TRACE on a region: {status} {text[:100]}")
+    status, _, text = curl("GET", base + "/v1/nothing", token=tokens["read"])
+    check(status == 404 and "/v1/nothing" in (error_message(text) or ""), f"a path with no route: {status} {text[:100]}")
+    status, _, text = curl("GET", base + "/v1/events?limit=10001", token=tokens["read"])
+    check(status == 400 and "10000" in (error_message(text) or ""), f"a page larger than 10,000: {status} {text[:100]}")
     for method, path, body, scope, needle in bad:
         status, _, text = curl(method, base + path, token=tokens[scope], body=body)
         message = error_message(text) or ""

@@ -40,7 +40,7 @@ enum OpenAPIDocument {
             "properties": {"seq": {"type": "integer"}, "device": {"type": "string"}, "event": {"type": "string"},
               "visit": {"type": "string", "description": "a region event's visit: one id from enter to exit"}}},
           "Feature": {"type": "object", "required": ["type", "geometry"], "description": "a GeoJSON Feature: a Point with a radius property (metres), a Polygon or a MultiPolygon; notifyOnEntry, notifyOnExit, notifyOnDwell properties optional",
-            "properties": {"type": {"const": "Feature"}, "id": {"type": ["string", "integer"]}, "properties": {"type": ["object", "null"]},
+            "properties": {"type": {"const": "Feature"}, "id": {"type": ["string", "integer"], "description": "the path's id, or left out", "minLength": 1}, "properties": {"type": ["object", "null"]},
               "geometry": {"type": "object", "required": ["type", "coordinates"], "properties": {"type": {"enum": ["Point", "Polygon", "MultiPolygon"]}, "coordinates": {"type": "array"}}}}},
           "FenceAnswer": {"type": "object", "required": ["region", "version", "events", "lastSeq"],
             "properties": {"region": {"type": "string"}, "created": {"type": "boolean"}, "replaced": {"type": "boolean"}, "removed": {"type": "boolean"},
@@ -59,7 +59,7 @@ enum OpenAPIDocument {
         "/v1/fixes": {"post": {
           "summary": "Post fixes: a JSON array or NDJSON; answered once the fixes and their events are durable",
           "requestBody": {"required": true, "content": {
-            "application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/Fix"}}},
+            "application/json": {"schema": {"type": "array", "minItems": 1, "items": {"$ref": "#/components/schemas/Fix"}}},
             "application/x-ndjson": {"schema": {"type": "string"}}}},
           "responses": {
             "200": {"description": "per fix, accepted or rejected with the reason", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/IngestAnswer"}}}},
@@ -71,11 +71,11 @@ enum OpenAPIDocument {
         "/v1/events": {"get": {
           "summary": "The event stream: Server-Sent Events, or a JSON long poll when limit or wait is given",
           "parameters": [
-            {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}, "description": "resume after this seq"},
+            {"name": "after", "in": "query", "schema": {"type": "integer", "format": "int64", "minimum": 0, "maximum": 9223372036854775807}, "description": "resume after this seq"},
             {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 10000}},
             {"name": "wait", "in": "query", "schema": {"type": "number", "minimum": 0, "maximum": 60}},
             {"name": "device", "in": "query", "schema": {"type": "string"}},
-            {"name": "Last-Event-ID", "in": "header", "schema": {"type": "integer", "minimum": 0}}],
+            {"name": "Last-Event-ID", "in": "header", "schema": {"type": "integer", "format": "int64", "minimum": 0, "maximum": 9223372036854775807}}],
           "responses": {
             "200": {"description": "events after the cursor", "content": {
               "text/event-stream": {"schema": {"type": "string"}},

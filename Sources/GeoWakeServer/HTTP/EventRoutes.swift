@@ -36,8 +36,10 @@ extension LiveServer {
     let accept = request.headers[.accept] ?? ""
     let stream = limit == nil && waitText == nil && !accept.contains("application/json")
     if !stream {
-      let count = Int(min(limit ?? 1_000, Int64(Self.largestPage)))
-      guard count > 0 else { throw HTTPError(.badRequest, message: "?limit=0: expected 1...\(Self.largestPage)") }
+      let count = Int(limit ?? 1_000)
+      guard (1...Int64(Self.largestPage)).contains(Int64(count)) else {
+        throw HTTPError(.badRequest, message: "?limit=\(count): expected 1...\(Self.largestPage)")
+      }
       // Events up to the latest published before a query are all visible to it (they are
       // committed before they are published), so a device's poll can skip past them.
       var seen = engine.notifier.latest

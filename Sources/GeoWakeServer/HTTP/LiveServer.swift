@@ -48,6 +48,11 @@ public struct LiveServer: Sendable {
   /// every `settings.checkpointInterval` seconds and once more on the way out.
   public func run(onRunning: @escaping @Sendable (Int) -> Void) async throws {
     let router = Router(context: ServerContext.self)
+    router.add(middleware: ReasonMiddleware(routes: [
+      (["healthz"], [.get]), (["openapi.json"], [.get]), (["metrics"], [.get]), (["v1", "fixes"], [.post]),
+      (["v1", "events"], [.get]), (["v1", "regions"], [.get]), (["v1", "regions", ":id"], [.get, .put, .delete]),
+      (["v1", "devices", ":id"], [.get, .delete]),
+    ]))
     routes(router)
     let app = Application(
       router: router,
