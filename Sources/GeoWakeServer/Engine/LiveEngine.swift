@@ -97,6 +97,8 @@ public actor LiveEngine {
   public let settings: EngineSettings
   /// The fence set now: the regions file with the changes put and deleted since.
   public private(set) var fences: FenceSet
+  /// The set of the regions file, built once: every version is it with the changes since.
+  let file: FenceSet
   var fleet: Fleet
   let store: EngineStore
   /// The events' sequence numbers, for the readers.
@@ -139,7 +141,7 @@ public actor LiveEngine {
   ///   settings; an error of ``DeviceTimeline`` when the platform's profile is invalid.
   public init(settings: EngineSettings) throws {
     self.settings = settings
-    let file = FenceSet(regions: RegionSet(settings.regions), notifications: settings.notifications, row: 0)
+    file = FenceSet(regions: RegionSet(settings.regions), notifications: settings.notifications, row: 0)
     _ = try Fleet(regions: file.regions, platform: settings.platform, notifications: file.notifications, seed: settings.seed)
       .timeline(for: "")
     store = try EngineStore(directory: settings.dataDirectory)
@@ -369,7 +371,6 @@ public actor LiveEngine {
 
   /// After a failed transaction: the state the store holds.
   private func rebuild() throws {
-    let file = FenceSet(regions: RegionSet(settings.regions), notifications: settings.notifications, row: 0)
     let state = try Self.recover(store: store, file: file, settings: settings)
     devices = state.devices
     ended = state.ended
