@@ -8,6 +8,7 @@ fixes flow (kept across a restart), and an address other than loopback refused w
 usage: serve-api-check.py GEOWAKE REGIONS
 """
 import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
+import serve_process
 
 ap = argparse.ArgumentParser()
 ap.add_argument("geowake"); ap.add_argument("regions")
@@ -27,21 +28,7 @@ def check(ok, what):
 
 
 def start(*extra):
-    log = os.path.join(work, "serve.log")
-    offset = os.path.getsize(log) if os.path.exists(log) else 0
-    p = subprocess.Popen([a.geowake, "serve", "--regions", a.regions, "--data", data, "--listen", "127.0.0.1:0", *extra],
-                         stderr=open(log, "a"))
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        with open(log) as f:
-            f.seek(offset)
-            for line in f:
-                if "listening on http://" in line:
-                    port = int(line.split("listening on http://")[1].split(" ")[0].rsplit(":", 1)[1])
-                    return p, f"http://127.0.0.1:{port}", line
-        if p.poll() is not None: raise SystemExit("server ended: " + open(log).read())
-        time.sleep(0.02)
-    raise SystemExit("server did not start: " + open(log).read())
+    return serve_process.start(a.geowake, a.regions, data, work, *extra)
 
 
 def curl(method, url, token=None, body=None, headers=(), stdin=None):

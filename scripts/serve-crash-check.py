@@ -6,6 +6,7 @@ repeated), and that each visit, enter to exit, carries one id of its own.
 usage: serve-crash-check.py GEOWAKE REGIONS [--devices N] [--fixes N] [--kills K] [--seed S] [--rules '--dwell 60 …']
 """
 import argparse, json, os, random, signal, subprocess, sys, tempfile, time, urllib.request, math
+import serve_process
 
 ap = argparse.ArgumentParser()
 ap.add_argument("geowake"); ap.add_argument("regions")
@@ -44,21 +45,9 @@ with open(track, "w") as f:
     for x in fixes: f.write(json.dumps(x) + "\n")
 
 def start():
-    log = os.path.join(work, "serve.log")
-    offset = os.path.getsize(log) if os.path.exists(log) else 0
-    p = subprocess.Popen([a.geowake, "serve", "--regions", a.regions, "--data", data, "--listen", "127.0.0.1:0",
-                          "--checkpoint-interval", a.checkpoint_interval, *a.rules.split()], stderr=open(log, "a"))
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        with open(log) as f:
-            f.seek(offset)
-            for line in f:
-                if "listening on http://" in line:
-                    port = int(line.split("listening on http://")[1].split(" ")[0].rsplit(":", 1)[1])
-                    return p, f"http://127.0.0.1:{port}"
-        if p.poll() is not None: raise SystemExit("server ended: " + open(log).read())
-        time.sleep(0.02)
-    raise SystemExit("server did not start: " + open(log).read())
+    p, base, _ = serve_process.start(a.geowake, a.regions, data, work, "--checkpoint-interval", a.checkpoint_interval, *a.rules.split())
+    return p, base
+
 
 def post(base, body, method="POST", path="/v1/fixes"):
     req = urllib.request.Request(base + path, data=body, method=method)
