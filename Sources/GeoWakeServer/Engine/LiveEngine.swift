@@ -134,6 +134,8 @@ public actor LiveEngine {
   var checkpointedRow: Int64 = 0
   var lastSequence: Int64 = 0
   var metrics = EngineMetrics()
+  /// Writes the events' JSON lines.
+  var lines = EventLines()
 
   /// Opens the store in the settings' data directory and rebuilds every device's state: its
   /// checkpoint, then the fixes logged since.
@@ -348,7 +350,7 @@ public actor LiveEngine {
   private func append(
     _ event: TimelineEvent, device: String, visits: inout VisitBook, tally: inout EngineMetrics, answer: inout IngestAnswer
   ) throws(StoreError) {
-    let (type, body) = EventLines.line(event, device: device, visit: visits.visit(of: event, device: device))
+    let (type, body) = lines.line(event, device: device, visit: visits.visit(of: event, device: device))
     answer.lastSequence = try store.appendEvent(device: device, body: body)
     answer.events += 1
     tally.events[type, default: 0] += 1
