@@ -268,6 +268,54 @@ import Testing
     #expect(live == expected.filter { !$0.value.isEmpty })
   }
 
+  /// A retried batch is a repeat whether its fixes are in the log since the last checkpoint, in
+  /// a checkpoint, or in a store made when fixes were indexed by device, time and place (the
+  /// newest fix times are read off the old index once); a later fix is new.
+  @Test func repeatsAreFoundInEveryStore() async throws {
+    var walks = Walks(state: 21)
+    let regions = try Self.regions(&walks)
+    let fixes = Self.fixes(&walks, devices: 5, perDevice: 60, twins: true)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-repeats-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let settings = EngineSettings(regions: regions, regionsFingerprint: "test", platform: .server, seed: 21, dataDirectory: folder)
+    let first = fixes[..<150]
+    let second = fixes[150..<200]
+    var engine: LiveEngine? = try LiveEngine(settings: settings)
+    _ = try await engine!.ingest(Self.batch(first))
+    try await engine!.checkpoint()
+    _ = try await engine!.ingest(Self.batch(second))
+    let again = try await engine!.ingest(Self.batch(fixes[..<200]))
+    #expect(again.items.allSatisfy(\.repeated) && again.events == 0)
+    // Every fix in a checkpoint: the newest times come from the store alone.
+    try await engine!.checkpoint()
+    engine = nil
+
+    // The store as it was made before: the unique index on device, time and place, no newest times.
+    do {
+      let old = try EngineStore(directory: folder)
+      try old.connection.execute(
+        """
+        DELETE FROM newest;
+        DROP INDEX log_time;
+        CREATE UNIQUE INDEX log_fix_place ON log(device, time, lat, lon) WHERE kind = 0;
+        """)
+    }
+    engine = try LiveEngine(settings: settings)
+    let afterMigration = try await engine!.ingest(Self.batch(fixes[..<200]))
+    #expect(afterMigration.items.allSatisfy(\.repeated) && afterMigration.events == 0)
+    let store = try EngineStore(directory: folder)
+    let newest = try store.newestFixTimes()
+    for device in Set(fixes[..<200].map(\.device)) {
+      #expect(newest[device] == fixes[..<200].filter { $0.device == device }.map(\.time).max())
+    }
+    let indexes = try store.connection.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'log_%'")
+    var names: [String] = []
+    while try indexes.step() { names.append(indexes.text(0)) }
+    #expect(names == ["log_time"])
+    let rest = try await engine!.ingest(Self.batch(fixes[200...]))
+    #expect(rest.items.allSatisfy { !$0.repeated })
+  }
+
   /// A visit's id runs from the event that puts a device inside to the one that takes it out;
   /// a pass-through has its own; the ids depend on the device, region and time only.
   @Test func visitsRunFromEnterToExit() throws {

@@ -127,6 +127,9 @@ public actor LiveEngine {
   var devices: [String: LiveDevice] = [:]
   /// Devices whose track was ended, and the time of its last fix.
   var ended: [String: Double] = [:]
+  /// Each device's newest fix time in the log (ended tracks too): a fix later than it cannot be
+  /// a repeat, so the store is asked only about the others.
+  var newestLogged: [String: Double] = [:]
   /// Devices changed since the last checkpoint.
   var dirty: Set<String> = []
   var lastRow: Int64 = 0
@@ -157,6 +160,7 @@ public actor LiveEngine {
     lastRow = state.lastRow
     fences = state.fences
     fleet = state.fleet
+    newestLogged = state.newest
     checkpointedRow = try store.checkpointedRow()
     lastSequence = try store.lastSequence()
     notifier = EventNotifier(latest: lastSequence)
@@ -169,6 +173,8 @@ public actor LiveEngine {
     var lastRow: Int64 = 0
     var fences: FenceSet
     var fleet: Fleet
+    /// Each device's newest fix time in the log.
+    var newest: [String: Double] = [:]
   }
 
   static func fleet(_ fences: FenceSet, _ settings: EngineSettings) -> Fleet {
@@ -181,7 +187,7 @@ public actor LiveEngine {
     var versions = [file]
     for change in try store.fenceChanges() { versions.append(try versions[versions.count - 1].applying(change)) }
     func version(at row: Int64) -> FenceSet { versions.last { $0.row <= row } ?? file }
-    var state = Recovered(fences: file, fleet: fleet(file, settings))
+    var state = Recovered(fences: file, fleet: fleet(file, settings), newest: try store.newestFixTimes())
     var through: [String: Int64] = [:]
     let decoder = JSONDecoder()
     decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
@@ -222,6 +228,7 @@ public actor LiveEngine {
         }
         return
       }
+      if row.kind == 0 { state.newest[row.fix.device] = max(state.newest[row.fix.device] ?? -.infinity, row.fix.time) }
       guard row.id > through[row.fix.device] ?? 0 else { return }
       if row.kind == 1 {
         if var device = state.devices.removeValue(forKey: row.fix.device) { try device.timeline.finish(into: &discarded) }
@@ -259,7 +266,6 @@ public actor LiveEngine {
     var answer = IngestAnswer()
     var tally = EngineMetrics()
     var events: [TimelineEvent] = []
-    var seen: [FixKey: (IngestAnswer.Status, String?)] = [:]
     do {
       try store.begin()
       for item in batch.items {
@@ -275,14 +281,9 @@ public actor LiveEngine {
           continue
         case .success(let f): fix = f
         }
-        if let earlier = seen[FixKey(fix)] {
-          (entry.status, entry.reason) = earlier
-          entry.repeated = true
-          tally.repeats += 1
-          answer.items.append(entry)
-          continue
-        }
-        if let verdict = try store.verdict(of: fix) {
+        // Only a fix no later than the device's newest one logged can have been used before
+        // (the store sees the rows of this batch too).
+        if let newest = newestLogged[fix.device], fix.time <= newest, let verdict = try store.verdict(of: fix) {
           (entry.status, entry.reason) = Self.status(of: verdict)
           entry.repeated = true
           tally.repeats += 1
@@ -296,12 +297,16 @@ public actor LiveEngine {
           answer.items.append(entry)
           continue
         }
-        if devices[fix.device] == nil {
+        let slot: Dictionary<String, LiveDevice>.Index
+        if let found = devices.index(forKey: fix.device) {
+          slot = found
+        } else {
           devices[fix.device] = LiveDevice(timeline: try fleet.timeline(for: fix.device), lastFix: nil, lastRow: 0)
           ended[fix.device] = nil
+          slot = devices.index(forKey: fix.device)!
         }
         events.removeAll(keepingCapacity: true)
-        let rejection = devices[fix.device]!.timeline.process(fix.locationFix, into: &events)
+        let rejection = devices.values[slot].timeline.process(fix.locationFix, into: &events)
         let verdict: String
         if let rejection {
           entry.status = .rejected
@@ -313,12 +318,12 @@ public actor LiveEngine {
           tally.accepted += 1
         }
         let row = try store.appendFix(fix, verdict: verdict)
-        devices[fix.device]!.lastRow = row
-        if rejection == nil || devices[fix.device]!.lastFix == nil { devices[fix.device]!.lastFix = fix }
+        newestLogged[fix.device] = max(newestLogged[fix.device] ?? -.infinity, fix.time)
+        devices.values[slot].lastRow = row
+        if rejection == nil || devices.values[slot].lastFix == nil { devices.values[slot].lastFix = fix }
         lastRow = row
         dirty.insert(fix.device)
-        seen[FixKey(fix)] = (entry.status, entry.reason)
-        for event in events { try append(event, device: fix.device, visits: &devices[fix.device]!.visits, tally: &tally, answer: &answer) }
+        for event in events { try append(event, device: fix.device, visits: &devices.values[slot].visits, tally: &tally, answer: &answer) }
         answer.items.append(entry)
       }
       try store.commit()
@@ -330,21 +335,6 @@ public actor LiveEngine {
     publish(tally, answer: answer, started: started)
     answer.lastSequence = lastSequence
     return answer
-  }
-
-  /// What identifies a fix: its device, time and place (two fixes of a device at one time and
-  /// different places are two fixes, as in a track file; the same fix posted again is a repeat).
-  struct FixKey: Hashable {
-    var device: String
-    var time: Double
-    var latitude: Double
-    var longitude: Double
-    init(_ fix: FixInput) {
-      device = fix.device
-      time = fix.time
-      latitude = fix.latitude
-      longitude = fix.longitude
-    }
   }
 
   private func append(
@@ -379,6 +369,7 @@ public actor LiveEngine {
     lastRow = state.lastRow
     fences = state.fences
     fleet = state.fleet
+    newestLogged = state.newest
     dirty = Set(devices.keys)
   }
 
@@ -413,6 +404,7 @@ public actor LiveEngine {
       for event in events { try append(event, device: name, visits: &device.visits, tally: &tally, answer: &answer) }
       try store.save(.init(device: name, snapshot: nil, through: row, ended: time))
       try store.saveVisits(device: name, nil)
+      if let newest = newestLogged[name] { try store.saveNewest(device: name, time: newest) }
       try store.commit()
       lastRow = row
     } catch {
@@ -519,6 +511,7 @@ public actor LiveEngine {
         let bytes = try encoder.encode(device.timeline.snapshot())
         try store.save(.init(device: name, snapshot: Array(bytes), through: device.lastRow, ended: nil))
         try store.saveVisits(device: name, String(decoding: try encoder.encode(device.visits), as: UTF8.self))
+        if let newest = newestLogged[name] { try store.saveNewest(device: name, time: newest) }
       }
       try store.setCheckpointedRow(lastRow)
       try store.commit()

@@ -15,6 +15,9 @@ import Foundation
 ///   give the same region), or no body for a region removed. The set at any row is the file's
 ///   with the changes up to that row.
 /// - `visits`: each checkpointed device's open visits (region → visit id), as of its checkpoint.
+/// - `newest`: each device's newest fix time, as of its checkpoint: a fix later than its device's
+///   newest cannot be a repeat, so only the others are looked up (by the index on `log` time and
+///   device).
 /// - `meta`: the settings the state was made under (regions, platform, seed).
 ///
 /// A batch's log rows and events are written in one transaction, committed with
@@ -30,6 +33,7 @@ final class EngineStore {
   private let insertLog: SQLiteStatement
   private let insertEvent: SQLiteStatement
   private let upsertDevice: SQLiteStatement
+  private let upsertNewest: SQLiteStatement
 
   /// Opens the store in `directory` (created when missing).
   init(directory: String) throws(StoreError) {
@@ -44,25 +48,47 @@ final class EngineStore {
       """
       PRAGMA journal_mode=WAL;
       PRAGMA synchronous=FULL;
+      PRAGMA cache_size=-32768;
       CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS log(
         id INTEGER PRIMARY KEY, device TEXT NOT NULL, kind INTEGER NOT NULL, time REAL NOT NULL,
         lat REAL, lon REAL, accuracy REAL, speed REAL, course REAL, cell TEXT, verdict TEXT);
       DROP INDEX IF EXISTS log_fix;
-      CREATE UNIQUE INDEX IF NOT EXISTS log_fix_place ON log(device, time, lat, lon) WHERE kind = 0;
+      CREATE INDEX IF NOT EXISTS log_time ON log(time, device) WHERE kind = 0;
+      CREATE TABLE IF NOT EXISTS newest(device TEXT PRIMARY KEY, time REAL NOT NULL);
       CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY, device TEXT NOT NULL, body TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS fences(row INTEGER PRIMARY KEY, region TEXT NOT NULL, body BLOB);
       CREATE TABLE IF NOT EXISTS visits(device TEXT PRIMARY KEY, open TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS devices(
         device TEXT PRIMARY KEY, snapshot BLOB, through INTEGER NOT NULL, ended REAL);
       """)
-    findVerdict = try connection.prepare("SELECT verdict FROM log WHERE device = ? AND time = ? AND lat = ? AND lon = ? AND kind = 0")
+    try Self.migrateFixIndex(connection)
+    findVerdict = try connection.prepare("SELECT verdict FROM log WHERE time = ? AND kind = 0 AND device = ? AND lat = ? AND lon = ?")
     insertLog = try connection.prepare(
       "INSERT INTO log(device, kind, time, lat, lon, accuracy, speed, course, cell, verdict) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
     insertEvent = try connection.prepare("INSERT INTO events(device, body) VALUES (?, ?)")
+    upsertNewest = try connection.prepare(
+      "INSERT INTO newest(device, time) VALUES (?, ?) ON CONFLICT(device) DO UPDATE SET time = excluded.time")
     upsertDevice = try connection.prepare(
       "INSERT INTO devices(device, snapshot, through, ended) VALUES (?, ?, ?, ?) "
         + "ON CONFLICT(device) DO UPDATE SET snapshot = excluded.snapshot, through = excluded.through, ended = excluded.ended")
+  }
+
+  /// A store made when fixes were indexed by device, time and place: each device's newest fix
+  /// time is read off that index into `newest` once, and the index is dropped for the one on time
+  /// and device (a batch's fixes land together at the end of that one, where the old one spread a
+  /// batch over a page per device).
+  private static func migrateFixIndex(_ connection: SQLiteConnection) throws(StoreError) {
+    let old = try connection.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'log_fix_place'")
+    guard try old.step() else { return }
+    old.reset()
+    try connection.execute(
+      """
+      BEGIN IMMEDIATE;
+      INSERT OR REPLACE INTO newest(device, time) SELECT device, MAX(time) FROM log WHERE kind = 0 GROUP BY device;
+      DROP INDEX log_fix_place;
+      COMMIT;
+      """)
   }
 
   // MARK: - Settings
@@ -129,11 +155,25 @@ final class EngineStore {
   // MARK: - The log
 
   /// The verdict the fix was answered with, if it was used before (the same device, time and
-  /// place).
+  /// place), found by the index on time and device.
   func verdict(of fix: FixInput) throws(StoreError) -> String? {
-    try findVerdict.bind(.text(fix.device), .real(fix.time), .real(fix.latitude), .real(fix.longitude))
+    try findVerdict.bind(.real(fix.time), .text(fix.device), .real(fix.latitude), .real(fix.longitude))
     defer { findVerdict.reset() }
     return try findVerdict.step() ? findVerdict.text(0) : nil
+  }
+
+  /// Each device's newest fix time as of the last checkpoint (the log's rows since tell the rest).
+  func newestFixTimes() throws(StoreError) -> [String: Double] {
+    let read = try connection.prepare("SELECT device, time FROM newest")
+    var all: [String: Double] = [:]
+    while try read.step() { all[read.text(0)] = read.real(1) }
+    return all
+  }
+
+  /// Saves a device's newest fix time, with its checkpoint.
+  func saveNewest(device: String, time: Double) throws(StoreError) {
+    try upsertNewest.bind(.text(device), .real(time))
+    try upsertNewest.run()
   }
 
   /// Appends a fix used, with its verdict; returns its row.
