@@ -366,6 +366,24 @@ import Testing
     #expect(throws: FixBatch.Problem.self) { try FixBatch(body: Array(#"[{"device":"a"}"#.utf8)) }
   }
 
+  /// The antimeridian posted as 180° is the −180° the track readers make of it, and −0 is 0: the
+  /// region rules get a coordinate in range, and the same fix posted either way is one fix.
+  @Test func coordinatesAreReadAsTheTrackReadersReadThem() async throws {
+    let batch = try FixBatch(body: Array(#"[{"device":"a","time":1700000000,"lat":-0.0,"lon":180},{"device":"a","time":1700000010,"lat":1,"lon":-180}]"#.utf8))
+    let fixes = try batch.items.map { try $0.fix.get() }
+    #expect(fixes.map(\.longitude) == [-180, -180])
+    #expect(fixes[0].latitude.sign == .plus)
+    #expect(fixes[0].locationFix.coordinate.longitude == -180)
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-antimeridian-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let walks = Walks(state: 5)
+    var copy = walks
+    let engine = try LiveEngine(settings: EngineSettings(regions: try Self.regions(&copy), regionsFingerprint: "test", platform: .server, seed: 5, dataDirectory: folder))
+    #expect(try await engine.ingest(batch).items.allSatisfy { $0.status == .accepted && !$0.repeated })
+    let again = try FixBatch(body: Array(#"{"device":"a","time":1700000000,"lat":0,"lon":-180}"#.utf8))
+    #expect(try await engine.ingest(again).items.allSatisfy(\.repeated))
+  }
+
   /// A client over its rate waits as long as its debt says, another client is not held back,
   /// and a client with its batches in flight at the cap gets no more in.
   @Test func clientLimitsKeepEachSenderToItsShare() throws {

@@ -7,6 +7,7 @@ public struct FixInput: Sendable, Hashable {
   public var device: String
   /// Seconds since 1970.
   public var time: Double
+  /// Degrees in -90...90 and -180..<180, as a batch read gives them (180° posted is −180°).
   public var latitude: Double
   public var longitude: Double
   /// Horizontal accuracy in metres (> 0), if given.
@@ -157,12 +158,15 @@ public struct FixBatch: Sendable {
     switch (number("lat", "degrees in -90...90"), number("lon", "degrees in -180...180")) {
     case (.failure(let p), _), (_, .failure(let p)): return .failure(p)
     case (.success(let lat?), .success(let lon?)):
-      do throws(CoordinateError) { _ = try Coordinate.reading(latitude: lat, longitude: lon) } catch {
+      // As the track readers have it: 180° is −180°, −0 is 0.
+      do throws(CoordinateError) {
+        let place = try Coordinate.reading(latitude: lat, longitude: lon)
+        latitude = place.latitude
+        longitude = place.longitude
+      } catch {
         let key = error.component == .latitude ? "lat" : "lon"
         return .failure(problem(key, error.description, object[key]))
       }
-      latitude = lat
-      longitude = lon
     case (.success(nil), _): return .failure(problem("lat", "no \"lat\": expected degrees in -90...90", nil))
     default: return .failure(problem("lon", "no \"lon\": expected degrees in -180...180", nil))
     }
