@@ -166,6 +166,20 @@ try:
     status, _, text = curl("GET", base + "/v1/events?after=0&limit=100&device=walker", token=tokens["read"])
     events = [(e["event"], e["region"]) for e in json.loads(text)["events"]] if status == 200 else []
     check(("state", "station") in events and ("exit", "station") in events, f"the device's events: {events}")
+    # Resuming names the last event had: Last-Event-ID wins over ?after=, on a long poll as on a
+    # stream, and one that is not an event's id is a 400.
+    if len(events) >= 2:
+        first = json.loads(text)["events"][0]["seq"]
+        status, _, text = curl("GET", base + "/v1/events?after=0&limit=100&device=walker", token=tokens["read"], headers=[f"Last-Event-ID: {first}"])
+        resumed = [e["seq"] for e in json.loads(text)["events"]] if status == 200 else []
+        check(resumed and resumed[0] > first, f"a long poll with Last-Event-ID {first}: {status} {resumed[:3]}")
+    status, _, text = curl("GET", base + "/v1/events?limit=1", token=tokens["read"], headers=["Last-Event-ID: 9223372036854775808"])
+    check(status == 400 and "Last-Event-ID" in (error_message(text) or ""), f"a Last-Event-ID past int64: {status} {text[:100]}")
+    # The antimeridian: 180° is taken as −180°, the place the track readers make of it.
+    status, _, text = curl("POST", base + "/v1/fixes", token="second-ingest-token-0123", body='{"device":"dateline","time":1700000000,"lat":-16.5,"lon":180}')
+    check(status == 200 and json.loads(text).get("accepted") == 1, f"a fix at longitude 180: {status} {text[:120]}")
+    status, _, text = curl("GET", base + "/v1/devices/dateline", token=tokens["read"])
+    check(status == 200 and '"lon":-180' in text.replace(" ", ""), f"its last fix: {status} {text[:200]}")
     status, _, text = curl("GET", base + "/v1/regions", token=tokens["read"])
     version = json.loads(text).get("version") if status == 200 else None
     check(isinstance(version, int) and version > 0, f"GET /v1/regions version: {text[:100]}")

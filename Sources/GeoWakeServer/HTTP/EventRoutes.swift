@@ -12,7 +12,7 @@ extension LiveServer {
   static let longestWait = 60.0
 
   /// `GET /v1/events`: a JSON long poll when `limit` or `wait` is given (or JSON is asked for),
-  /// otherwise Server-Sent Events from `Last-Event-ID` or `?after=`.
+  /// otherwise Server-Sent Events; either from `Last-Event-ID`, or `?after=` without one.
   func events(_ request: Request) async throws -> Response {
     let query = request.uri.queryParameters
     func integer(_ name: String) throws -> Int64? {
@@ -23,6 +23,14 @@ extension LiveServer {
       return value
     }
     var after = try integer("after") ?? 0
+    // A client resuming (an EventSource reconnecting) names the last event it has: it wins over
+    // the ?after= of the address it was first given.
+    if let last = request.headers.first(where: { $0.name.canonicalName == "last-event-id" })?.value {
+      guard let value = Int64(last), value >= 0 else {
+        throw HTTPError(.badRequest, message: "Last-Event-ID: \(last): expected the id of an event (a whole number ≥ 0)")
+      }
+      after = value
+    }
     let device = query["device"].map(String.init)
     let limit = try integer("limit")
     let waitText = query["wait"]
@@ -56,12 +64,6 @@ extension LiveServer {
       let next = page.last?.seq ?? after
       let body = "{\"events\":[" + page.map(\.line).joined(separator: ",") + "],\"next\":\(next)}"
       return Self.json(body)
-    }
-    if let last = request.headers.first(where: { $0.name.canonicalName == "last-event-id" })?.value {
-      guard let value = Int64(last), value >= 0 else {
-        throw HTTPError(.badRequest, message: "Last-Event-ID: \(last): expected the id of an event (a whole number)")
-      }
-      after = value
     }
     let log = self.log
     let notifier = engine.notifier
