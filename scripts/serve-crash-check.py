@@ -5,7 +5,7 @@ repeated), and that each visit, enter to exit, carries one id of its own.
 
 usage: serve-crash-check.py GEOWAKE REGIONS [--devices N] [--fixes N] [--kills K] [--seed S] [--rules '--dwell 60 …']
 """
-import argparse, json, os, random, signal, subprocess, sys, tempfile, time, urllib.request, math
+import argparse, json, os, random, signal, subprocess, sys, tempfile, time, urllib.error, urllib.request, math
 import serve_process
 
 ap = argparse.ArgumentParser()
@@ -50,8 +50,14 @@ def start():
 
 
 def post(base, body, method="POST", path="/v1/fixes"):
-    req = urllib.request.Request(base + path, data=body, method=method)
-    with urllib.request.urlopen(req, timeout=30) as r: return json.loads(r.read())
+    """The answer to one request; a 429 is waited out as its Retry-After says, and sent again."""
+    while True:
+        req = urllib.request.Request(base + path, data=body, method=method)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r: return json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            if e.code != 429: raise
+            time.sleep(float(e.headers.get("Retry-After", "1")))
 
 batches = [fixes[k:k + a.batch] for k in range(0, len(fixes), a.batch)]
 kill_at = sorted(rng.sample(range(1, len(batches)), min(a.kills, len(batches) - 1)))
