@@ -3,11 +3,12 @@
 route), bodies over the limit (413 from the Content-Length, and for a chunked body as its bytes
 pass the limit, with the server's memory flat), malformed requests (a 4xx with a reason, never a
 5xx), a client over its rate (429 with Retry-After, another client let in), fence changes while
-fixes flow (kept across a restart), and an address other than loopback refused without tokens.
+fixes flow (kept across a restart), an address other than loopback refused without tokens, and
+SIGTERM with a stream and a long poll open (both ended, a last checkpoint, exit 0).
 
 usage: serve-api-check.py GEOWAKE REGIONS
 """
-import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
+import argparse, json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, time
 import serve_process
 
 ap = argparse.ArgumentParser()
@@ -201,7 +202,33 @@ try:
     check(kept.get("version") == version and any(f["id"] == "station" for f in kept.get("features", [])),
           f"after a restart the set is version {kept.get('version')} (was {version})")
     check(f"version {version}" in banner, f"the banner names the version: {banner.strip()}")
-    p.terminate(); p.wait(timeout=30)
+
+    # 7. SIGTERM: a stream and a long poll open, fixes just posted; the server ends the stream,
+    # answers the poll, checkpoints every device through the last row logged and exits 0.
+    auth = ["-H", f"Authorization: Bearer {tokens['read']}"]
+    stream = subprocess.Popen(["curl", "-sN", "--max-time", "60", *auth, base + "/v1/events"], stdout=subprocess.DEVNULL)
+    poll = subprocess.Popen(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "60", *auth,
+                             base + "/v1/events?after=999999&limit=10&wait=50"], stdout=subprocess.PIPE, text=True)
+    post([{"device": "last", "time": t0 + 10 * k, "lat": 35.6812, "lon": 139.7671, "accuracy": 5} for k in range(1, 30)])
+    time.sleep(0.3)
+    started = time.time()
+    p.send_signal(signal.SIGTERM)
+    try: code = p.wait(timeout=20)
+    except subprocess.TimeoutExpired: code = None
+    check(code == 0, f"SIGTERM with a stream and a long poll open: exit {code} after {time.time() - started:.1f} s")
+    check(time.time() - started < 10, f"SIGTERM took {time.time() - started:.1f} s")
+    try: polled = poll.communicate(timeout=10)[0]
+    except subprocess.TimeoutExpired: polled = "hung"
+    check(polled == "200", f"the long poll open at SIGTERM: {polled}")
+    try: stream.wait(timeout=10)
+    except subprocess.TimeoutExpired: check(False, "the stream open at SIGTERM did not end")
+    store = sqlite3.connect(os.path.join(data, "geowake.sqlite"))
+    through = int(store.execute("SELECT value FROM meta WHERE key = 'checkpointed'").fetchone()[0])
+    last = store.execute("SELECT max(id) FROM log").fetchone()[0]
+    store.close()
+    check(through == last, f"after SIGTERM the checkpoint is through row {through}, the log ends at {last}")
+    if "stopped; the device states are checkpointed" not in open(os.path.join(work, "serve.log")).read():
+        check(False, "the server did not say it stopped")
 finally:
     subprocess.run(["pkill", "-f", data], capture_output=True)
     shutil.rmtree(work, ignore_errors=True)

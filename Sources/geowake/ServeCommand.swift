@@ -133,10 +133,19 @@ struct ServeCommand: AsyncParsableCommand {
     let shown = host.contains(":") ? "[\(host)]" : host
     let version = fences.row == 0 ? "as in \(regions)" : "version \(fences.row), changed since \(regions)"
     let banner = "\(fences.regions.count) regions (\(version)), platform \(platformName.rawValue), \(devices) devices restored from \(data)"
+    // SIGINT or SIGTERM: no new connections, streams and long polls end (readers resume from
+    // their last id elsewhere), batches in flight are answered, then a last checkpoint; a second
+    // signal ends the process at once (nothing is lost either way: the log replays).
+    let notifier = engine.notifier
+    Interrupts.handOver([SIGINT, SIGTERM]) {
+      Diagnostics.error("geowake serve: stopping: batches in flight are answered, then the device states checkpointed (a second signal stops at once)")
+      notifier.close()
+    }
     do {
       try await server.run { bound in
         Diagnostics.error("geowake serve: listening on http://\(shown):\(bound) — \(banner)")
       }
+      Diagnostics.error("geowake serve: stopped; the device states are checkpointed in \(data)")
     } catch {
       Diagnostics.error("geowake serve: \(error)")
       throw SysExit.ioError

@@ -54,7 +54,7 @@ extension LiveServer {
       var page = try await log.events(after: after, limit: count, device: device)
       if page.isEmpty && wait > 0 {
         let deadline = ContinuousClock.now + .milliseconds(Int(wait * 1000))
-        while page.isEmpty && ContinuousClock.now < deadline {
+        while page.isEmpty && ContinuousClock.now < deadline && !engine.notifier.isClosed {
           if device != nil { after = max(after, seen) }
           await engine.notifier.wait(after: max(after, seen), timeout: deadline - ContinuousClock.now)
           seen = engine.notifier.latest
@@ -71,7 +71,8 @@ extension LiveServer {
     let body = ResponseBody { writer in
       var cursor = start
       try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
-      while !Task.isCancelled {
+      // Until the reader goes or the server shuts down (the reader reconnects from its last id).
+      while !Task.isCancelled && !notifier.isClosed {
         // One page at a time: a slow reader holds the loop back at its write, so no more than a
         // page is ever buffered for it; it resumes from its last id.
         let before = notifier.latest
