@@ -120,6 +120,10 @@ try:
     check(status == 405 and "allow: get, put, delete" in head.lower() and error_message(text), f"TRACE on a region: {status} {text[:100]}")
     status, _, text = curl("GET", base + "/v1/nothing", token=tokens["read"])
     check(status == 404 and "/v1/nothing" in (error_message(text) or ""), f"a path with no route: {status} {text[:100]}")
+    # Without a token, which routes there are is not told.
+    for method, path in (("TRACE", "/v1/regions/station"), ("GET", "/v1/nothing"), ("PATCH", "/v1/fixes")):
+        status, head, text = curl(method, base + path)
+        check(status == 401 and "allow:" not in head.lower(), f"{method} {path} without a token: {status} {text[:100]}")
     status, _, text = curl("GET", base + "/v1/events?limit=10001", token=tokens["read"])
     check(status == 400 and "10000" in (error_message(text) or ""), f"a page larger than 10,000: {status} {text[:100]}")
     for method, path, body, scope, needle in bad:

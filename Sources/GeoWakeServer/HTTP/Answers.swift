@@ -3,16 +3,20 @@ import Hummingbird
 
 /// Every refusal says why: a request for no route gets a 404 naming the path, and a route asked
 /// with a method it does not take gets 405 with `Allow`, each with a JSON reason (Hummingbird's
-/// own answers have no body).
+/// own answers have no body). Both only to a client with a token, when tokens are asked for:
+/// without one, which routes there are is not told (401).
 struct ReasonMiddleware: RouterMiddleware {
   typealias Context = ServerContext
   /// The routes and the methods each takes (`:id` matches one path segment).
   let routes: [(pattern: [Substring], methods: [HTTPRequest.Method])]
+  /// Throws the 401 for a request without a known token (when the server has tokens).
+  let authenticate: @Sendable (Request) async throws -> Void
 
   func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
     do {
       return try await next(request, context)
     } catch let error as HTTPError where error.status == .notFound && error.body == nil {
+      try await authenticate(request)
       let path = request.uri.path
       let segments = path.split(separator: "/")
       if let route = routes.first(where: { Self.matches($0.pattern, segments) }) {

@@ -52,7 +52,7 @@ public struct LiveServer: Sendable {
       (["healthz"], [.get]), (["openapi.json"], [.get]), (["metrics"], [.get]), (["v1", "fixes"], [.post]),
       (["v1", "events"], [.get]), (["v1", "regions"], [.get]), (["v1", "regions", ":id"], [.get, .put, .delete]),
       (["v1", "devices", ":id"], [.get, .delete]),
-    ]))
+    ], authenticate: { request in _ = try await self.authorize(request, nil) }))
     routes(router)
     let app = Application(
       router: router,
