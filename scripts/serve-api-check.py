@@ -208,7 +208,7 @@ try:
           f"after a restart the set is version {kept.get('version')} (was {version})")
     check(f"version {version}" in banner, f"the banner names the version: {banner.strip()}")
 
-    # 8. A reader that reads nothing holds the server to a page of events, not to the stream: a
+    # 7. A reader that reads nothing holds the server to a page of events, not to the stream: a
     # device steps in and out of the station 20,000 times (some 6 MB of events), then a reader
     # asks for the stream from the start and reads nothing; the server's memory stays flat.
     walker = [{"device": "pacer", "time": 1_750_000_000 + 10 * k, "lat": 35.6812 + (0.006 if k % 2 else 0), "lon": 139.7671, "accuracy": 5}
@@ -236,7 +236,7 @@ try:
     check(grown < stored[0] / 4, f"a stalled reader of {stored[0] / 1e6:.1f} MB of events grew the server by {grown / 1e6:.1f} MB")
     stalled.close()
 
-    # 7. SIGTERM: a stream and a long poll open, fixes just posted; the server ends the stream,
+    # 8. SIGTERM: a stream and a long poll open, fixes just posted; the server ends the stream,
     # answers the poll, checkpoints every device through the last row logged and exits 0.
     auth = ["-H", f"Authorization: Bearer {tokens['read']}"]
     stream = subprocess.Popen(["curl", "-sN", "--max-time", "60", *auth, base + "/v1/events"], stdout=subprocess.DEVNULL)
