@@ -215,15 +215,25 @@ struct RegionReplacementTests {
       for region in redefined + added { next.insert(region) }
       _ = next.fingerprint
 
-      var shared = try RegionMonitor(regions: RegionSet(initial), profile: profile, seed: seed)
+      let before = RegionSet(initial)
+      var shared = try RegionMonitor(regions: before, profile: profile, seed: seed)
       var own = try RegionMonitor(regions: RegionSet(initial), profile: profile, seed: seed)
       var ignored: [RegionEvent] = []
       for fix in fixes[..<cut] {
         shared.process(fix, into: &ignored)
         own.process(fix, into: &ignored)
       }
+      // A third moved with the change worked out once (as a fleet moves): the same to the byte.
+      var prepared = shared
       var replaced: [RegionEvent] = []
       try shared.replaceRegions(with: next, into: &replaced)
+      var preparedEvents: [RegionEvent] = []
+      let change = RegionSetChange(from: before, to: next)
+      #expect(change.leads(from: prepared.regions, to: next))
+      #expect(change.differing.count == removed.count + Set(redefined.map(\.identifier)).count + added.count)
+      try prepared.replaceRegions(with: next, change: change, into: &preparedEvents)
+      #expect(preparedEvents == replaced)
+      #expect(prepared.snapshot() == shared.snapshot())
       var oracle: [RegionEvent] = []
       for id in removed { own.stopMonitoring(id) }
       for region in redefined + added { try own.startMonitoring(region, into: &oracle) }

@@ -119,8 +119,10 @@ public actor LiveEngine {
 
     /// Moves the device onto `next` (`changed`: the region put or removed, when its
     /// definition differs): a changed region's open visit ends without an event.
-    mutating func move(onto next: FenceSet, changed: RegionIdentifier?, into events: inout [TimelineEvent]) throws {
-      try timeline.replaceRegions(with: next.regions, notifications: next.notifications, into: &events)
+    mutating func move(
+      onto next: FenceSet, change: RegionSetChange, changed: RegionIdentifier?, into events: inout [TimelineEvent]
+    ) throws {
+      try timeline.replaceRegions(with: next.regions, notifications: next.notifications, change: change, into: &events)
       if let changed { visits.open[changed.rawValue] = nil }
     }
   }
@@ -220,9 +222,12 @@ public actor LiveEngine {
         state.fences = version(at: row.id)
         state.fleet = fleet(state.fences, settings)
         let changed = Self.changed(row.fix.device, from: previous, to: state.fences)
+        // (A device restored over another version than `previous` is compared region by region.)
+        let change = RegionSetChange(
+          from: previous.regions, notifications: previous.notifications, to: state.fences.regions, notifications: state.fences.notifications)
         for name in state.devices.keys where state.devices[name]!.lastRow < row.id {
           discarded.removeAll(keepingCapacity: true)
-          try state.devices[name]!.move(onto: state.fences, changed: changed, into: &discarded)
+          try state.devices[name]!.move(onto: state.fences, change: change, changed: changed, into: &discarded)
           state.devices[name]!.note(discarded, device: name)
           state.devices[name]!.lastRow = row.id
         }
@@ -473,12 +478,16 @@ public actor LiveEngine {
       row = try store.appendFenceChange(region: region, body: body)
       let fences = next(self.fences, row)
       let changed = Self.changed(region, from: self.fences, to: fences)
+      // What differs, once for every device.
+      let change = RegionSetChange(
+        from: self.fences.regions, notifications: self.fences.notifications, to: fences.regions, notifications: fences.notifications)
       for name in devices.keys.sorted() {
+        let slot = devices.index(forKey: name)!
         events.removeAll(keepingCapacity: true)
-        try devices[name]!.move(onto: fences, changed: changed, into: &events)
-        devices[name]!.lastRow = row
+        try devices.values[slot].move(onto: fences, change: change, changed: changed, into: &events)
+        devices.values[slot].lastRow = row
         dirty.insert(name)
-        for event in events { try append(event, device: name, visits: &devices[name]!.visits, tally: &tally, answer: &answer) }
+        for event in events { try append(event, device: name, visits: &devices.values[slot].visits, tally: &tally, answer: &answer) }
       }
       try store.commit()
       self.fences = fences

@@ -17,10 +17,16 @@ extension RegionMonitor {
   ///   newly leaves out get a `monitoringFailed` event at the last fix.
   ///
   /// Fixes held for reordering are used afterwards, over the new regions.
-  /// - Parameter notifications: per region, which transitions the app wants; nil keeps the
-  ///   monitor's.
+  /// - Parameters:
+  ///   - notifications: per region, which transitions the app wants; nil keeps the monitor's.
+  ///   - change: what differs between the monitor's set and `regions`, worked out once for many
+  ///     monitors (it must have been made with the monitor's notifications and `notifications`).
+  ///     Used when it leads from the monitor's set to the one it monitors over `regions` (the
+  ///     same set, unless the profile's cap leaves some out); otherwise every region is compared.
+  ///     Either way the result is the same.
   public mutating func replaceRegions(
-    with regions: RegionSet, notifications: [RegionIdentifier: RegionNotifications]? = nil, into events: inout [RegionEvent]
+    with regions: RegionSet, notifications: [RegionIdentifier: RegionNotifications]? = nil, change: RegionSetChange? = nil,
+    into events: inout [RegionEvent]
   ) throws {
     let old = detector.regions
     let oldFailed = Set(failedRegions.map(\.identifier))
@@ -28,10 +34,10 @@ extension RegionMonitor {
     // The monitor the set makes (capped as the profile caps it), then this one's state moved onto it.
     var next = try RegionMonitor(regions: regions, profile: profile, notifications: wanted, seed: seed)
     let set = next.detector.regions
-    func kept(_ name: String) -> Bool {
-      guard let id = try? RegionIdentifier(name), let region = set[id] else { return false }
-      return old[id] == region && self.wants(id) == next.wants(id)
-    }
+    let change = change.flatMap { $0.leads(from: old, to: set) ? $0 : nil } ?? RegionSetChange(
+      from: old, notifications: self.notifications, to: set, notifications: next.notifications)
+    let differing = change.differingNames
+    func kept(_ name: String) -> Bool { !differing.contains(name) }
     var saved = snapshot()
     saved.detector.regions = set.fingerprint
     saved.detector.inside.removeAll { !kept($0) }
@@ -55,15 +61,15 @@ extension RegionMonitor {
       }
     }
     let cartesian = fix.map { Ellipsoid.wgs84.cartesian($0.coordinate) }
-    for region in set.lazyRegions where !kept(region.identifier.rawValue) {
-      guard let fix, let cartesian, let slot = set.slot(of: region.identifier) else { continue }
+    for id in change.differingInNewSet {
+      guard let fix, let cartesian, let slot = set.slot(of: id) else { continue }
       let inside = set.index.slot(Int(slot), contains: fix.coordinate, cartesian: cartesian)
       next.detector.insideBySlot[slot] = inside
       guard next.started, inside else { continue }
       next.confirmedInside[slot] = true
       events.append(next.stateEvent(
-        region.identifier, .inside, at: fix, cause: .initialState, reason: "initial state when monitoring started, at the last fix"))
-      next.startDwell(region.identifier, at: fix.time)
+        id, .inside, at: fix, cause: .initialState, reason: "initial state when monitoring started, at the last fix"))
+      next.startDwell(id, at: fix.time)
     }
     self = next
   }
