@@ -139,6 +139,22 @@ extension RegionMonitor {
     reorder = try FixReorderBuffer(window: profile.reorderWindow, restoring: snapshot.reorder)
   }
 
-  /// A fingerprint of every field of a profile, the same in every process.
-  static func fingerprint(_ profile: RegionMonitoringProfile) -> UInt64 { StableHash.fingerprint(reflecting: profile) }
+  /// A fingerprint of every field of a profile, the same in every process. Reflecting a profile
+  /// takes tens of microseconds; a server saves or moves thousands of monitors on one profile, so
+  /// each profile's is kept once computed (profiles equal field by field share it).
+  static func fingerprint(_ profile: RegionMonitoringProfile) -> UInt64 { ProfileFingerprints.shared.value(of: profile) }
+}
+
+/// The fingerprints of the profiles seen (at most 64: a process has a handful).
+final class ProfileFingerprints: @unchecked Sendable {
+  static let shared = ProfileFingerprints()
+  private var known: [RegionMonitoringProfile: UInt64] = [:]
+  private let lock = PthreadMutex()
+
+  func value(of profile: RegionMonitoringProfile) -> UInt64 {
+    if let value = lock.withLock({ known[profile] }) { return value }
+    let value = StableHash.fingerprint(reflecting: profile)
+    lock.withLock { if known.count < 64 { known[profile] = value } }
+    return value
+  }
 }
