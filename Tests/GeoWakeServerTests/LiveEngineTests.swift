@@ -102,9 +102,11 @@ import Testing
 
     // Live: batches of 1 to 200, a crash (the engine dropped, reopened) or a checkpoint now and then,
     // and the batch before each crash sent again, as a client that had no answer would.
+    // A checkpoint runs beside the next batches (its states are encoded off the engine).
     var engine: LiveEngine? = try LiveEngine(settings: settings)
     var start = 0
     var crashes = 0
+    var checkpoint: Task<Void, any Error>?
     while start < fixes.count {
       let count = 1 + Int(200 * walks.next())
       let slice = fixes[start..<min(fixes.count, start + count)]
@@ -113,16 +115,20 @@ import Testing
       let roll = walks.next()
       // At least one crash: the first batch past the middle, whatever the rolls.
       if roll < 0.1 || (crashes == 0 && start + slice.count > fixes.count / 2) {
+        try await checkpoint?.value
+        checkpoint = nil
         engine = nil
         engine = try LiveEngine(settings: settings)
         crashes += 1
         let again = try await engine!.ingest(Self.batch(slice))
         #expect(again.items.allSatisfy(\.repeated) && again.events == 0)
       } else if roll < 0.2 {
-        try await engine!.checkpoint()
+        try await checkpoint?.value
+        checkpoint = Task { [engine] in try await engine!.checkpoint() }
       }
       start += slice.count
     }
+    try await checkpoint?.value
     for device in expected.keys.sorted() { _ = try await engine!.end(device: device) }
     #expect(crashes > 0)
     let log = try EventLog(dataDirectory: folder)

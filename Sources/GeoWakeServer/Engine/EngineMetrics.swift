@@ -1,6 +1,6 @@
 #if Server
 /// What `GET /metrics` reports, in Prometheus' text format: fixes accepted and rejected by
-/// reason, repeats, events by type, the batch latency histogram, devices and regions.
+/// reason, repeats, events by type, the batch latency histogram, checkpoints, devices and regions.
 struct EngineMetrics: Sendable {
   var accepted = 0
   var rejected: [String: Int] = [:]
@@ -13,6 +13,10 @@ struct EngineMetrics: Sendable {
   var latencySum = 0.0
   var requestsRejected: [String: Int] = [:]
   var fenceChanges = 0
+  var checkpoints = 0
+  var checkpointedDevices = 0
+  var checkpointSeconds = 0.0
+  var lastCheckpointSeconds = 0.0
 
   mutating func observe(latency: Double) {
     batches += 1
@@ -57,6 +61,14 @@ struct EngineMetrics: Sendable {
     lines.append("geowake_devices_ended \(endedDevices)")
     family("geowake_fence_changes_total", "counter", "Regions put or deleted through the API.")
     lines.append("geowake_fence_changes_total \(fenceChanges)")
+    family("geowake_checkpoints_total", "counter", "Checkpoints of the device states taken.")
+    lines.append("geowake_checkpoints_total \(checkpoints)")
+    family("geowake_checkpoint_devices_total", "counter", "Device states saved by checkpoints.")
+    lines.append("geowake_checkpoint_devices_total \(checkpointedDevices)")
+    family("geowake_checkpoint_seconds_total", "counter", "Time spent taking checkpoints (ingest waits meanwhile).")
+    lines.append("geowake_checkpoint_seconds_total \(checkpointSeconds)")
+    family("geowake_checkpoint_last_seconds", "gauge", "How long the last checkpoint took.")
+    lines.append("geowake_checkpoint_last_seconds \(lastCheckpointSeconds)")
     family("geowake_regions", "gauge", "Regions in the fence set.")
     lines.append("geowake_regions \(regions)")
     family("geowake_event_sequence", "gauge", "The last event's sequence number.")
