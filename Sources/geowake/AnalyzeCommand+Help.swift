@@ -8,6 +8,7 @@ extension AnalyzeCommand {
   private static let iosDocumented = RegionMonitoringProfile.iosDocumented
   private static let android = RegionMonitoringProfile.android
   private static let android8 = RegionMonitoringProfile.android8
+  private static let samsungPower = AndroidPowerRules.samsung
   private static let androidRuntime = RuntimeProfile.android
   private static func whole(_ x: Double) -> String { x == x.rounded() ? "\(Int(x))" : "\(x)" }
   private static func range(_ d: Distribution) -> String { "\(whole(d.bounds.lowerBound))-\(whole(d.bounds.upperBound))" }
@@ -32,7 +33,9 @@ extension AnalyzeCommand {
     \(minutes(iosDocumented.deliveryLatency)) min), android and android8 (as Android phones were \
     measured; \(android.maximumRegions ?? 0)-region cap, confirmation by the share of the fix's \
     accuracy disc inside, dwell after \(whole((android.loiteringDelay ?? 0) / 60)) min; android8 looks \
-    at geofences about every \(whole((android8.evaluationInterval ?? 0) / 60)) min), android-documented \
+    at geofences about every \(whole((android8.evaluationInterval ?? 0) / 60)) min), android-samsung \
+    (android8 with Samsung's battery manager: an app unused for \(whole((samsungPower.restrictedAfter) / 86_400)) days \
+    asleep, for \(whole((samsungPower.deepSleepAfter ?? 0) / 86_400)) days stopped until opened), android-documented \
     (Google's stated rules), or server (the geometric truth). On the Android platforms the app \
     lives by Android's runtime: a broadcast receiver with \(whole(androidRuntime.locationWakeBudget)) s \
     (goAsync up to \(whole(androidRuntime.backgroundTaskLimit)) s), FCM's onMessageReceived with \

@@ -39,7 +39,7 @@ struct CompareCommand: ParsableCommand {
 
   @Option(
     name: [.customLong("platform"), .customLong("profile")],
-    help: "The phone whose region monitoring is compared: ios (the default), android or android8 (Android 8 and later), as measured phones behave; ios-documented or android-documented, as the vendors document them.")
+    help: "The phone whose region monitoring is compared: ios (the default), android or android8 (Android 8 and later), as measured phones behave (android-samsung is android8's geofencing); ios-documented or android-documented, as the vendors document them.")
   var platformName: Platform.Name = .ios
 
   @Option(help: "Cell towers (OpenCellID CSV).")
@@ -72,7 +72,7 @@ struct CompareCommand: ParsableCommand {
     try OutputFormat.check(formatOption, output: outputOptions.output, supported: ["table", "jsonl", "csv"])
     guard ["table", "jsonl", "csv"].contains(format) else { throw ValidationError("--format must be table, jsonl or csv, got \(format)") }
     guard platformName != .server else {
-      throw ValidationError("--platform server is the geometric truth the phones are compared with: choose ios, android, android8, ios-documented or android-documented")
+      throw ValidationError("--platform server is the geometric truth the phones are compared with: choose ios, android, android8, android-samsung, ios-documented or android-documented")
     }
     guard towers == nil || syntheticCells == nil else { throw ValidationError("--towers and --synthetic-cells exclude each other") }
     if let syntheticCells, AnalyzeCommand.spacing(syntheticCells) == nil {

@@ -30,7 +30,7 @@ struct FetchCommand: ParsableCommand {
       after each refresh; each fetch needs one and comes no earlier than its earliestBeginDate). --policy overrides the fetch interval. --conditions is a CSV \
       start,end,condition (lowPowerMode, backgroundRefreshOff, offline): no fetch then.
 
-      On --platform android (android8, android-documented) the system's fetch is a periodic \
+      On --platform android (android8, android-samsung, android-documented) the system's fetch is a periodic \
       WorkManager job instead: due every 15 min at the least (or the app's custom interval), held \
       by conditions, by Doze until its maintenance windows once the screen has been off an hour, \
       and by the standby bucket's quota of job time; each run may take 10 min.
@@ -72,7 +72,7 @@ struct FetchCommand: ParsableCommand {
 
   @Option(
     name: .customLong("platform"),
-    help: "The phone: ios (the default: the system's scheduler learns the user's launch habits), ios-documented or server (the same), android, android8 or android-documented (a periodic WorkManager job, at least every \(Self.androidJobMinutes) min, held by Doze and the standby bucket's quota).")
+    help: "The phone: ios (the default: the system's scheduler learns the user's launch habits), ios-documented or server (the same), android, android8, android-samsung or android-documented (a periodic WorkManager job, at least every \(Self.androidJobMinutes) min, held by Doze and the standby bucket's quota).")
   var platformName: Platform.Name = .ios
 
   @Flag(name: .customLong("assume-utc"), help: "Read usage, feed, condition and app scenario times without a zone (2024-05-01T07:00:00) as UTC instead of refusing them.")

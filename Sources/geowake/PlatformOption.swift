@@ -11,7 +11,7 @@ extension Platform.Name: ExpressibleByArgument {
 enum PlatformOption {
   /// The help of `--platform`.
   static let help = ArgumentHelp(
-    "The phone, with every rule of it (region monitoring, pushes, fetch, the app's runtime): ios (the default), android or android8 (Android 8 and later), as measured phones behave; ios-documented or android-documented, as Apple and Google document them; server, the geometric truth (an app on it lives as on iOS). docs/platform-rules.md gives each number's source.",
+    "The phone, with every rule of it (region monitoring, pushes, fetch, the app's runtime): ios (the default), android or android8 (Android 8 and later), as measured phones behave; android-samsung, android8 with Samsung's battery manager (apps unused for 3 days asleep, 16 days stopped); ios-documented or android-documented, as Apple and Google document them; server, the geometric truth (an app on it lives as on iOS). docs/platform-rules.md gives each number's source.",
     valueName: "platform")
 
   /// `scenario`, read from `path`, on `platform`: its runtime becomes the platform's; a runtime it

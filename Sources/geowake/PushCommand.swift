@@ -77,7 +77,7 @@ struct PushCommand: ParsableCommand {
 
   @Option(
     name: [.customLong("platform"), .customLong("profile")],
-    help: "The phone: ios (the default: the silent-push budget phones were seen to keep), ios-documented (the one read from Apple's documentation), android, android8 or android-documented (FCM: the schedule's apns-priority 10 is high priority, content-available without an alert a data message; Doze and the standby buckets), server (as ios).")
+    help: "The phone: ios (the default: the silent-push budget phones were seen to keep), ios-documented (the one read from Apple's documentation), android, android8, android-samsung or android-documented (FCM: the schedule's apns-priority 10 is high priority, content-available without an alert a data message; Doze and the standby buckets), server (as ios).")
   var platformName: Platform.Name = .ios
 
   @Option(name: .customLong("format"), help: "Output format: table, jsonl, csv or html (default: the one -o's extension names, else table).", transform: { $0.lowercased() })

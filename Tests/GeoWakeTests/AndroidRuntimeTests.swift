@@ -191,6 +191,69 @@ struct AndroidRuntimeTests {
     #expect(steps.contains { $0.kind == .wake && $0.reason == .remoteNotification && $0.time == open + 600 })
   }
 
+  /// Samsung's battery manager: an app unused for 3 days is asleep (the restricted bucket: a job
+  /// a day, rare's message quota), one unused for 16 days in deep sleep: a geofence transition, a
+  /// message, a job reach it no more until the user opens it, each lost with the reason; then
+  /// everything reaches it again, and the next deep sleep is 16 days after that use. The same
+  /// device on AOSP's rules never sleeps so.
+  @Test func samsungPutsUnusedAppsToSleepAndDeepSleep() throws {
+    let samsung = Platform.androidSamsung
+    #expect(samsung.runtime.power?.bucket(idleFor: 3.5 * Self.day) == .restricted)
+    #expect(Platform.android.runtime.power?.bucket(idleFor: 3.5 * Self.day) == .rare)
+    let unused = try #require(samsung.runtime.power?.deepSleepAfter)
+    #expect(unused == 16 * Self.day)
+    let open = Self.t0 + 20 * Self.day
+    func run(_ platform: Platform) -> [DeviceEvent] {
+      let scenario = platform.adapting(AppScenario(
+        seed: 5, behaviours: [.location: HandlerBehaviour(work: 2), .remoteNotification: HandlerBehaviour(work: 2), .fetch: HandlerBehaviour(work: 20)],
+        sessions: [(Self.t0, 60), (open, 60)], configuration: AppConfiguration(fetchPolicy: .minimum)))
+      let feed = try! ContentFeed.daytimeNews(from: Self.t0 - Self.day, days: 40, utcOffset: 0)
+      let messages = [Self.highPriorityData(Self.t0 + 17 * Self.day, id: 1), Self.highPriorityData(open + 600, id: 2)]
+      var device = Device(
+        Device.Configuration(scenario: scenario, push: platform.push, fetch: platform.fetch, fetching: .init(feed: feed)), start: Self.t0,
+        pushes: messages)
+      var events: [DeviceEvent] = []
+      device.run(until: Self.t0 + 18 * Self.day, into: &events)
+      device.wake(forLocationAt: Self.t0 + 18 * Self.day, label: "enter depot")
+      device.run(until: open + 1_000, into: &events)
+      device.wake(forLocationAt: open + 1_000, label: "exit depot")
+      device.finish(at: open + 2 * Self.day, into: &events)
+      return events
+    }
+    let events = run(samsung)
+    let steps = Self.steps(events)
+    let sleep = try #require(steps.first { $0.kind == .forceQuit })
+    #expect(sleep.time == Self.t0 + 60 + unused, "16 days after the first session ended")
+    #expect(sleep.detail.contains("deep sleep, unused for 16 days"))
+    let lost = steps.filter { $0.kind == .lost }
+    #expect(lost.contains { $0.reason == .location && $0.time == Self.t0 + 18 * Self.day && $0.detail.contains("deep sleep") })
+    #expect(lost.contains { $0.reason == .remoteNotification && $0.time == Self.t0 + 17 * Self.day })
+    #expect(lost.allSatisfy { $0.time > sleep.time && $0.time < open && !$0.detail.contains("force-stopped") })
+    let outcomes = PushOutcome.fold(Self.pushes(events))
+    #expect(outcomes[0].notes.all.contains(.notLaunchedInDeepSleep) && outcomes[0].detail.contains("deep sleep"), "\(outcomes[0].detail)")
+    // No job runs while it sleeps deeply; after the user opens it, jobs, messages and
+    // transitions reach it again.
+    let jobs = events.compactMap { if case .fetch(let f) = $0, f.kind == .fetchCompleted { f.time } else { nil } }
+    #expect(!jobs.contains { $0 > sleep.time && $0 < open })
+    #expect(jobs.contains { $0 > open })
+    let refused = events.compactMap { if case .fetch(let f) = $0, f.kind == .fetchLost, f.time > sleep.time, f.time < open { f } else { nil } }
+    #expect(!refused.isEmpty && refused.allSatisfy { $0.facts == .lostInDeepSleep })
+    #expect(steps.contains { $0.kind == .wake && $0.reason == .location && $0.time == open + 1_000 })
+    #expect(steps.contains { $0.kind == .wake && $0.reason == .remoteNotification && $0.time == open + 600 })
+    #expect(steps.count { $0.kind == .forceQuit } == 1, "the next deep sleep is 16 days after the second use")
+    // Between the two, asleep (3 days unused): one job a day at most.
+    let asleep = jobs.filter { $0 > Self.t0 + 3 * Self.day + 60 && $0 < sleep.time }
+    #expect(!asleep.isEmpty)
+    for day in 3..<16 {
+      let from = Self.t0 + Double(day) * Self.day
+      #expect(asleep.count { $0 >= from && $0 < from + Self.day } <= 1, "day \(day): \(asleep.count { $0 >= from && $0 < from + Self.day }) jobs")
+    }
+    // AOSP: no deep sleep, the transition and the message reach the app.
+    let aosp = Self.steps(run(.android8))
+    #expect(!aosp.contains { $0.kind == .forceQuit || $0.kind == .lost })
+    #expect(aosp.contains { $0.kind == .wake && $0.reason == .location && $0.time == Self.t0 + 18 * Self.day })
+  }
+
   /// FCM: a notification message is shown by the system without waking the app; a data message
   /// wakes it; while offline every message is kept (collapsible ones coalesced) and all arrive
   /// when the device is back.
@@ -242,14 +305,18 @@ struct AndroidRuntimeTests {
   @Test(arguments: UInt64(1)...8)
   func androidDevicesRestoreToTheSameEvents(seed: UInt64) throws {
     var random = SeededGenerator(seed: seed)
-    let span = 2 * Self.day
+    // Even seeds: a Samsung phone over 20 days, its sessions bunched into the first two, so that
+    // the app sleeps deeply for days, with saves before, during and after.
+    let samsung = seed.isMultiple(of: 2)
+    let span = (samsung ? 20 : 2) * Self.day
     let pushes = (0..<40).map { k in
       random.next(below: 2) == 0 ? Self.highPriorityData(Self.t0 + random.uniform(0...span), id: k + 1)
         : Self.message(Self.t0 + random.uniform(0...span), id: k + 1, priority: [5, 1][Int(random.next(below: 2))], alert: random.next(below: 3) == 0)
     }
-    let sessions = (0..<6).map { k in (start: Self.t0 + Double(k) * span / 6 + random.uniform(0...3_600), duration: random.uniform(30...600)) }
-    let feed = try ContentFeed.daytimeNews(from: Self.t0 - Self.day, days: 4, utcOffset: 0)
-    let configuration = Self.configuration(Self.scenario(location: DevicePopulation.behaviour(&random), sessions: sessions), feed: feed)
+    let sessions = (0..<6).map { k in (start: Self.t0 + Double(k) * 2 * Self.day / 6 + random.uniform(0...3_600), duration: random.uniform(30...600)) }
+    let feed = try ContentFeed.daytimeNews(from: Self.t0 - Self.day, days: samsung ? 22 : 4, utcOffset: 0)
+    var configuration = Self.configuration(Self.scenario(location: DevicePopulation.behaviour(&random), sessions: sessions), feed: feed)
+    if samsung { configuration.scenario.profile = Platform.androidSamsung.runtime }
     let moves = (0..<20).map { _ in Self.t0 + random.uniform(0...span) }.sorted()
     func drive(_ device: inout Device, saving: Bool) throws -> [DeviceEvent] {
       var events: [DeviceEvent] = []
@@ -272,5 +339,8 @@ struct AndroidRuntimeTests {
     let disorder = zip(expected, expected.dropFirst()).first { $0.time > $1.time }
     #expect(disorder == nil, "\(String(describing: disorder))")
     #expect(expected.contains { if case .fetch(let f) = $0 { f.kind == .fetchRequested } else { false } })
+    if samsung {
+      #expect(expected.contains { if case .app(let r) = $0, case .deepSleep = r.facts { true } else { false } }, "a deep sleep")
+    }
   }
 }

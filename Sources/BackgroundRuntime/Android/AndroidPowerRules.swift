@@ -28,6 +28,10 @@ public enum StandbyBucket: String, Hashable, Sendable, Codable, CaseIterable {
 /// rare ``rareWindow``); restricted runs ``restrictedJobsPerDay`` job a day; frequent may receive
 /// ``frequentHighPriorityMessages`` high-priority FCM messages a day, rare and restricted
 /// ``rareHighPriorityMessages``; past that they arrive at normal priority.
+///
+/// **A vendor's battery manager** (``deepSleepAfter``): some vendors stop an app left unused long
+/// enough, as a force-stop would (Samsung's "deep sleeping" apps): no broadcasts, messages or jobs
+/// until the user opens it again.
 public struct AndroidPowerRules: Hashable, Sendable, Codable {
   public var inactiveTimeout: Double
   public var idleAfterInactiveTimeout: Double
@@ -56,6 +60,9 @@ public struct AndroidPowerRules: Hashable, Sendable, Codable {
   /// Days of high-priority messages that show nothing after which FCM deprioritizes them to
   /// normal priority.
   public var deprioritizationDays: Double
+  /// Seconds without use after which the vendor's battery manager stops the app (nil: no such
+  /// manager, as on AOSP).
+  public var deepSleepAfter: Double?
 
   public init(
     inactiveTimeout: Double, idleAfterInactiveTimeout: Double, sensingTimeout: Double, locatingTimeout: Double,
@@ -63,7 +70,7 @@ public struct AndroidPowerRules: Hashable, Sendable, Codable {
     maintenanceFactor: Double, maximumMaintenanceWindow: Double, motionSpeed: Double, workingSetAfter: Double,
     frequentAfter: Double, rareAfter: Double, restrictedAfter: Double, jobQuota: Double, workingSetWindow: Double,
     frequentWindow: Double, rareWindow: Double, restrictedJobsPerDay: Int, frequentHighPriorityMessages: Int,
-    rareHighPriorityMessages: Int, deprioritizationDays: Double
+    rareHighPriorityMessages: Int, deprioritizationDays: Double, deepSleepAfter: Double? = nil
   ) {
     self.inactiveTimeout = inactiveTimeout
     self.idleAfterInactiveTimeout = idleAfterInactiveTimeout
@@ -88,6 +95,7 @@ public struct AndroidPowerRules: Hashable, Sendable, Codable {
     self.frequentHighPriorityMessages = frequentHighPriorityMessages
     self.rareHighPriorityMessages = rareHighPriorityMessages
     self.deprioritizationDays = deprioritizationDays
+    self.deepSleepAfter = deepSleepAfter
   }
 
   /// Android 13 and later, as AOSP sets it and Google documents it:
@@ -113,6 +121,18 @@ public struct AndroidPowerRules: Hashable, Sendable, Codable {
     motionSpeed: 0.5, workingSetAfter: 43_200, frequentAfter: 86_400, rareAfter: 172_800, restrictedAfter: 691_200, jobQuota: 600,
     workingSetWindow: 14_400, frequentWindow: 43_200, rareWindow: 86_400, restrictedJobsPerDay: 1, frequentHighPriorityMessages: 10,
     rareHighPriorityMessages: 5, deprioritizationDays: 7)
+
+  /// Samsung's battery manager (One UI's "Sleeping apps" and "Deep sleeping apps") over
+  /// ``android13``: an app unused for 3 days is put to sleep, where the restricted bucket's limits
+  /// apply (so ``restrictedAfter`` is 3 days, not 8); one unused for 16 days into deep sleep, where
+  /// nothing of it runs until the user opens it (``deepSleepAfter``) (Samsung, *Sleeping apps* /
+  /// *Deep sleeping apps*, One UI device care; developer.samsung.com, app management). Vendor.
+  public static let samsung: AndroidPowerRules = {
+    var rules = android13
+    rules.restrictedAfter = 259_200
+    rules.deepSleepAfter = 1_382_400
+    return rules
+  }()
 
   /// The bucket of an app last used `idle` seconds ago.
   public func bucket(idleFor idle: Double) -> StandbyBucket {

@@ -65,6 +65,9 @@ public struct SystemEvent: Hashable, Sendable, Codable {
     case userSession(duration: Double)
     /// The user force-quits the app from the app switcher.
     case forceQuit
+    /// The system stops an app left unused this many seconds, as a force-stop (a vendor's
+    /// battery manager: ``AndroidPowerRules/deepSleepAfter``).
+    case deepSleep(unusedFor: Double)
   }
 
   /// Seconds since the Unix epoch.
@@ -86,7 +89,7 @@ public struct SystemEvent: Hashable, Sendable, Codable {
     case .remoteNotification: return .remoteNotification
     case .fetch: return .fetch
     case .userSession: return .user
-    case .forceQuit: return nil
+    case .forceQuit, .deepSleep: return nil
     }
   }
 }

@@ -26,6 +26,8 @@ extension AppRuntime {
     var external: [SystemEvent]
     var random: SeededGenerator
     var forceQuit: Bool
+    /// Absent in snapshots made before the system could stop an app: false.
+    var stoppedBySystem: Bool?
     var wakeReason: LaunchReason?
     var wakeStart: Double?
     var budgetEnd: Double
@@ -48,7 +50,7 @@ extension AppRuntime {
     }
     return Snapshot(
       profileName: profile.name, state: state, now: now.isFinite ? now : nil, summary: summary, queue: queue, external: pending,
-      random: random, forceQuit: forceQuit, wakeReason: wake?.reason, wakeStart: wake?.start, budgetEnd: budgetEnd,
+      random: random, forceQuit: forceQuit, stoppedBySystem: stoppedBySystem ? true : nil, wakeReason: wake?.reason, wakeStart: wake?.start, budgetEnd: budgetEnd,
       budgetVersion: budgetVersion, handlers: handlers.sorted { $0.key < $1.key }.map { Snapshot.Work(id: $0.key, reason: $0.value.reason, label: $0.value.label) },
       tasks: tasks.sorted { $0.key < $1.key }.map { Snapshot.Task(id: $0.key, reason: $0.value.reason, endsOnExpiration: $0.value.endsOnExpiration) },
       nextWorkID: nextWorkID, backgroundSince: backgroundSince, sessionNumber: sessionNumber, foregroundSince: foregroundSince)
@@ -80,6 +82,7 @@ extension AppRuntime {
     external = snapshot.external
     random = snapshot.random
     forceQuit = snapshot.forceQuit
+    stoppedBySystem = snapshot.stoppedBySystem ?? false
     if let reason = snapshot.wakeReason, let start = snapshot.wakeStart { wake = (reason, start) }
     budgetEnd = snapshot.budgetEnd
     budgetVersion = snapshot.budgetVersion

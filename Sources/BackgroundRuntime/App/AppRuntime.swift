@@ -49,6 +49,8 @@ public struct AppRuntime: Sendable {
   var externalSorted = true
   var random: SeededGenerator
   var forceQuit = false
+  /// Whether the stop was the system's (deep sleep) rather than the user's.
+  var stoppedBySystem = false
   /// The wake in progress: its reason and start, the budget's end and its version (deadlines of
   /// older versions are stale).
   var wake: (reason: LaunchReason, start: Double)?
@@ -203,14 +205,21 @@ public struct AppRuntime: Sendable {
     let before = state
     let label = event.label
     switch event.kind {
-    case .forceQuit:
+    case .forceQuit, .deepSleep:
       stopWork()
       setState(.notRunning)
       wake = nil
       forceQuit = true
-      record(.forceQuit, nil, from: before, .none, into: &events)
+      if case .deepSleep(let unused) = event.kind {
+        stoppedBySystem = true
+        record(.forceQuit, nil, from: before, .deepSleep(unusedFor: unused), into: &events)
+      } else {
+        stoppedBySystem = false
+        record(.forceQuit, nil, from: before, .none, into: &events)
+      }
     case .userSession(let duration):
       forceQuit = false
+      stoppedBySystem = false
       setState(.foreground)
       sessionNumber += 1
       queue.push(.foregroundEnds(session: sessionNumber), at: now + max(0, duration), rank: Rank.external.rawValue)
@@ -219,7 +228,7 @@ public struct AppRuntime: Sendable {
       guard let reason = event.reason else { return }
       if forceQuit && (reason != .location || profile.forceQuitStopsLocation) {
         summary.lost[reason, default: 0] += 1
-        record(.lost, reason, from: before, .label(label), into: &events)
+        record(.lost, reason, from: before, stoppedBySystem ? .lostInDeepSleep(label: label) : .label(label), into: &events)
         return
       }
       if state == .foreground {

@@ -101,7 +101,7 @@ public struct Device: Sendable {
 
   /// The sources of steps, in the order they act at one instant.
   enum Source: Int, Sendable {
-    case runtime = 0, storedExpiry, forceQuit, launch, online, offline, lowPowerOn, lowPowerOff, keepAlive, dozeRelease, push, fetch
+    case runtime = 0, storedExpiry, forceQuit, deepSleep, launch, online, offline, lowPowerOn, lowPowerOff, keepAlive, dozeRelease, push, fetch
   }
 
   /// A connectivity or power change, from the conditions.
@@ -285,6 +285,7 @@ public struct Device: Sendable {
     consider(core.runtime.nextStepTime, .runtime)
     consider(push.storedExpiry, .storedExpiry)
     if nextForceQuit < forceQuits.count { consider(forceQuits[nextForceQuit], .forceQuit) }
+    consider(deepSleepTime, .deepSleep)
     if nextLaunch < launches.count { consider(launches[nextLaunch].time, .launch) }
     if nextChange < changes.count { consider(changes[nextChange].time, changes[nextChange].source) }
     if !skippingKeepAlive { consider(push.nextKeepAlive, .keepAlive) }
@@ -292,6 +293,13 @@ public struct Device: Sendable {
     if nextPush < pushes.count { consider(pushes[nextPush].time, .push) }
     if fetch != nil, let t = fetch?.nextDecisionTime(upcoming: launches[nextLaunch...], core, clock: now), t < fetchUntil { consider(t, .fetch) }
     return best
+  }
+
+  /// When the vendor's battery manager stops the app (``AndroidPowerRules/deepSleepAfter`` after
+  /// its last use, or the device's start); nil without one, or once the app is stopped.
+  private var deepSleepTime: Double? {
+    guard let after = core.power.rules?.deepSleepAfter, !core.runtime.forceQuit else { return nil }
+    return max(now, (core.power.lastUse ?? core.power.start) + after)
   }
 
   private mutating func step(_ source: Source, at t: Double) {
@@ -303,6 +311,10 @@ public struct Device: Sendable {
       nextForceQuit += 1
       core.runtime.schedule(SystemEvent(time: t, kind: .forceQuit))
       push.forceQuit(at: t, &core)
+    case .deepSleep:
+      let unused = core.power.rules?.deepSleepAfter ?? 0
+      core.runtime.schedule(SystemEvent(time: t, kind: .deepSleep(unusedFor: unused)))
+      push.forceQuit(at: t, bySystem: true, &core)
     case .launch:
       let l = launches[nextLaunch]
       let label = launchIsSession[nextLaunch] ? "user session" : "launch"

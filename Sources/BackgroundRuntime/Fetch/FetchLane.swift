@@ -265,10 +265,14 @@ struct FetchLane: Sendable {
       c.events.append(.fetch(FetchEvent(time: e.time, kind: .fetchSkipped, facts: .skippedBaseline("no fetch: the app is on screen and refreshes itself"))))
     case .lost where e.reason == .fetch:
       inFlight = nil
-      c.events.append(.fetch(FetchEvent(time: e.time, kind: .fetchLost, facts: .lost)))
+      let facts: FetchEvent.Facts
+      if case .lostInDeepSleep = e.facts { facts = .lostInDeepSleep } else { facts = .lost }
+      c.events.append(.fetch(FetchEvent(time: e.time, kind: .fetchLost, facts: facts)))
     case .forceQuit:
       inFlight = nil
-      c.events.append(.fetch(FetchEvent(time: e.time, kind: .fetchLost, facts: .killedByForceQuit)))
+      let facts: FetchEvent.Facts
+      if case .deepSleep = e.facts { facts = .killedByDeepSleep } else { facts = .killedByForceQuit }
+      c.events.append(.fetch(FetchEvent(time: e.time, kind: .fetchLost, facts: facts)))
     default: break
     }
   }

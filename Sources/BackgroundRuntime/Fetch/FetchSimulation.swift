@@ -73,6 +73,8 @@ public struct FetchEvent: Hashable, Sendable, Codable {
     case terminated(seconds: Double, score: Double?)
     case lost
     case killedByForceQuit
+    case lostInDeepSleep
+    case killedByDeepSleep
     case submitted(TaskRequest)
   }
 
@@ -136,6 +138,8 @@ public struct FetchEvent: Hashable, Sendable, Codable {
       return text
     case .lost: return "the fetch was not delivered: the app was force-quit"
     case .killedByForceQuit: return "the user force-quit the app while the fetch was running"
+    case .lostInDeepSleep: return "the fetch was not delivered: the battery manager keeps the app in deep sleep"
+    case .killedByDeepSleep: return "the battery manager put the app into deep sleep while the fetch was running"
     case .submitted(let request):
       return "BGAppRefreshTaskRequest \"\(request.identifier)\" submitted"
         + (request.earliestBeginDate.map { ", not before \(Self.duration($0 - time)) from now" } ?? "")

@@ -94,6 +94,18 @@ public struct RuntimeProfile: Hashable, Sendable {
     name: "android", lifecycle: .android, locationWakeBudget: 10, handlerDeadline: 10, fetchDeadline: 600, backgroundTaskLimit: 60,
     expirationLeadTime: 0, leaveGracePeriod: 60, forceQuitStopsLocation: true, power: .android13)
 
-  /// The profiles by name: `ios`, `ios7`, `ios6`, `android`.
-  public static let named: [String: RuntimeProfile] = ["ios": .ios, "ios7": .ios7, "ios6": .ios6, "android": .android]
+  /// ``android`` on a Samsung phone: its battery manager puts an app unused for 3 days to sleep
+  /// (the restricted bucket's limits) and one unused for 16 days into deep sleep (stopped until
+  /// opened): ``AndroidPowerRules/samsung``.
+  public static let androidSamsung: RuntimeProfile = {
+    var profile = android
+    profile.name = "android-samsung"
+    profile.power = .samsung
+    return profile
+  }()
+
+  /// The profiles by name: `ios`, `ios7`, `ios6`, `android`, `android-samsung`.
+  public static let named: [String: RuntimeProfile] = [
+    "ios": .ios, "ios7": .ios7, "ios6": .ios6, "android": .android, "android-samsung": .androidSamsung,
+  ]
 }

@@ -49,6 +49,10 @@ public struct RuntimeEvent: Hashable, Sendable, Codable {
     case budgetExtended(from: Double, to: Double, profile: String, limit: Double)
     case expiration(openTasks: Int, lead: Double)
     case terminated(handlers: Int, tasks: Int)
+    /// The system stopped the app, unused this many seconds (a vendor's battery manager).
+    case deepSleep(unusedFor: Double)
+    /// An event that did not reach an app the system stopped.
+    case lostInDeepSleep(label: String)
     case none
   }
 
@@ -96,6 +100,10 @@ public struct RuntimeEvent: Hashable, Sendable, Codable {
     case (.foregroundStarted, .label(let label)):
       return stateBefore == .notRunning ? "launched by the user\(labelled(label))" : "the user opened the app\(labelled(label))"
     case (.foregroundEnded, _): return "the user left the app"
+    case (.forceQuit, .deepSleep(let unused)):
+      return "the battery manager put the app into deep sleep, unused for \(Self.days(unused)): nothing is delivered until it is opened again"
+    case (.lost, .lostInDeepSleep(let label)):
+      return "\(reason?.rawValue ?? "event")\(labelled(label)) not delivered: the app is in deep sleep until the user opens it"
     case (.forceQuit, _): return "the user force-quit the app: fetches and notifications are not delivered until it is opened again"
     default: return kind.rawValue
     }
@@ -144,9 +152,18 @@ public struct RuntimeEvent: Hashable, Sendable, Codable {
       default: limit = "the time ran out"
       }
       return "\(limit) with \(Self.work(handlers, tasks)): the process was killed; the next event starts it again"
+    case (.forceQuit, .deepSleep(let unused)):
+      return "the battery manager put the app into deep sleep, unused for \(Self.days(unused)): no broadcasts, messages or jobs until it is opened again"
+    case (.lost, .lostInDeepSleep(let label)):
+      return "\(Self.androidEntry(reason))\(labelled(label)) not delivered: the battery manager keeps the app in deep sleep (no broadcasts until the user opens it)"
     case (.forceQuit, _): return "the user force-stopped the app: no broadcasts, messages or jobs until it is opened again"
     default: return nil
     }
+  }
+
+  /// Whole days, or hours under two days: "16 days", "30 h".
+  static func days(_ s: Double) -> String {
+    s >= 172_800 ? "\(Int((s / 86_400).rounded())) days" : "\(Int((s / 3_600).rounded())) h"
   }
 
   /// Seconds with at most one decimal: "10 s", "3.7 s".

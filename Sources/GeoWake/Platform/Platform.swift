@@ -26,6 +26,9 @@ public struct Platform: Hashable, Sendable {
     case android8
     /// Android as Google documents it.
     case androidDocumented = "android-documented"
+    /// ``android8`` on a Samsung phone, whose battery manager puts unused apps to sleep and into
+    /// deep sleep.
+    case androidSamsung = "android-samsung"
     /// No phone: the geometric truth, every crossing the moment a fix shows it.
     case server
 
@@ -33,7 +36,7 @@ public struct Platform: Hashable, Sendable {
     public var family: Family {
       switch self {
       case .ios, .iosDocumented: .ios
-      case .android, .android8, .androidDocumented: .android
+      case .android, .android8, .androidDocumented, .androidSamsung: .android
       case .server: .server
       }
     }
@@ -95,6 +98,13 @@ public struct Platform: Hashable, Sendable {
     name: .androidDocumented, regionMonitoring: .androidDocumented, significantChanges: nil, runtime: .android, push: .fcm,
     fetch: .android)
 
+  /// A Samsung phone as measured Android 8 phones are, with Samsung's battery manager: an app
+  /// unused for 3 days is asleep (the restricted bucket's limits), one unused for 16 days in deep
+  /// sleep (no broadcasts, messages or jobs until the user opens it).
+  public static let androidSamsung = Platform(
+    name: .androidSamsung, regionMonitoring: .androidSamsung, significantChanges: nil, runtime: .androidSamsung, push: .fcm,
+    fetch: .android)
+
   /// The geometric truth: every crossing when a fix shows it; an app woken as on iOS (the
   /// lifecycle of the app a server-side test drives).
   public static let server = Platform(
@@ -108,6 +118,7 @@ public struct Platform: Hashable, Sendable {
     case .android: .android
     case .android8: .android8
     case .androidDocumented: .androidDocumented
+    case .androidSamsung: .androidSamsung
     case .server: .server
     }
   }

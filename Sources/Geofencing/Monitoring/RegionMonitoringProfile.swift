@@ -254,6 +254,15 @@ public struct RegionMonitoringProfile: Hashable, Sendable {
     return profile
   }()
 
+  /// A Samsung phone (`android-samsung`): Samsung's phones run Android 8 and later, whose
+  /// geofencing is ``android8``'s; what differs is the app's lifecycle (the battery manager), not
+  /// geofencing.
+  public static let androidSamsung: RegionMonitoringProfile = {
+    var profile = android8
+    profile.name = "android-samsung"
+    return profile
+  }()
+
   /// The calibrated Android profile for a phone running `version` (`"6.0.1"`, `"Android 6.0.1"`,
   /// `"13"`): ``android`` before Android 8 and for a version not read, ``android8`` from it on.
   public static func android(version: String) -> RegionMonitoringProfile {
@@ -267,11 +276,11 @@ public struct RegionMonitoringProfile: Hashable, Sendable {
     Int(version.drop { !$0.isNumber }.prefix { $0.isNumber })
   }
 
-  /// The profiles by name, for command lines: `ios`, `android`, `android8` (Android 8 and later) —
-  /// calibrated to measured phones —, `ios-documented`, `android-documented` (the vendors' stated
+  /// The profiles by name, for command lines: `ios`, `android`, `android8` (Android 8 and later),
+  /// `android-samsung` (``android8`` under another name) — calibrated to measured phones —, `ios-documented`, `android-documented` (the vendors' stated
   /// rules) and `server`.
   public static let named: [String: RegionMonitoringProfile] = [
-    "ios": .ios, "android": .android, "android8": .android8, "ios-documented": .iosDocumented,
+    "ios": .ios, "android": .android, "android8": .android8, "android-samsung": .androidSamsung, "ios-documented": .iosDocumented,
     "android-documented": .androidDocumented,
     "server": .server,
   ]

@@ -192,11 +192,11 @@ struct PushLane: Sendable {
     }
   }
 
-  /// The user force-quit the app: the held silent push is discarded.
-  mutating func forceQuit(at t: Double, _ c: inout Device.Core) {
+  /// The user force-quit the app (or the system stopped it): the held silent push is discarded.
+  mutating func forceQuit(at t: Double, bySystem: Bool = false, _ c: inout Device.Core) {
     guard let h = held else { return }
     held = nil
-    settle(h, .dropped, .discardedByForceQuit, at: t, &c)
+    settle(h, .dropped, bySystem ? .discardedByDeepSleep : .discardedByForceQuit, at: t, &c)
   }
 
   mutating func goOffline() { online = false }
@@ -336,7 +336,12 @@ struct PushLane: Sendable {
     guard !waking.isEmpty else { return }
     switch e.kind {
     case .handlerFinished where e.reason == .remoteNotification:
-      guard case .label(let label) = e.facts, let k = waking.firstIndex(where: { $0.push.apnsID == label }) else { return }
+      let label: String
+      switch e.facts {
+      case .label(let text), .lostInDeepSleep(let text): label = text
+      default: return
+      }
+      guard let k = waking.firstIndex(where: { $0.push.apnsID == label }) else { return }
       let w = waking.remove(at: k)
       let failed = failureRate > 0 && random.unit() < failureRate
       let result: FetchOutcome = failed ? .failed : .newData
@@ -355,12 +360,21 @@ struct PushLane: Sendable {
       // does not hold it against the app.
       let killed = waking
       waking.removeAll()
-      for w in killed { handled(w.push, at: e.time, .killed, .killedByForceQuit, &c) }
+      let note: PushOutcome.Note
+      if case .deepSleep = e.facts { note = .killedByDeepSleep } else { note = .killedByForceQuit }
+      for w in killed { handled(w.push, at: e.time, .killed, note, &c) }
     case .deliveredInForeground where e.reason == .remoteNotification, .lost where e.reason == .remoteNotification:
-      guard case .label(let label) = e.facts, let k = waking.firstIndex(where: { $0.push.apnsID == label }) else { return }
+      let label: String
+      switch e.facts {
+      case .label(let text), .lostInDeepSleep(let text): label = text
+      default: return
+      }
+      guard let k = waking.firstIndex(where: { $0.push.apnsID == label }) else { return }
       let w = waking.remove(at: k)
       let lost = e.kind == .lost
-      handled(w.push, at: e.time, lost ? .notLaunched : .onScreen, lost ? .notLaunched : .onScreen, &c)
+      let note: PushOutcome.Note
+      if case .lostInDeepSleep = e.facts { note = .notLaunchedInDeepSleep } else { note = lost ? .notLaunched : .onScreen }
+      handled(w.push, at: e.time, lost ? .notLaunched : .onScreen, note, &c)
     default: break
     }
   }

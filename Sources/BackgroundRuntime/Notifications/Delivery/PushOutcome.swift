@@ -81,6 +81,9 @@ public struct PushOutcome: Hashable, Sendable, Codable {
     case deferredWith(priority: Int, carrier: String)
     case discardedByForceQuit
     case killedByForceQuit
+    case discardedByDeepSleep
+    case killedByDeepSleep
+    case notLaunchedInDeepSleep
     case storedByFCM
     case storeFull(limit: Int)
     case deferredByDoze
@@ -117,6 +120,9 @@ public struct PushOutcome: Hashable, Sendable, Codable {
       case .deferredWith(let priority, let carrier): return "deferred (priority \(priority)), delivered with \(carrier)"
       case .discardedByForceQuit: return "discarded: the user force-quit the app"
       case .killedByForceQuit: return "the user force-quit the app while the handler ran: no completion"
+      case .discardedByDeepSleep: return "discarded: the battery manager put the app into deep sleep"
+      case .killedByDeepSleep: return "the battery manager put the app into deep sleep while the handler ran: no completion"
+      case .notLaunchedInDeepSleep: return "not launched: the battery manager keeps the app in deep sleep until the user opens it"
       case .storedByFCM: return "stored by FCM while the device was offline"
       case .storeFull(let limit): return "FCM stores at most \(limit) messages for an offline device: the oldest was dropped"
       case .deferredByDoze: return "normal priority: held by Doze until a maintenance window"
