@@ -1,89 +1,9 @@
 #if Server
 import Foundation
 import JSONBytes
-public import GeoWake
-public import Geodesy
-public import Geofencing
-
-/// The settings a live engine runs under; the state in its data directory was made under the
-/// same (the store refuses other regions, platform or seed).
-public struct EngineSettings: Sendable {
-  public var regions: [Region]
-  /// Identifies the fence set (a hash of its file), stored with the state.
-  public var regionsFingerprint: String
-  public var platform: Platform
-  /// The platform's rules tuned from their preset (`--dwell`, …), by name: stored with the state.
-  public var rules: [String: String]
-  public var notifications: [RegionIdentifier: RegionNotifications]
-  public var seed: UInt64
-  public var dataDirectory: String
-  /// How often the device states are checkpointed (seconds): a restart replays the fixes since.
-  public var checkpointInterval: Double
-
-  public init(
-    regions: [Region], regionsFingerprint: String, platform: Platform, rules: [String: String] = [:],
-    notifications: [RegionIdentifier: RegionNotifications] = [:],
-    seed: UInt64 = 0, dataDirectory: String, checkpointInterval: Double = 30
-  ) {
-    self.regions = regions
-    self.regionsFingerprint = regionsFingerprint
-    self.platform = platform
-    self.rules = rules
-    self.notifications = notifications
-    self.seed = seed
-    self.dataDirectory = dataDirectory
-    self.checkpointInterval = checkpointInterval
-  }
-}
-
-/// What the engine answered for each item of a batch.
-public struct IngestAnswer: Sendable {
-  public enum Status: String, Sendable {
-    case accepted, rejected
-  }
-  public struct Item: Sendable {
-    public var index: Int
-    public var line: Int
-    public var status: Status
-    /// Why it was rejected.
-    public var reason: String?
-    /// The field in error, for an item that is not a fix.
-    public var field: String?
-    /// The fix had been posted before: the answer is the first one's, and no event is repeated.
-    public var repeated = false
-  }
-  public var items: [Item] = []
-  /// Events the batch released, and the stream's last sequence number after it.
-  public var events = 0
-  public var lastSequence: Int64 = 0
-
-  /// The answer as JSON: the counts, then one entry per item.
-  public func json() -> String {
-    var out = "{\"accepted\":\(items.count { $0.status == .accepted }),\"rejected\":\(items.count { $0.status == .rejected }),"
-    out += "\"repeated\":\(items.count { $0.repeated }),\"events\":\(events),\"lastSeq\":\(lastSequence),\"results\":["
-    for (k, item) in items.enumerated() {
-      if k > 0 { out += "," }
-      out += "{\"index\":\(item.index),\"line\":\(item.line),\"status\":\"\(item.status.rawValue)\""
-      if let field = item.field { out += ",\"field\":" + JSONText.quoted(field) }
-      if let reason = item.reason { out += ",\"reason\":" + JSONText.quoted(reason) }
-      if item.repeated { out += ",\"repeated\":true" }
-      out += "}"
-    }
-    return out + "]}"
-  }
-}
-
-/// What `GET /v1/devices/{id}` shows.
-public struct DeviceReport: Sendable {
-  public var device: String
-  public var inside: [String]
-  public var lastFix: FixInput?
-  /// The events made and not yet released (the reorder window holds them), as JSON lines.
-  public var pending: [String]
-  /// When its track was ended, if it was (and no fix came since).
-  public var endedAt: Double?
-  public var fixesUsed: Int
-}
+import GeoWake
+import Geodesy
+import Geofencing
 
 /// The live engine: one timeline per device (``DeviceTimeline``, the platform's rules, seeded as
 /// `geowake analyze` seeds a device of a many-device file) over one shared region set, and the
@@ -96,7 +16,7 @@ public struct DeviceReport: Sendable {
 public actor LiveEngine {
   public let settings: EngineSettings
   /// The fence set now: the regions file with the changes put and deleted since.
-  public private(set) var fences: FenceSet
+  public internal(set) var fences: FenceSet
   /// The set of the regions file, built once: every version is it with the changes since.
   let file: FenceSet
   var fleet: Fleet
@@ -141,6 +61,9 @@ public actor LiveEngine {
   var metrics = EngineMetrics()
   /// Writes the events' JSON lines.
   var lines = EventLines()
+  /// Whether a checkpoint is being taken, and the calls waiting to take the next.
+  var checkpointRunning = false
+  var checkpointWaiters: [CheckedContinuation<Void, Never>] = []
 
   /// Opens the store in the settings' data directory and rebuilds every device's state: its
   /// checkpoint, then the fixes logged since.
@@ -342,7 +265,7 @@ public actor LiveEngine {
     return answer
   }
 
-  private func append(
+  func append(
     _ event: TimelineEvent, device: String, visits: inout VisitBook, tally: inout EngineMetrics, answer: inout IngestAnswer
   ) throws(StoreError) {
     let (type, body) = lines.line(event, device: device, visit: visits.visit(of: event, device: device))
@@ -351,7 +274,7 @@ public actor LiveEngine {
     tally.events[type, default: 0] += 1
   }
 
-  private func publish(_ tally: EngineMetrics, answer: IngestAnswer, started: ContinuousClock.Instant?) {
+  func publish(_ tally: EngineMetrics, answer: IngestAnswer, started: ContinuousClock.Instant?) {
     metrics.accepted += tally.accepted
     metrics.repeats += tally.repeats
     metrics.rejected.merge(tally.rejected, uniquingKeysWith: +)
@@ -367,7 +290,7 @@ public actor LiveEngine {
   }
 
   /// After a failed transaction: the state the store holds.
-  private func rebuild() throws {
+  func rebuild() throws {
     let state = try Self.recover(store: store, file: file, settings: settings)
     devices = state.devices
     ended = state.ended
@@ -388,197 +311,6 @@ public actor LiveEngine {
 
   /// Counts a request refused before the engine saw it (too large, unauthorised, malformed).
   public func noteRefused(_ reason: String) { metrics.requestsRejected[EngineMetrics.label(reason), default: 0] += 1 }
-
-  // MARK: - Devices
-
-  /// Ends `device`'s track: the events its timeline still holds are released (as
-  /// `geowake analyze` releases them at the end of a file), and its state is dropped. A later fix
-  /// of the device starts a new track, and must be later than the ended track's last fix.
-  /// - Returns: the events released, or nil when the device has no live track.
-  public func end(device name: String) throws -> IngestAnswer? {
-    guard var device = devices[name] else { return nil }
-    let started = ContinuousClock.now
-    var answer = IngestAnswer()
-    var tally = EngineMetrics()
-    var events: [TimelineEvent] = []
-    try device.timeline.finish(into: &events)
-    let time = device.lastFix?.time ?? 0
-    do {
-      try store.begin()
-      let row = try store.appendEnd(device: name, time: time)
-      for event in events { try append(event, device: name, visits: &device.visits, tally: &tally, answer: &answer) }
-      try store.save(.init(device: name, snapshot: nil, through: row, ended: time))
-      try store.saveVisits(device: name, nil)
-      if let newest = newestLogged[name] { try store.saveNewest(device: name, time: newest) }
-      try store.commit()
-      lastRow = row
-    } catch {
-      store.rollback()
-      try rebuild()
-      throw error
-    }
-    devices[name] = nil
-    ended[name] = time
-    dirty.remove(name)
-    publish(tally, answer: answer, started: started)
-    answer.lastSequence = lastSequence
-    return answer
-  }
-
-  public func report(device name: String) -> DeviceReport? {
-    if let device = devices[name] {
-      let inside = fences.regions.lazyRegions.map(\.identifier).filter { device.timeline.monitor.state(of: $0) == .inside }.map(\.rawValue)
-      return DeviceReport(
-        device: name, inside: inside, lastFix: device.lastFix,
-        pending: device.timeline.pendingEvents.map { EventLines.line($0, device: name).body }, endedAt: nil,
-        fixesUsed: device.timeline.monitor.fixCount)
-    }
-    if let time = ended[name] { return DeviceReport(device: name, inside: [], lastFix: nil, pending: [], endedAt: time, fixesUsed: 0) }
-    return nil
-  }
-
-  // MARK: - Fences
-
-  /// What a change to the fence set did.
-  public struct FenceAnswer: Sendable {
-    public var region: String
-    /// Whether a region with the identifier was there before (replaced, or removed).
-    public var existed: Bool
-    /// The set's version after the change (the change's log row).
-    public var version: Int64
-    /// Events the change released (the state of a device inside a region put), and the
-    /// stream's last sequence number after it.
-    public var events = 0
-    public var lastSequence: Int64 = 0
-  }
-
-  /// Puts `region` into the fence set, in place of the one with its identifier if there is one,
-  /// and moves every live device onto the new set
-  /// (``DeviceTimeline/replaceRegions(with:notifications:into:)``): `body` (the Feature as
-  /// sent) is stored with the change, the events it makes too, in one transaction.
-  public func put(_ region: Region, wanting notifications: RegionNotifications, body: [UInt8]) throws -> FenceAnswer {
-    let existed = fences.regions.contains(region.identifier)
-    return try change(region.identifier.rawValue, body: body, existed: existed) { $0.putting(region, wanting: notifications, at: $1) }
-  }
-
-  /// Removes the region `identifier` from the fence set; nil when the set has none. A device
-  /// inside it gets no event (as `stopMonitoring`): the region leaves its list.
-  public func remove(_ identifier: RegionIdentifier) throws -> FenceAnswer? {
-    guard fences.regions.contains(identifier) else { return nil }
-    return try change(identifier.rawValue, body: nil, existed: true) { $0.removing(identifier, at: $1) }
-  }
-
-  private func change(_ region: String, body: [UInt8]?, existed: Bool, _ next: (FenceSet, Int64) -> FenceSet) throws -> FenceAnswer {
-    var answer = IngestAnswer()
-    var tally = EngineMetrics()
-    var events: [TimelineEvent] = []
-    let row: Int64
-    do {
-      try store.begin()
-      row = try store.appendFenceChange(region: region, body: body)
-      let fences = next(self.fences, row)
-      let changed = Self.changed(region, from: self.fences, to: fences)
-      // What differs, once for every device.
-      let change = RegionSetChange(
-        from: self.fences.regions, notifications: self.fences.notifications, to: fences.regions, notifications: fences.notifications)
-      for name in devices.keys.sorted() {
-        let slot = devices.index(forKey: name)!
-        events.removeAll(keepingCapacity: true)
-        try devices.values[slot].move(onto: fences, change: change, changed: changed, into: &events)
-        devices.values[slot].lastRow = row
-        dirty.insert(name)
-        for event in events { try append(event, device: name, visits: &devices.values[slot].visits, tally: &tally, answer: &answer) }
-      }
-      try store.commit()
-      self.fences = fences
-      fleet = Self.fleet(fences, settings)
-      lastRow = row
-    } catch {
-      store.rollback()
-      try rebuild()
-      throw error
-    }
-    metrics.fenceChanges += 1
-    publish(tally, answer: answer, started: nil)
-    return FenceAnswer(region: region, existed: existed, version: row, events: answer.events, lastSequence: lastSequence)
-  }
-
-  // MARK: - Checkpoints
-
-  /// One device's state for a checkpoint, taken on the engine and encoded off it.
-  struct CapturedState: Sendable {
-    var device: String
-    var snapshot: DeviceTimeline.Snapshot
-    var visits: VisitBook
-    var through: Int64
-    var newest: Double?
-  }
-
-  /// Whether a checkpoint is being taken, and the calls waiting to take the next.
-  var checkpointRunning = false
-  var checkpointWaiters: [CheckedContinuation<Void, Never>] = []
-
-  /// Saves the state of every device changed since the last checkpoint, so that a restart
-  /// replays only the fixes logged after it.
-  ///
-  /// The states are taken at once, encoded off the engine (batches go on meanwhile; a device they
-  /// change stays due for the next checkpoint) and written in one transaction, which records the
-  /// log row they were taken at. Checkpoints run one at a time, in the order they were asked for.
-  public func checkpoint() async throws {
-    while checkpointRunning { await withCheckedContinuation { checkpointWaiters.append($0) } }
-    checkpointRunning = true
-    defer {
-      checkpointRunning = false
-      let waiting = checkpointWaiters
-      checkpointWaiters.removeAll()
-      for continuation in waiting { continuation.resume() }
-    }
-    guard !dirty.isEmpty || lastRow > checkpointedRow else { return }
-    let started = ContinuousClock.now
-    let taken = dirty
-    let through = lastRow
-    let states = taken.sorted().compactMap { name in
-      devices[name].map {
-        CapturedState(device: name, snapshot: $0.timeline.snapshot(), visits: $0.visits, through: $0.lastRow, newest: newestLogged[name])
-      }
-    }
-    dirty.removeAll()
-    do {
-      let encoded = try await Self.encode(states)
-      try store.begin()
-      // A device whose track was ended meanwhile has its end stored already.
-      for (state, snapshot, visits) in encoded where ended[state.device] == nil {
-        try store.save(.init(device: state.device, snapshot: snapshot, through: state.through, ended: nil))
-        try store.saveVisits(device: state.device, visits)
-        if let newest = state.newest { try store.saveNewest(device: state.device, time: newest) }
-      }
-      try store.setCheckpointedRow(through)
-      try store.commit()
-    } catch {
-      store.rollback()
-      dirty.formUnion(taken)
-      throw error
-    }
-    let took = ContinuousClock.now - started
-    let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
-    metrics.checkpoints += 1
-    metrics.checkpointedDevices += states.count
-    metrics.checkpointSeconds += seconds
-    metrics.lastCheckpointSeconds = seconds
-    checkpointedRow = through
-  }
-
-  /// The states as stored: each snapshot and its open visits as JSON (sorted keys, infinities as
-  /// strings: JSON has no number for them). Off the engine.
-  @concurrent
-  nonisolated static func encode(_ states: [CapturedState]) async throws -> [(CapturedState, [UInt8], String)] {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-    return try states.map { state in
-      (state, Array(try encoder.encode(state.snapshot)), String(decoding: try encoder.encode(state.visits), as: UTF8.self))
-    }
-  }
 
   public func metricsText() -> String {
     metrics.text(devices: devices.count, endedDevices: ended.count, regions: fences.regions.count, lastSequence: lastSequence)
