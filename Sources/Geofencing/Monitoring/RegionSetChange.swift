@@ -8,8 +8,12 @@
 /// made once: each move then costs the device's own state and the regions that differ.
 ///
 /// ```swift
-/// let change = RegionSetChange(from: fences, notifications: wanted, to: next, notifications: wanted)
-/// for k in monitors.indices { try monitors[k].replaceRegions(with: next, notifications: wanted, change: change, into: &events) }
+/// var monitors = try devices.map { try RegionMonitor(regions: fences, profile: .server, seed: $0.seed) }
+/// var next = fences
+/// next.insert(.circle(try CircularRegion(identifier: "ferry", center: Coordinate(latitude: 37.7952, longitude: -122.3929), radius: 80)))
+/// let change = RegionSetChange(from: fences, to: next)   // once, for every monitor
+/// var events: [RegionEvent] = []
+/// for k in monitors.indices { try monitors[k].replaceRegions(with: next, change: change, into: &events) }
 /// ```
 public struct RegionSetChange: Sendable {
   /// The fingerprints of the two sets.
