@@ -6,7 +6,8 @@
 #               (scripts/serve-crash-check.py), checks its HTTP API with curl (tokens and
 #               scopes on every route, bodies over the limit, malformed requests, fence changes:
 #               scripts/serve-api-check.py), fuzzes the API from its OpenAPI document with
-#               schemathesis (scripts/serve-fuzz-check.sh), the Dask integration's test on a local
+#               schemathesis (scripts/serve-fuzz-check.sh), runs it over a real nats-server's JetStream
+#               with kill -9s and a NATS restart (scripts/serve-nats-check.sh), the Dask integration's test on a local
 #               cluster (integrations/dask/test.sh, in a virtual environment), builds a package
 #               that depends on GeoWake by version (scripts/check-embeddable.sh), then runs every
 #               parser's fuzz target for 5 seconds (scripts/fuzz.sh)
@@ -43,6 +44,7 @@ test: deps
 	  --devices 30 --fixes 500 --kills 5 --checkpoint-interval 0.05 --seed 2 --rules="--dwell 60 --confirm-distance 5 --confirm-time 10"
 	TMPDIR=$(TEST_TMP) python3 scripts/serve-api-check.py .build/debug/geowake Fixtures/demo/tokyo-regions.csv
 	TMPDIR=$(TEST_TMP) sh scripts/serve-fuzz-check.sh .build/debug/geowake Fixtures/demo/tokyo-regions.csv 100
+	TMPDIR=$(TEST_TMP) sh scripts/serve-nats-check.sh .build/debug/geowake Fixtures/demo/tokyo-regions.csv --devices 30 --fixes 500 --kills 5
 	TMPDIR=$(TEST_TMP) sh integrations/dask/test.sh
 	TMPDIR=$(TEST_TMP) sh scripts/check-embeddable.sh
 	FUZZ_SECONDS=5 sh scripts/fuzz.sh

@@ -181,11 +181,17 @@ package.targets += [
     pkgConfig: "sqlite3",
     providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
   ),
+  // The NATS C client with JetStream, for `geowake serve --nats` (headers: libnats-dev).
+  .systemLibrary(
+    name: "CNATS",
+    pkgConfig: "libnats",
+    providers: [.apt(["libnats-dev"]), .brew(["cnats"])]
+  ),
   .target(
     name: "GeoWakeServer",
     dependencies: [
       "GeoWake", "GeoWakeReports", "TrackIO", "Geofencing", "GEOSValidation", "Geodesy", "JSONBytes", "SeededRandom",
-      server("CSQLite"), server(.product(name: "Hummingbird", package: "hummingbird")),
+      server("CSQLite"), server("CNATS"), server(.product(name: "Hummingbird", package: "hummingbird")),
     ]
   ),
 ]

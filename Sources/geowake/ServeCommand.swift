@@ -58,6 +58,11 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(help: "Seeds the platform's random draws (a device's seed is drawn from it and its name, as in analyze).")
   var seed: UInt64 = 0
 
+  @Option(
+    name: .customLong("nats"),
+    help: "Also take fixes from NATS JetStream at this URL (nats://HOST:PORT): fix messages on geowake.fixes.<device> (stream GEOWAKE_FIXES, durable consumer geowake), events published to geowake.events.<device> (stream GEOWAKE_EVENTS) with Nats-Msg-Id DEVICE-SEQ; a message is acknowledged once its fix is used and its events stored in JetStream.")
+  var nats: String?
+
   @Option(name: .customLong("checkpoint-interval"), help: "Seconds between checkpoints of the device states.")
   var checkpointInterval: Double = 30
 
@@ -141,10 +146,23 @@ struct ServeCommand: AsyncParsableCommand {
       Diagnostics.error("geowake serve: stopping: batches in flight are answered, then the device states checkpointed (a second signal stops at once)")
       notifier.close()
     }
+    var bridgeTask: Task<Void, Never>?
+    if let nats {
+      let bridge: NATSBridge
+      do { bridge = try NATSBridge(engine: engine, dataDirectory: data, options: NATSOptions(url: nats)) } catch {
+        Diagnostics.error("\(data): error: \(error)")
+        throw SysExit.cannotCreate
+      }
+      bridgeTask = Task {
+        do { try await bridge.run() } catch { Diagnostics.error("geowake serve: NATS: \(error)") }
+      }
+    }
+    defer { bridgeTask?.cancel() }
     do {
       try await server.run { bound in
         Diagnostics.error("geowake serve: listening on http://\(shown):\(bound) — \(banner)")
       }
+      await bridgeTask?.value
       Diagnostics.error("geowake serve: stopped; the device states are checkpointed in \(data)")
     } catch {
       Diagnostics.error("geowake serve: \(error)")

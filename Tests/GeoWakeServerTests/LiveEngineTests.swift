@@ -390,6 +390,17 @@ import Testing
     #expect(try await engine.ingest(again).items.allSatisfy(\.repeated))
   }
 
+  /// A device's name is one subject token: what a token may not hold is written %XX, and two
+  /// names never share a token.
+  @Test func deviceNamesAreSubjectTokens() {
+    #expect(NATSBridge.token("van-1") == "van-1")
+    #expect(NATSBridge.token("fleet.van 1*>%") == "fleet%2Evan%201%2A%3E%25")
+    #expect(NATSBridge.token("café") == "café")
+    let names = ["a.b", "a%2Eb", "a b", "a%20b", "a\tb", "é"]
+    #expect(Set(names.map(NATSBridge.token)).count == names.count)
+    for name in names { #expect(!NATSBridge.token(name).contains { $0 == "." || $0 == " " || $0 == "*" || $0 == ">" || $0 == "\t" }) }
+  }
+
   /// A client over its rate waits as long as its debt says, another client is not held back,
   /// and a client with its batches in flight at the cap gets no more in.
   @Test func clientLimitsKeepEachSenderToItsShare() throws {

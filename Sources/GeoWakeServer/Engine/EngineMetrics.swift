@@ -14,6 +14,9 @@ struct EngineMetrics: Sendable {
   var requestsRejected: [String: Int] = [:]
   var fenceChanges = 0
   var checkpoints = 0
+  var natsFixes = 0
+  var natsRejected = 0
+  var natsPublished = 0
   var checkpointedDevices = 0
   var checkpointSeconds = 0.0
   var lastCheckpointSeconds = 0.0
@@ -69,6 +72,11 @@ struct EngineMetrics: Sendable {
     lines.append("geowake_checkpoint_seconds_total \(checkpointSeconds)")
     family("geowake_checkpoint_last_seconds", "gauge", "How long the last checkpoint took.")
     lines.append("geowake_checkpoint_last_seconds \(lastCheckpointSeconds)")
+    family("geowake_nats_fixes_total", "counter", "Fix messages taken from NATS JetStream, and of them rejected.")
+    lines.append("geowake_nats_fixes_total \(natsFixes)")
+    lines.append("geowake_nats_fixes_total{status=\"rejected\"} \(natsRejected)")
+    family("geowake_nats_events_published_total", "counter", "Events published to NATS JetStream (and stored there).")
+    lines.append("geowake_nats_events_published_total \(natsPublished)")
     family("geowake_regions", "gauge", "Regions in the fence set.")
     lines.append("geowake_regions \(regions)")
     family("geowake_event_sequence", "gauge", "The last event's sequence number.")

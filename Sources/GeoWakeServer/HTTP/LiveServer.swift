@@ -59,7 +59,7 @@ public struct LiveServer: Sendable {
       configuration: .init(address: .hostname(options.host, port: options.port), serverName: "geowake"),
       onServerRunning: { channel in onRunning(channel.localAddress?.port ?? 0) })
     let engine = self.engine
-    let interval = await engine.settings.checkpointInterval
+    let interval = engine.settings.checkpointInterval
     let checkpoints = Task {
       while !Task.isCancelled {
         try? await Task.sleep(for: .seconds(interval))

@@ -115,7 +115,7 @@ final class EngineStore {
     }
     // Every key either side names (a rule tuned then and not now differs too), but the schema
     // and the checkpoint's row.
-    let keys = Set(settings.keys).union(stored.keys).subtracting(["schema", "checkpointed"])
+    let keys = Set(settings.keys).union(stored.keys).subtracting(["schema", "checkpointed", Self.natsPublishedKey, Self.natsFixesUsedKey])
     for key in keys.sorted() where stored[key] != settings[key] {
       throw StoreError(
         message: "\(path) holds state made with another --\(key) (\(stored[key] ?? "none") there, \(settings[key] ?? "none") now): "
@@ -129,6 +129,37 @@ final class EngineStore {
   func checkpointedRow() throws(StoreError) -> Int64 {
     let read = try connection.prepare("SELECT value FROM meta WHERE key = 'checkpointed'")
     return try read.step() ? Int64(read.text(0)) ?? 0 : 0
+  }
+
+  /// The `meta` key of the last event published to NATS JetStream (`geowake serve --nats`).
+  static let natsPublishedKey = "nats-published"
+
+  /// The last event published to NATS (0: none).
+  func natsPublished() throws(StoreError) -> Int64 {
+    let read = try connection.prepare("SELECT value FROM meta WHERE key = '\(Self.natsPublishedKey)'")
+    return try read.step() ? Int64(read.text(0)) ?? 0 : 0
+  }
+
+  func setNATSPublished(_ seq: Int64) throws(StoreError) {
+    let write = try connection.prepare(
+      "INSERT INTO meta(key, value) VALUES ('\(Self.natsPublishedKey)', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+    try write.bind(.text(String(seq)))
+    try write.run()
+  }
+
+  /// The `meta` key of the stream sequence of the last fix message from NATS used.
+  static let natsFixesUsedKey = "nats-fixes-used"
+
+  func natsFixesUsed() throws(StoreError) -> Int64 {
+    let read = try connection.prepare("SELECT value FROM meta WHERE key = '\(Self.natsFixesUsedKey)'")
+    return try read.step() ? Int64(read.text(0)) ?? 0 : 0
+  }
+
+  func setNATSFixesUsed(_ seq: Int64) throws(StoreError) {
+    let write = try connection.prepare(
+      "INSERT INTO meta(key, value) VALUES ('\(Self.natsFixesUsedKey)', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+    try write.bind(.text(String(seq)))
+    try write.run()
   }
 
   func setCheckpointedRow(_ row: Int64) throws(StoreError) {
