@@ -49,7 +49,7 @@ extension LiveEngine {
         try store.saveVisits(device: state.device, visits)
         if let newest = state.newest { try store.saveNewest(device: state.device, time: newest) }
       }
-      try store.setCheckpointedRow(through)
+      try store.setPosition(.checkpointed, through)
       try store.commit()
     } catch {
       store.rollback()

@@ -86,7 +86,7 @@ public actor LiveEngine {
     fences = state.fences
     fleet = state.fleet
     newestLogged = state.newest
-    checkpointedRow = try store.checkpointedRow()
+    checkpointedRow = try store.position(.checkpointed)
     lastSequence = try store.lastSequence()
     notifier = EventNotifier(latest: lastSequence)
   }
@@ -132,7 +132,7 @@ public actor LiveEngine {
         state.devices[checkpoint.device] = device
       }
     }
-    let checkpointed = try store.checkpointedRow()
+    let checkpointed = try store.position(.checkpointed)
     state.fences = version(at: checkpointed)
     state.fleet = fleet(state.fences, settings)
     state.lastRow = max(checkpointed, through.values.max() ?? 0)

@@ -34,6 +34,8 @@ final class EngineStore {
   private let insertEvent: SQLiteStatement
   private let upsertDevice: SQLiteStatement
   private let upsertNewest: SQLiteStatement
+  private let readPosition: SQLiteStatement
+  private let writePosition: SQLiteStatement
 
   /// Opens the store in `directory` (created when missing).
   init(directory: String) throws(StoreError) {
@@ -67,6 +69,9 @@ final class EngineStore {
     insertLog = try connection.prepare(
       "INSERT INTO log(device, kind, time, lat, lon, accuracy, speed, course, cell, verdict) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
     insertEvent = try connection.prepare("INSERT INTO events(device, body) VALUES (?, ?)")
+    readPosition = try connection.prepare("SELECT value FROM meta WHERE key = ?")
+    writePosition = try connection.prepare(
+      "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
     upsertNewest = try connection.prepare(
       "INSERT INTO newest(device, time) VALUES (?, ?) ON CONFLICT(device) DO UPDATE SET time = excluded.time")
     upsertDevice = try connection.prepare(
@@ -115,7 +120,7 @@ final class EngineStore {
     }
     // Every key either side names (a rule tuned then and not now differs too), but the schema
     // and the checkpoint's row.
-    let keys = Set(settings.keys).union(stored.keys).subtracting(["schema", "checkpointed", Self.natsPublishedKey, Self.natsFixesUsedKey])
+    let keys = Set(settings.keys).union(stored.keys).subtracting(["schema"] + Position.allCases.map(\.rawValue))
     for key in keys.sorted() where stored[key] != settings[key] {
       throw StoreError(
         message: "\(path) holds state made with another --\(key) (\(stored[key] ?? "none") there, \(settings[key] ?? "none") now): "
@@ -124,48 +129,28 @@ final class EngineStore {
     }
   }
 
-  /// The log row through which every device's state is checkpointed: a restart replays the
-  /// rows after it.
-  func checkpointedRow() throws(StoreError) -> Int64 {
-    let read = try connection.prepare("SELECT value FROM meta WHERE key = 'checkpointed'")
-    return try read.step() ? Int64(read.text(0)) ?? 0 : 0
+  /// Where the engine has got to, kept in `meta` beside the settings (which a start compares;
+  /// these it does not).
+  enum Position: String, CaseIterable {
+    /// The log row through which every device's state is checkpointed: a restart replays the
+    /// rows after it.
+    case checkpointed
+    /// The last event published to NATS JetStream (`geowake serve --nats`).
+    case natsPublished = "nats-published"
+    /// The stream sequence of the last fix message from NATS used.
+    case natsFixesUsed = "nats-fixes-used"
   }
 
-  /// The `meta` key of the last event published to NATS JetStream (`geowake serve --nats`).
-  static let natsPublishedKey = "nats-published"
-
-  /// The last event published to NATS (0: none).
-  func natsPublished() throws(StoreError) -> Int64 {
-    let read = try connection.prepare("SELECT value FROM meta WHERE key = '\(Self.natsPublishedKey)'")
-    return try read.step() ? Int64(read.text(0)) ?? 0 : 0
+  /// The position (0 before any).
+  func position(_ position: Position) throws(StoreError) -> Int64 {
+    try readPosition.bind(.text(position.rawValue))
+    defer { readPosition.reset() }
+    return try readPosition.step() ? Int64(readPosition.text(0)) ?? 0 : 0
   }
 
-  func setNATSPublished(_ seq: Int64) throws(StoreError) {
-    let write = try connection.prepare(
-      "INSERT INTO meta(key, value) VALUES ('\(Self.natsPublishedKey)', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-    try write.bind(.text(String(seq)))
-    try write.run()
-  }
-
-  /// The `meta` key of the stream sequence of the last fix message from NATS used.
-  static let natsFixesUsedKey = "nats-fixes-used"
-
-  func natsFixesUsed() throws(StoreError) -> Int64 {
-    let read = try connection.prepare("SELECT value FROM meta WHERE key = '\(Self.natsFixesUsedKey)'")
-    return try read.step() ? Int64(read.text(0)) ?? 0 : 0
-  }
-
-  func setNATSFixesUsed(_ seq: Int64) throws(StoreError) {
-    let write = try connection.prepare(
-      "INSERT INTO meta(key, value) VALUES ('\(Self.natsFixesUsedKey)', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-    try write.bind(.text(String(seq)))
-    try write.run()
-  }
-
-  func setCheckpointedRow(_ row: Int64) throws(StoreError) {
-    let write = try connection.prepare("INSERT INTO meta(key, value) VALUES ('checkpointed', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-    try write.bind(.text(String(row)))
-    try write.run()
+  func setPosition(_ position: Position, _ value: Int64) throws(StoreError) {
+    try writePosition.bind(.text(position.rawValue), .text(String(value)))
+    try writePosition.run()
   }
 
   // MARK: - Transactions
