@@ -5,7 +5,7 @@ repeated), and that each visit, enter to exit, carries one id of its own.
 
 usage: serve-crash-check.py GEOWAKE REGIONS [--devices N] [--fixes N] [--kills K] [--seed S] [--rules '--dwell 60 …']
 """
-import argparse, json, os, random, signal, subprocess, sys, tempfile, time, urllib.error, urllib.request, math
+import argparse, json, os, random, signal, subprocess, sys, tempfile, time, urllib.error, urllib.request
 import serve_process
 
 ap = argparse.ArgumentParser()
@@ -18,26 +18,7 @@ ap.add_argument("--rules", default="", help="server rules given to both serve an
 a = ap.parse_args()
 rng = random.Random(a.seed)
 
-# Regions' centres, so the walks cross them.
-centres = []
-for line in open(a.regions):
-    parts = line.strip().split(",")
-    try: centres.append((float(parts[1]), float(parts[2]), float(parts[3])))
-    except (ValueError, IndexError): pass
-fixes = []
-for d in range(a.devices):
-    lat, lon, _ = rng.choice(centres)
-    lat += rng.uniform(-0.01, 0.01); lon += rng.uniform(-0.01, 0.01)
-    t = 1_700_000_000 + rng.randint(0, 600)
-    heading = rng.uniform(0, 2 * math.pi)
-    for k in range(a.fixes):
-        heading += rng.gauss(0, 0.3)
-        step = rng.uniform(5, 40)
-        lat += step * math.cos(heading) / 111_000; lon += step * math.sin(heading) / (111_000 * math.cos(math.radians(lat)))
-        t += rng.randint(5, 30)
-        fixes.append({"device": f"dev-{d}", "time": t, "lat": round(lat, 7), "lon": round(lon, 7), "accuracy": rng.choice([5, 10, 20])})
-# Arrival: devices interleaved, each in time order.
-fixes.sort(key=lambda f: (f["time"], f["device"]))
+fixes = serve_process.walks(a.regions, a.devices, a.fixes, rng)
 work = tempfile.mkdtemp(prefix="geowake-serve-")
 data = os.path.join(work, "data")
 track = os.path.join(work, "fixes.ndjson")

@@ -9,7 +9,7 @@ Nats-Msg-Id DEVICE-SEQ.
 usage: serve-nats-check.py GEOWAKE REGIONS [--devices N] [--fixes N] [--kills K] [--seed S]
 (run by scripts/serve-nats-check.sh, which makes the virtual environment with nats-py)
 """
-import argparse, asyncio, json, math, os, random, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.request
+import argparse, asyncio, json, os, random, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import serve_process
 import nats
@@ -21,24 +21,8 @@ ap.add_argument("--kills", type=int, default=3); ap.add_argument("--seed", type=
 a = ap.parse_args()
 rng = random.Random(a.seed)
 
-centres = []
-for line in open(a.regions):
-    parts = line.strip().split(",")
-    try: centres.append((float(parts[1]), float(parts[2])))
-    except (ValueError, IndexError): pass
-fixes = []
-for d in range(a.devices):
-    lat, lon = rng.choice(centres)
-    lat += rng.uniform(-0.01, 0.01); lon += rng.uniform(-0.01, 0.01)
-    t = 1_700_000_000 + rng.randint(0, 600)
-    heading = rng.uniform(0, 2 * math.pi)
-    for k in range(a.fixes):
-        heading += rng.gauss(0, 0.3)
-        step = rng.uniform(5, 40)
-        lat += step * math.cos(heading) / 111_000; lon += step * math.sin(heading) / (111_000 * math.cos(math.radians(lat)))
-        t += rng.randint(5, 30)
-        fixes.append({"device": f"dev.{d}" if d % 5 == 0 else f"dev-{d}", "time": t, "lat": round(lat, 7), "lon": round(lon, 7), "accuracy": rng.choice([5, 10, 20])})
-fixes.sort(key=lambda f: (f["time"], f["device"]))
+# Every fifth device has a dot in its name, which a subject token may not hold.
+fixes = serve_process.walks(a.regions, a.devices, a.fixes, rng, name=lambda d: f"dev.{d}" if d % 5 == 0 else f"dev-{d}")
 
 work = tempfile.mkdtemp(prefix="geowake-nats-")
 data = os.path.join(work, "data")
