@@ -11,16 +11,8 @@ set -eu
 geowake="$1"; regions="$2"; examples="${3:-30}"
 cd "$(dirname "$0")/.."
 venv=.build/schemathesis-venv
-if ! "$venv/bin/st" --version >/dev/null 2>&1; then
-  if ! python3 -m venv "$venv" >/dev/null 2>&1; then
-    echo "serve-fuzz-check: python3 -m venv failed; installing python3-venv" >&2
-    if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
-    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-  fi
-  "$venv/bin/pip" install -q --disable-pip-version-check "schemathesis==4.32.5"
-fi
+. scripts/python-venv.sh
+python_venv "$venv" "$venv/bin/st --version" "schemathesis==4.32.5"
 work="$(mktemp -d "${TMPDIR:-/tmp}/geowake-fuzz-XXXXXX")"
 pid=""
 cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }

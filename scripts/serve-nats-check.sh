@@ -6,15 +6,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 venv=.build/nats-venv
-if ! "$venv/bin/python" -c "import nats" >/dev/null 2>&1; then
-  if ! python3 -m venv "$venv" >/dev/null 2>&1; then
-    echo "serve-nats-check: python3 -m venv failed; installing python3-venv" >&2
-    if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
-    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-  fi
-  "$venv/bin/pip" install -q --disable-pip-version-check "nats-py==2.9.0"
-fi
+. scripts/python-venv.sh
+python_venv "$venv" "$venv/bin/python -c 'import nats'" "nats-py==2.9.0"
 command -v nats-server >/dev/null 2>&1 || { echo "serve-nats-check: nats-server is not installed (scripts/install-deps.sh installs it)" >&2; exit 69; }
 exec "$venv/bin/python" scripts/serve-nats-check.py "$@"
