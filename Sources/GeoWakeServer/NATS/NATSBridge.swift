@@ -71,8 +71,9 @@ public struct NATSBridge: Sendable {
       let fetched = try await link.fetch(options.batch, waiting: 250)
       guard !fetched.bodies.isEmpty else { continue }
       var batch = try FixBatch(body: [])
-      for body in fetched.bodies {
-        let line = batch.items.count + 1
+      // A message's place in the fetch is the line its items are answered at.
+      for (place, body) in fetched.bodies.enumerated() {
+        let line = place + 1
         do {
           let one = try FixBatch(body: body)
           batch.items += one.items.map { var item = $0; item.index = batch.items.count; item.line = line; return item }
