@@ -58,6 +58,11 @@ public struct FetchProfile: Hashable, Sendable {
   /// The habit's early edge: this quantile of its launches' times of day, extended below the
   /// earliest launch when too few launches hold it (``LaunchHistory``; assumption: 0.02).
   public var habitEarlyQuantile: Double
+  /// The late end of the span in which the day's first launch comes: this quantile of the past
+  /// days' first launches (``LaunchHistory/firstLaunchSpan(forDay:)``). Until the user opens the
+  /// app that day, the span is served every ``quietWindowInterval`` from its early edge
+  /// (assumption: 0.9, the first launch of nine days in ten).
+  public var firstLaunchLateQuantile: Double
   /// Days of launch history kept (assumption: 28).
   public var historyDays: Int
   /// A day this many days old counts half as much as yesterday (assumption: 7).
@@ -91,7 +96,7 @@ public struct FetchProfile: Hashable, Sendable {
     habitEarlyQuantile: Double, historyDays: Int, historyHalfLifeDays: Double, minimumHistoryDays: Int, minimumDaysPerKind: Int,
     coldStartInterval: Double, trackRecordSmoothing: Double, trackRecordRecoveryHalfLifeDays: Double, slowHandler: Double,
     newDataScore: Double, noDataScore: Double, slowScore: Double, failedScore: Double, terminatedScore: Double,
-    scheduler: Scheduler = .launchHabits
+    firstLaunchLateQuantile: Double = 0.9, scheduler: Scheduler = .launchHabits
   ) {
     self.name = name
     self.scheduler = scheduler
@@ -107,6 +112,7 @@ public struct FetchProfile: Hashable, Sendable {
     self.windowEdgeSupport = windowEdgeSupport
     self.windowRadius = windowRadius
     self.habitEarlyQuantile = habitEarlyQuantile
+    self.firstLaunchLateQuantile = firstLaunchLateQuantile
     self.historyDays = historyDays
     self.historyHalfLifeDays = historyHalfLifeDays
     self.minimumHistoryDays = minimumHistoryDays

@@ -25,6 +25,10 @@ public struct FetchDecision: Hashable, Sendable, Codable {
     /// first launches (`edge`, seconds after local midnight;
     /// ``LaunchHistory/firstLaunchEdge(forDay:)``), nothing fetched or opened that day yet.
     case firstLaunch(edge: Double)
+    /// Still before the day's first launch, fetched that day already: `spacing` after the last
+    /// fetch while within the span of first launches (from `edge` to `late`, seconds after local
+    /// midnight; ``LaunchHistory/firstLaunchSpan(forDay:)``).
+    case firstLaunchSpan(edge: Double, late: Double, spacing: Double)
     /// Habits are not known yet: fetches are spread every ``FetchProfile/coldStartInterval``.
     case coldStart(observedDays: Int, interval: Double)
     /// A habit passed over: the track record needs more support than it has.
@@ -97,7 +101,10 @@ public struct FetchDecision: Hashable, Sendable, Codable {
 ///   (an app opened often at no set time).
 /// - When nothing was fetched or opened on a day yet, a fetch comes ``FetchProfile/launchLead``
 ///   before the early edge of the days' first launches (``LaunchHistory/firstLaunchEdge(forDay:)``):
-///   the day's first launch finds all that was published since the night before.
+///   the day's first launch finds all that was published since the night before. Until the user
+///   opens the app that day, another follows every ``FetchProfile/quietWindowInterval`` / score
+///   through the span in which the day's first launch comes (``LaunchHistory/firstLaunchSpan(forDay:)``):
+///   a user whose first launch comes at any hour of the morning does not find it hours old.
 /// - Two fetches are at least the policy's interval apart (`custom`, floored at
 ///   ``FetchProfile/minimumInterval``; `minimum`: the floor). A fetch due earlier moves later
 ///   while still within its habit's span; otherwise the habit is passed over.
@@ -224,15 +231,31 @@ public struct FetchScheduler: Sendable {
     if let (_, until) = conditions.blocking(at: idle) { idle = until }
     var early = (time: idle, basis: idleBasis)
     // The day's first launch finds all that was published since the night before: a fetch
-    // launchLead before its early edge, unless a fetch or launch came that day already.
+    // launchLead before its early edge unless a fetch or launch came that day already, then
+    // one every quiet spacing through the span of first launches until the user opens the app.
     for day in today...(today + 1) {
-      guard let edge = history.firstLaunchEdge(forDay: day) else { continue }
+      guard let span = history.firstLaunchSpan(forDay: day) else { continue }
       let midnight = LocalTime.time(day: day, secondOfDay: 0, utcOffset: offset)
-      var at = LocalTime.time(day: day, secondOfDay: max(0, edge - profile.launchLead), utcOffset: offset)
-      guard refreshed < midnight, at >= time else { continue }
+      guard (lastLaunch ?? -.infinity) < midnight else { continue }
+      let opens = LocalTime.time(day: day, secondOfDay: max(0, span.lowerBound - profile.launchLead), utcOffset: offset)
+      let closes = LocalTime.time(day: day, secondOfDay: span.upperBound, utcOffset: offset)
+      var at = opens
+      var basis = FetchDecision.Basis.firstLaunch(edge: span.lowerBound)
+      if refreshed >= midnight {
+        // Fetched today already: the next of the span's fetches, if the span is still open.
+        let spacing = max(interval, profile.quietWindowInterval) / max(score, 0.05)
+        at = max(opens, refreshed + spacing)
+        guard at <= closes else { continue }
+        basis = .firstLaunchSpan(edge: span.lowerBound, late: span.upperBound, spacing: spacing)
+      }
+      if at < time {
+        // The edge passed with nothing fetched (the plan was made late): now, if still in the span.
+        guard time <= closes else { continue }
+        at = time
+      }
       at = max(at, earliest)
       if let (_, until) = conditions.blocking(at: at) { at = until }
-      if at < early.time { early = (at, .firstLaunch(edge: edge)) }
+      if at < early.time { early = (at, basis) }
       break
     }
     func idleFetch(before: Double) -> (decisions: [FetchDecision], review: Double?)? {
@@ -346,6 +369,8 @@ extension FetchDecision {
       return "outside the launch windows: a fetch \(FetchEvent.duration(interval)) after the last fetch or launch"
     case .firstLaunch(let edge):
       return "before the day's first launch (its early edge \(clock(edge))): nothing fetched since the night before"
+    case .firstLaunchSpan(let edge, let late, let spacing):
+      return "before the day's first launch, which the history puts between \(clock(edge)) and \(clock(late)): a fetch \(FetchEvent.duration(spacing)) after the last fetch"
     case .unpredicted(let interval, let launches):
       return "outside the launch windows, where \(Self.number(launches)) launches/day come at no set time: a fetch \(FetchEvent.duration(interval)) after the last fetch or launch"
     case .dormant(let lastLaunch):

@@ -228,6 +228,14 @@ public struct LaunchHistory: Sendable {
   /// weekdays and weekends apart once each has ``FetchProfile/minimumDaysPerKind`` days); nil
   /// while learning. The day's first launch finds everything published since the night before.
   public func firstLaunchEdge(forDay day: Int) -> Double? {
+    firstLaunchSpan(forDay: day)?.lowerBound
+  }
+
+  /// When the day's first launch comes on a day of `day`'s kind (seconds after local midnight):
+  /// from its early edge (``firstLaunchEdge(forDay:)``) to the ``FetchProfile/firstLaunchLateQuantile``
+  /// of the first launches of the past days of that kind (decayed as the windows' history); nil
+  /// while learning. A user whose first launch comes at any hour of the morning has a wide span.
+  public func firstLaunchSpan(forDay day: Int) -> ClosedRange<Double>? {
     let observed = observedDays(before: day)
     guard observed >= profile.minimumHistoryDays else { return nil }
     let weekend = LocalTime.isWeekend(day: day)
@@ -244,7 +252,8 @@ public struct LaunchHistory: Sendable {
     guard !firsts.isEmpty else { return nil }
     firsts.sort { $0.second < $1.second }
     let total = firsts.reduce(0) { $0 + $1.weight }
-    return Self.earlyEdge(firsts, total, median: Self.quantile(firsts, total, 0.5), quantile: profile.habitEarlyQuantile)
+    let edge = Self.earlyEdge(firsts, total, median: Self.quantile(firsts, total, 0.5), quantile: profile.habitEarlyQuantile)
+    return edge...max(edge, Self.quantile(firsts, total, profile.firstLaunchLateQuantile))
   }
 
   /// The launches a day the history expects in `habit`'s span after `second` (seconds after local
