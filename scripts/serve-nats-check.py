@@ -64,9 +64,33 @@ def http(base, method, path):
     with urllib.request.urlopen(req, timeout=30) as r: return r.read()
 
 
+def serve_log():
+    return open(os.path.join(work, "serve.log")).read()
+
+
 async def main():
+    problems = []
+    # A URL the client would not take: status 64 and the reason, before anything starts.
+    r = subprocess.run([a.geowake, "serve", "--regions", a.regions, "--data", os.path.join(work, "bad"), "--listen", "127.0.0.1:0",
+                        "--nats", f"127.0.0.1:{nats_port}"], capture_output=True, text=True, timeout=30)
+    if r.returncode != 64 or f"--nats 127.0.0.1:{nats_port}: no scheme" not in r.stderr:
+        problems.append(f"--nats without a scheme: status {r.returncode}, {r.stderr.strip()!r}")
+    # No NATS server yet: serve says so and serves HTTP, a SIGTERM stops it at once (it used to
+    # wait in the client's connect for ever), and one started now takes fixes once NATS is up.
+    for attempt in range(2):
+        offset = len(serve_log()) if os.path.exists(os.path.join(work, "serve.log")) else 0
+        def warned(): return "no fix is taken from NATS until it answers" in serve_log()[offset:]
+        serve, base = start_serve()
+        deadline = time.time() + 10
+        while not warned() and time.time() < deadline: time.sleep(0.05)
+        if not warned(): problems.append("no warning while NATS is not up: " + serve_log()[-400:])
+        if attempt == 0:
+            serve.send_signal(signal.SIGTERM)
+            try: code = serve.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                serve.kill(); serve.wait(); code = "none in 15 s"
+            if code != 0: problems.append(f"SIGTERM while NATS is not up: exit status {code}")
     nats_server = start_nats()
-    serve, base = start_serve()
     async def quiet(error): pass  # the restart below drops the connection on purpose
     nc = await nats.connect(nats_url, max_reconnect_attempts=-1, reconnect_time_wait=0.2, error_cb=quiet)
     js = nc.jetstream()
@@ -126,7 +150,6 @@ async def main():
     serve.send_signal(signal.SIGTERM); code = serve.wait()
     nats_server.send_signal(signal.SIGTERM); nats_server.wait()
 
-    problems = []
     seqs = [e["seq"] for e in events]
     if seqs != list(range(1, last + 1)): problems.append(f"sequence numbers: {len(seqs)} events, {len(set(seqs))} distinct, last {last}")
     for e, i, s in zip(events, ids, subjects):

@@ -26,7 +26,11 @@ static inline void gw_nats_publish_failed(jsCtx *js, jsPubAckErr *pae, void *clo
 /// Writes the client's text for `s` (and JetStream's error code) into `err`.
 static inline void gw_nats_error(natsStatus s, jsErrCode code, const char *what, char *err, int errlen) {
   const char *last = nats_GetLastError(NULL);
-  snprintf(err, (size_t)errlen, "%s: %s%s%s (jetstream error %d)", what, natsStatus_GetText(s), last ? ": " : "", last ? last : "", (int)code);
+  if (code != 0) {
+    snprintf(err, (size_t)errlen, "%s: %s%s%s (jetstream error %d)", what, natsStatus_GetText(s), last ? ": " : "", last ? last : "", (int)code);
+  } else {
+    snprintf(err, (size_t)errlen, "%s: %s%s%s", what, natsStatus_GetText(s), last ? ": " : "", last ? last : "");
+  }
 }
 
 /// The stream `name` over `subjects` (one wildcard subject), made with file storage when missing.
@@ -73,7 +77,6 @@ static inline int gw_nats_open(
   if (s == NATS_OK) s = natsOptions_SetURL(options, url);
   if (s == NATS_OK) s = natsOptions_SetMaxReconnect(options, -1);
   if (s == NATS_OK) s = natsOptions_SetReconnectWait(options, 250);
-  if (s == NATS_OK) s = natsOptions_SetRetryOnFailedConnect(options, true, NULL, NULL);
   if (s == NATS_OK) s = natsConnection_Connect(&link->connection, options);
   natsOptions_Destroy(options);
   if (s != NATS_OK) {

@@ -102,6 +102,10 @@ struct ServeCommand: AsyncParsableCommand {
       Diagnostics.error("--client-in-flight \(clientInFlight): expected a number of batches > 0")
       throw SysExit.usage
     }
+    if let nats, let problem = NATSOptions.problem(in: nats) {
+      Diagnostics.error("--nats \(nats): \(problem), as nats://127.0.0.1:4222")
+      throw SysExit.usage
+    }
     guard checkpointInterval > 0, checkpointInterval.isFinite else {
       Diagnostics.error("--checkpoint-interval \(checkpointInterval): expected seconds > 0")
       throw SysExit.usage

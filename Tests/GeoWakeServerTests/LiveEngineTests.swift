@@ -390,6 +390,24 @@ import Testing
     #expect(try await engine.ingest(again).items.allSatisfy(\.repeated))
   }
 
+  /// A NATS URL the client would not take is refused before anything starts, with what is wrong.
+  @Test func natsURLsAreChecked() {
+    for good in ["nats://127.0.0.1:4222", "nats://localhost", "tls://nats.example.com:4443", "nats://user:secret@h:4222",
+                 "nats://[::1]:4222", "nats://a:4222, nats://b:4222", "NATS://h:1/"] {
+      #expect(NATSOptions.problem(in: good) == nil, "\(good)")
+    }
+    let bad: [(String, String)] = [
+      ("127.0.0.1:4222", "no scheme"), ("http://h:4222", "not http://"), ("nats://:4222", "expected a host"),
+      ("nats://h:0", "a port 1…65535"), ("nats://h:65536", "a port 1…65535"), ("nats://h:42x", "a port"),
+      ("nats://h:4222/path", "nothing after"), ("nats://[::1:4222", "closing ]"), ("nats://a:1,", "empty server"),
+      ("nats://a:1,ftp://b", "ftp://b: expected the scheme"), ("", "empty server"),
+    ]
+    for (url, why) in bad {
+      let problem = NATSOptions.problem(in: url)
+      #expect(problem?.contains(why) == true, "\(url): \(problem ?? "nil")")
+    }
+  }
+
   /// A device's name is one subject token: what a token may not hold is written %XX, and two
   /// names never share a token.
   @Test func deviceNamesAreSubjectTokens() {

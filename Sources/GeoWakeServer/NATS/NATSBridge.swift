@@ -16,6 +16,45 @@ public struct NATSOptions: Sendable {
   public var batch = 1_000
 
   public init(url: String) { self.url = url }
+
+  /// What is wrong with a server URL the client would take (`nats://HOST[:PORT]` or
+  /// `tls://HOST[:PORT]`, optionally `USER:PASSWORD@` or `TOKEN@` before the host, an IPv6 host
+  /// in brackets; several separated by commas), or nil when nothing is.
+  public static func problem(in url: String) -> String? {
+    let servers = url.split(separator: ",", omittingEmptySubsequences: false)
+    for server in servers {
+      let text = server.trimmingCharacters(in: .whitespaces)
+      // Named when there are several.
+      let prefix = servers.count > 1 ? "\(text): " : ""
+      guard !text.isEmpty else { return "an empty server between commas" }
+      guard let scheme = text.range(of: "://") else { return prefix + "no scheme: expected nats://HOST:PORT" }
+      let name = text[..<scheme.lowerBound].lowercased()
+      guard name == "nats" || name == "tls" else { return prefix + "expected the scheme nats:// or tls://, not \(name)://" }
+      var authority = text[scheme.upperBound...]
+      if authority.hasSuffix("/") { authority = authority.dropLast() }
+      if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+      guard !authority.contains("/"), !authority.contains("?") else { return prefix + "expected nothing after HOST:PORT" }
+      var host = authority
+      var port: Substring?
+      if authority.hasPrefix("[") {
+        guard let close = authority.firstIndex(of: "]") else { return prefix + "an IPv6 host without its closing ]" }
+        host = authority[authority.index(after: authority.startIndex)..<close]
+        let rest = authority[authority.index(after: close)...]
+        if !rest.isEmpty {
+          guard rest.hasPrefix(":") else { return prefix + "expected :PORT after the IPv6 host" }
+          port = rest.dropFirst()
+        }
+      } else if let colon = authority.lastIndex(of: ":") {
+        host = authority[..<colon]
+        port = authority[authority.index(after: colon)...]
+      }
+      guard !host.isEmpty else { return prefix + "expected a host" }
+      if let port, !(port.allSatisfy(\.isASCII) && Int(port).map({ (1...65_535).contains($0) }) == true) {
+        return prefix + "expected a port 1…65535, not \"\(port)\""
+      }
+    }
+    return nil
+  }
 }
 
 /// The engine over NATS JetStream: fix messages from a durable pull consumer go to the engine a
@@ -56,7 +95,8 @@ public struct NATSBridge: Sendable {
       } catch {
         failures += 1
         if failures == 1 || failures.isMultiple(of: 20) {
-          FileHandle.standardError.write(Data("geowake serve: warning: NATS: \(error); starting again from the last fix used\n".utf8))
+          let next = announced ? "starting again from the last fix used" : "no fix is taken from NATS until it answers; trying again until it does"
+          FileHandle.standardError.write(Data("geowake serve: warning: NATS: \(error); \(next)\n".utf8))
         }
         try? await Task.sleep(for: .milliseconds(min(2_000, 100 * failures)))
       }

@@ -15,7 +15,8 @@ final class NATSLink: @unchecked Sendable {
   private let link: UnsafeMutablePointer<gw_nats>
   private let queue = DispatchQueue(label: "geowake.nats")
 
-  /// Connects (waiting for a server that is not up yet) and makes what is missing.
+  /// Connects and makes what is missing; fails at once when no server answers (the bridge tries
+  /// again), so that nothing blocks a stop. An open connection reconnects by itself.
   static func open(_ options: NATSOptions, after position: UInt64) async throws(NATSError) -> NATSLink {
     let queue = DispatchQueue(label: "geowake.nats.open")
     let opened: Result<UnsafeMutablePointer<gw_nats>, NATSError> = await withCheckedContinuation { continuation in
