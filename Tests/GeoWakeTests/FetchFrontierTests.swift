@@ -142,42 +142,64 @@ struct FetchFrontierTests {
   /// served every quiet spacing from its early edge: no launch in it finds content older than
   /// that; a habit of the same minute every morning gets its one fetch; once the app is opened,
   /// the span is done.
-  @Test("the span of the day's first launch is served until the user opens the app", arguments: [UInt64(1), 2, 3, 4])
-  func firstLaunchSpan(seed: UInt64) throws {
+  @Test("the span of the day's first launch is served until the user opens the app")
+  func firstLaunchSpan() throws {
     let quiet = FetchProfile.ios.quietWindowInterval
     let saturday = today + 5
     let midnight = LocalTime.time(day: saturday, secondOfDay: 0, utcOffset: offset)
-    for kind in [SyntheticUsage.weekendHeavy, .morning] {
-      var scheduler = FetchScheduler(configuration: AppConfiguration(backgroundModes: [.fetch], fetchPolicy: .minimum))
-      for l in kind.launches(from: monday - 14 * day, days: 19, utcOffset: offset, seed: seed) where l.time < midnight - 3_600 {
-        scheduler.observeLaunch(at: l.time, utcOffset: l.utcOffset)
+    var wide = 0
+    for seed in UInt64(1)...6 {
+      for kind in [SyntheticUsage.weekendHeavy, .morning] {
+        var scheduler = FetchScheduler(configuration: AppConfiguration(backgroundModes: [.fetch], fetchPolicy: .minimum))
+        for l in kind.launches(from: monday - 14 * day, days: 19, utcOffset: offset, seed: seed) where l.time < midnight - 3_600 {
+          scheduler.observeLaunch(at: l.time, utcOffset: l.utcOffset)
+        }
+        let span = try #require(scheduler.history.firstLaunchSpan(forDay: saturday))
+        #expect(span.lowerBound == scheduler.history.firstLaunchEdge(forDay: saturday))
+        if kind == .morning { #expect(span.upperBound - span.lowerBound < quiet, "the same minute every weekend morning") }
+        let closes = midnight + span.upperBound
+        var fetches: [FetchDecision] = []
+        var t = midnight
+        while let f = scheduler.plan(after: t, conditions: DeviceConditions()).decisions.last, f.action == .fetch, f.time <= closes {
+          fetches.append(f)
+          scheduler.fetchStarted(at: f.time)
+          scheduler.fetchEnded(startedAt: f.time, at: f.time + 3, outcome: .newData)
+          t = f.time + 3
+        }
+        let first = try #require(fetches.first, "\(kind)")
+        #expect(first.time <= midnight + max(0, span.lowerBound - FetchProfile.ios.launchLead) + 1e-6)
+        // No launch in the span finds content older than the quiet spacing.
+        for (a, b) in zip(fetches, fetches.dropFirst()) { #expect(b.time - a.time <= quiet + 1e-6, "\(kind) seed \(seed): \(b.detail)") }
+        #expect(closes - (fetches.last?.time ?? 0) <= quiet + 1e-6)
+        let spanFetches = fetches.filter { if case .firstLaunchSpan = $0.basis { return true } else { return false } }
+        if kind == .morning { #expect(spanFetches.isEmpty) }
+        if span.upperBound - span.lowerBound > quiet { wide += 1 }
+        // Opened: no more of the span's fetches that day.
+        scheduler.observeLaunch(at: first.time + 60, utcOffset: offset)
+        let after = scheduler.plan(after: first.time + 60, conditions: DeviceConditions()).decisions
+        #expect(!after.contains { d in
+          if case .firstLaunchSpan = d.basis { return d.time < midnight + day } else { return false }
+        })
       }
-      let span = try #require(scheduler.history.firstLaunchSpan(forDay: saturday))
-      #expect(span.lowerBound == scheduler.history.firstLaunchEdge(forDay: saturday))
-      if kind == .weekendHeavy { #expect(span.upperBound - span.lowerBound > quiet, "a weekend noon spread over hours") }
-      if kind == .morning { #expect(span.upperBound - span.lowerBound < quiet, "the same minute every weekend morning") }
-      let closes = midnight + span.upperBound
-      var fetches: [FetchDecision] = []
-      var t = midnight
-      while let f = scheduler.plan(after: t, conditions: DeviceConditions()).decisions.last, f.action == .fetch, f.time <= closes {
-        fetches.append(f)
-        scheduler.fetchStarted(at: f.time)
-        scheduler.fetchEnded(startedAt: f.time, at: f.time + 3, outcome: .newData)
-        t = f.time + 3
-      }
-      let first = try #require(fetches.first, "\(kind)")
-      #expect(first.time <= midnight + max(0, span.lowerBound - FetchProfile.ios.launchLead) + 1e-6)
-      for (a, b) in zip(fetches, fetches.dropFirst()) { #expect(b.time - a.time <= quiet + 1e-6, "\(kind) seed \(seed): \(b.detail)") }
-      #expect(closes - (fetches.last?.time ?? 0) <= quiet + 1e-6)
-      let spanFetches = fetches.filter { if case .firstLaunchSpan = $0.basis { return true } else { return false } }
-      if kind == .morning { #expect(spanFetches.isEmpty) }
-      // Opened: no more of the span's fetches that day.
-      scheduler.observeLaunch(at: first.time + 60, utcOffset: offset)
-      let after = scheduler.plan(after: first.time + 60, conditions: DeviceConditions()).decisions
-      #expect(!after.contains { d in
-        if case .firstLaunchSpan = d.basis { return d.time < midnight + day } else { return false }
-      })
     }
+    // Weekend-heavy users' first weekend launches spread over more than the spacing on most seeds.
+    #expect(wide >= 3, "\(wide) of 6 weekend-heavy spans wider than the quiet spacing")
+  }
+
+  /// A user who opens the app in the morning, or else first in the evening: the span is the
+  /// morning's, not the hours between (the evening has its window).
+  @Test("the span of the day's first launch stops where the first launches stop")
+  func firstLaunchSpanStopsAtAGap() throws {
+    var history = LaunchHistory(profile: .ios)
+    // Weekdays: a launch at 07:30 on most days, on the others the day's first is at 19:00.
+    for d in 0..<14 where !LocalTime.isWeekend(day: today - 14 + d) {
+      let midnight = LocalTime.time(day: today - 14 + d, secondOfDay: 0, utcOffset: offset)
+      if d % 3 != 2 { history.observe(launchAt: midnight + 7.5 * 3_600 + Double(d) * 60, utcOffset: offset) }
+      history.observe(launchAt: midnight + 19 * 3_600 + Double(d) * 60, utcOffset: offset)
+    }
+    let span = try #require(history.firstLaunchSpan(forDay: today))
+    #expect(span.upperBound < 9 * 3_600, "\(span)")
+    #expect(span.lowerBound <= 7.5 * 3_600)
   }
 
   /// The even timer fetches only where the system would: not for an app unopened for days.

@@ -60,8 +60,9 @@ public struct FetchProfile: Hashable, Sendable {
   public var habitEarlyQuantile: Double
   /// The late end of the span in which the day's first launch comes: this quantile of the past
   /// days' first launches (``LaunchHistory/firstLaunchSpan(forDay:)``). Until the user opens the
-  /// app that day, the span is served every ``quietWindowInterval`` from its early edge
-  /// (assumption: 0.9, the first launch of nine days in ten).
+  /// app that day, the span is served every ``quietWindowInterval`` from its early edge; it ends
+  /// earlier where the past first launches stop for more than two quiet spacings (assumption:
+  /// 0.9, the first launch of nine days in ten).
   public var firstLaunchLateQuantile: Double
   /// Days of launch history kept (assumption: 28).
   public var historyDays: Int

@@ -234,7 +234,10 @@ public struct LaunchHistory: Sendable {
   /// When the day's first launch comes on a day of `day`'s kind (seconds after local midnight):
   /// from its early edge (``firstLaunchEdge(forDay:)``) to the ``FetchProfile/firstLaunchLateQuantile``
   /// of the first launches of the past days of that kind (decayed as the windows' history); nil
-  /// while learning. A user whose first launch comes at any hour of the morning has a wide span.
+  /// while learning, ending earlier where the past first launches stop for more than two
+  /// ``FetchProfile/quietWindowInterval``s. A user whose first launch comes at any hour of the
+  /// morning has a wide span; one who opens the app in the morning or else in the evening has the
+  /// morning's.
   public func firstLaunchSpan(forDay day: Int) -> ClosedRange<Double>? {
     let observed = observedDays(before: day)
     guard observed >= profile.minimumHistoryDays else { return nil }
@@ -253,7 +256,15 @@ public struct LaunchHistory: Sendable {
     firsts.sort { $0.second < $1.second }
     let total = firsts.reduce(0) { $0 + $1.weight }
     let edge = Self.earlyEdge(firsts, total, median: Self.quantile(firsts, total, 0.5), quantile: profile.habitEarlyQuantile)
-    return edge...max(edge, Self.quantile(firsts, total, profile.firstLaunchLateQuantile))
+    // The span ends at the late quantile, or earlier where the first launches stop for more than
+    // two quiet spacings (a day whose first launch is the evening's, the morning's skipped: the
+    // evening has its own window, and fetches in the hours between would serve no launch).
+    var late = Self.quantile(firsts, total, profile.firstLaunchLateQuantile)
+    for (a, b) in zip(firsts, firsts.dropFirst()) where b.second - a.second > 2 * profile.quietWindowInterval {
+      late = min(late, a.second)
+      break
+    }
+    return edge...max(edge, late)
   }
 
   /// The launches a day the history expects in `habit`'s span after `second` (seconds after local
