@@ -214,6 +214,7 @@ public struct CrossingDetector: Sendable {
   ) -> Int {
     let walks = !cell.polygonSlots.isEmpty
     let hasCircles = !cell.circles.isEmpty
+    if !walks && hasCircles { return runCircles(cell, fixes, from: start, after: last, into: &crossings) }
     let edges = cell.polygonEdges
     if walks && !hasCircles && !edges.hasWidePolygons {
       return walkPolygons(cell, fixes, from: start, after: last, into: &crossings)
@@ -265,6 +266,45 @@ public struct CrossingDetector: Sendable {
       cache.looked(
         latitude: fixes[j - 1].coordinate.latitude, longitude: fixes[j - 1].coordinate.longitude, margin: .infinity)
       previousCartesianIsValid = false
+    }
+    if moved { previousCartesianIsValid = false }
+    if j > start {
+      previous = fixes[j - 1]
+      fixCount += j - start
+    }
+    return j
+  }
+
+  /// ``runWithinCell(_:_:from:after:into:)`` in a cell whose regions are all circles: the quiet
+  /// test at every fix, a look at the circles where it fails, and the crossings a look found
+  /// written out there (only a look makes them here). Without the polygon walk's branches at every
+  /// fix, the dense circle rows keep their speed (20 circles: 4.4 instructions a fix fewer than
+  /// the loop that also walks polygons, callgrind on compare-peers' runner).
+  private mutating func runCircles(
+    _ cell: CellCandidates, _ fixes: UnsafeBufferPointer<LocationFix>, from start: Int, after last: LocationFix,
+    into crossings: inout [RegionCrossing]
+  ) -> Int {
+    var j = start
+    var beforeTime = last.time
+    // Set when a fix passed without a look: the previous fix's coordinates are then not known.
+    var moved = false
+    let firstIndex = fixCount
+    while j < fixes.count {
+      // Fields, not the whole fix (see runWithinCell).
+      let time = fixes[j].time
+      let latitude = fixes[j].coordinate.latitude
+      let longitude = fixes[j].coordinate.longitude
+      guard time >= beforeTime, time.isFinite, cell.contains(latitude: latitude, longitude: longitude) else { break }
+      if cache.isQuiet(cell, latitude: latitude, longitude: longitude) {
+        moved = true
+      } else {
+        if moved { previousCartesianIsValid = false }
+        moved = false
+        look(cell, from: j == start ? last : fixes[j - 1], to: fixes[j])
+        if !pending.isEmpty { flush(into: &crossings, fromFix: firstIndex + (j - start) - 1) }
+      }
+      beforeTime = time
+      j += 1
     }
     if moved { previousCartesianIsValid = false }
     if j > start {
