@@ -249,14 +249,8 @@ public struct CrossingDetector: Sendable {
         beforeLatitude = latitude
         beforeLongitude = longitude
       }
-      if !hasCircles {
-        // Polygons only: nothing to look at (``look(_:from:to:)`` would find every point quiet).
-      } else if cache.isQuiet(cell, latitude: latitude, longitude: longitude) {
-        moved = true
-      } else {
-        if moved { previousCartesianIsValid = false }
-        moved = false
-        look(cell, from: j == start ? last : fixes[j - 1], to: fixes[j])
+      if hasCircles {
+        _ = lookUnlessQuiet(cell, fixes, at: j, from: start, after: last, latitude: latitude, longitude: longitude, moved: &moved)
       }
       if !pending.isEmpty { flush(into: &crossings, fromFix: firstIndex + (j - start) - 1) }
       beforeTime = time
@@ -295,13 +289,10 @@ public struct CrossingDetector: Sendable {
       let latitude = fixes[j].coordinate.latitude
       let longitude = fixes[j].coordinate.longitude
       guard time >= beforeTime, time.isFinite, cell.contains(latitude: latitude, longitude: longitude) else { break }
-      if cache.isQuiet(cell, latitude: latitude, longitude: longitude) {
-        moved = true
-      } else {
-        if moved { previousCartesianIsValid = false }
-        moved = false
-        look(cell, from: j == start ? last : fixes[j - 1], to: fixes[j])
-        if !pending.isEmpty { flush(into: &crossings, fromFix: firstIndex + (j - start) - 1) }
+      if lookUnlessQuiet(cell, fixes, at: j, from: start, after: last, latitude: latitude, longitude: longitude, moved: &moved),
+        !pending.isEmpty
+      {
+        flush(into: &crossings, fromFix: firstIndex + (j - start) - 1)
       }
       beforeTime = time
       j += 1
@@ -312,6 +303,24 @@ public struct CrossingDetector: Sendable {
       fixCount += j - start
     }
     return j
+  }
+
+  /// The circles at fix `j` (in `cell`, from a run that began at `start` after `last`): nothing
+  /// when it is in the quiet ellipse (`moved` then says the previous fix's coordinates are not
+  /// known), else a look from the fix before. Returns whether it looked.
+  @inline(__always)
+  private mutating func lookUnlessQuiet(
+    _ cell: CellCandidates, _ fixes: UnsafeBufferPointer<LocationFix>, at j: Int, from start: Int, after last: LocationFix,
+    latitude: Double, longitude: Double, moved: inout Bool
+  ) -> Bool {
+    if cache.isQuiet(cell, latitude: latitude, longitude: longitude) {
+      moved = true
+      return false
+    }
+    if moved { previousCartesianIsValid = false }
+    moved = false
+    look(cell, from: j == start ? last : fixes[j - 1], to: fixes[j])
+    return true
   }
 
   /// ``runWithinCell(_:_:from:after:into:)`` in a cell whose regions are all polygons, each with
