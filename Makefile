@@ -52,7 +52,7 @@ test: deps
 
 # Every test under AddressSanitizer (the C kernels also under UndefinedBehaviorSanitizer; Swift
 # itself traps on overflow and out-of-bounds access), then the concurrent parts — many devices on
-# every core, async app handlers, the parallel map, the track read ahead, a GPX file read in halves — under ThreadSanitizer, with the geowake they
+# every core, async app handlers, the parallel map, the track read ahead, a GPX file read in halves, a device-column file read in pieces — under ThreadSanitizer, with the geowake they
 # run built the same way, both without the live engine (--disable-default-traits: the server's
 # packages are not built under the sanitizers). Separate build folders, so the ordinary build is left as it is. Leak
 # detection is off: the test harness's process runner leaks by design.
@@ -62,7 +62,7 @@ test-sanitized: deps
 	  $(SWIFT) test --sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined \
 	  --scratch-path .build/sanitized-address --disable-default-traits
 	TMPDIR=$(TEST_TMP) TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build/sanitized-thread --disable-default-traits \
-	  --filter "OrderedParallelMap|ManyDevices|AppSimulation|DeviceTimeline|ReadAhead|RegionShortcutTests|GPXHalves"
+	  --filter "OrderedParallelMap|ManyDevices|AppSimulation|DeviceTimeline|ReadAhead|RegionShortcutTests|GPXHalves|DeviceRowPieces"
 	rm -rf $(TEST_TMP)
 
 # libFuzzer on every parser (Fuzz/ is its own package, built with -sanitize=fuzzer,address):

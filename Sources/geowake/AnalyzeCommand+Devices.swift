@@ -102,7 +102,7 @@ extension AnalyzeCommand {
     case .rows: break
     }
     let namesCells: Bool
-    if case .rows(_, _, _, _, let cells) = track { namesCells = cells != nil } else { namesCells = reader?.namesCells ?? false }
+    if case .rows(_, _, _, let cells) = track { namesCells = cells } else { namesCells = reader?.namesCells ?? false }
     var timeline: DeviceTimeline
     do {
       timeline = try settings.fleet.timeline(for: track.device, namesCells: namesCells)
@@ -125,8 +125,9 @@ extension AnalyzeCommand {
       // when some fixes are out of it, which is said.
       var read = Fleet.Track(device: track.device, fixes: [])
       var source = ""
-      if case .rows(_, let path, let fixes, _, let cells) = track {
-        read = Fleet.Track(device: track.device, fixes: fixes, cells: cells)
+      if case .rows(_, let path, let segments, let namesCells) = track {
+        let rows = segments.joined()
+        read = Fleet.Track(device: track.device, fixes: rows.fixes, cells: namesCells ? rows.cells : nil)
         source = path
       } else if var file = reader {
         var cells: [CellIdentity?] = []

@@ -74,8 +74,9 @@ extension CrossingsCommand {
     do throws(TrackIOError) {
       switch track {
       case .failed(_, let error): throw error
-      case .rows(_, let path, let fixes, let lines, _):
-        for (k, fix) in fixes.enumerated() { try take(fix, line: Int(lines[k]), path: path) }
+      case .rows(_, let path, let segments, _):
+        let rows = segments.joined()
+        for (k, fix) in rows.fixes.enumerated() { try take(fix, line: Int(rows.lines[k]), path: path) }
       case .file(_, let path):
         var file = try TrackFileReader(path: path, options: reading)
         while let fix = try file.next() { try take(fix, line: file.lineNumber, path: file.path) }

@@ -31,10 +31,17 @@ enum DeviceRun {
     _ source: DeviceTrackSource, jobs: Int?, to out: ByteSink, featuresBefore: Bool,
     work: @escaping @Sendable (DeviceTrack) -> Outcome
   ) async throws -> DeviceTotals {
+    let jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
     var source = source
+    source.readers = jobs
+    var tracks = TracksWithWarnings(source: source)
     var totals = DeviceTotals()
     var featureWritten = featuresBefore
-    try await OrderedParallelMap.run(inputs: &source, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, work: work) { outcome in
+    try await OrderedParallelMap.run(inputs: &tracks, jobs: jobs) { track, warnings in
+      var outcome = work(track)
+      outcome.warnings = warnings + outcome.warnings
+      return outcome
+    } emit: { outcome in
       outcome.warnings.forEach(Diagnostics.warning)
       // A device whose rows come back has its earlier rows' events written already.
       let written = totals.devices.contains(outcome.device) && !totals.failed.contains(outcome.device)
@@ -50,8 +57,21 @@ enum DeviceRun {
       featureWritten = featureWritten || !bytes.isEmpty
       try out.write(bytes: bytes)
     }
+    // Warnings after the last track (a file whose rows all failed, say).
+    tracks.source.takeWarnings().forEach(Diagnostics.warning)
     if totals.devices.isEmpty { Diagnostics.error("warning: no device has any fix: the input holds no rows") }
     return totals
+  }
+}
+
+/// The tracks of a source, each with the warnings about the file's rows read before it was
+/// handed on: they are written with that track's output, so in the same place whatever `--jobs`.
+private struct TracksWithWarnings: IteratorProtocol {
+  var source: DeviceTrackSource
+
+  mutating func next() -> (DeviceTrack, [TrackIOError])? {
+    guard let track = source.next() else { return nil }
+    return (track, source.takeWarnings())
   }
 }
 

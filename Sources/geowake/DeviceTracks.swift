@@ -9,14 +9,16 @@ enum DeviceTrack: Sendable {
   /// A whole file is the device's track; the worker reads it.
   case file(device: String, path: String)
   /// The rows of one device in a file with a device column, read already: the fixes, the line
-  /// each came from, and the serving cell each names when the file names cells.
-  case rows(device: String, path: String, fixes: [LocationFix], lines: [Int32], cells: [CellIdentity?]?)
+  /// each came from, and the serving cell each names when the file names cells (`namesCells`).
+  /// Held as ranges of the batches they were read in, joined by the worker (``DeviceRowSegments/joined()``),
+  /// so that a file's rows are not held twice while its devices are handed on.
+  case rows(device: String, path: String, rows: DeviceRowSegments, namesCells: Bool)
   /// A device whose track cannot be used.
   case failed(device: String, error: TrackIOError)
 
   var device: String {
     switch self {
-    case .file(let device, _), .rows(let device, _, _, _, _), .failed(let device, _): return device
+    case .file(let device, _), .rows(let device, _, _, _), .failed(let device, _): return device
     }
   }
 
@@ -35,20 +37,78 @@ enum DeviceTrack: Sendable {
 /// device is passed on when the next begins, and a device that comes back after that, or a name
 /// used twice, is reported as failed at the line where it comes back. A bad line fails its device
 /// (the rest of its rows are skipped) and reading goes on with the other devices.
+///
+/// The file is read as steps (``DeviceRowStep``): by one reader, or in pieces on ``readers``
+/// threads (``DeviceRowPieces``), which make the same steps. Once the file is known to be
+/// interleaved, a batch is taken whole, by device (``takeWhole(_:)``); before, step by step.
 struct DeviceTrackSource: IteratorProtocol {
-  /// A file with a device column, being read.
-  private struct OpenFile {
-    var reader: TrackFileReader
-    /// The first fix (or the error in its place), read to learn whether the file names devices.
-    var pending: Result<LocationFix?, TrackIOError>?
+  /// A file with a device column, being read: by one reader, or in pieces on every core once
+  /// ``readers`` allows and the file can be (``DeviceRowPieces/readable(path:)``). A class, so that
+  /// its readers' buffers are read in place, never copied at a step.
+  private final class OpenFile {
+    var reader: DeviceRowReader?
+    var pieces: DeviceRowPieces?
+    var path: String
+    var namesCells: Bool
+    var started = false
+
+    init(reader: DeviceRowReader, path: String, namesCells: Bool) {
+      self.reader = reader
+      self.path = path
+      self.namesCells = namesCells
+    }
+
+    /// The batch being acted on (the how-manyth), and its next step.
+    var batch = DeviceRowBatch()
+    var batchNumber = -1
+    var nextStep = 0
+    /// The held group of each device id of the batch (-1: not looked up yet).
+    var groupOfID: [Int] = []
+
+    /// The next step, and the batch whose rows it names.
+    func step(readers: Int, assumeUTC: Bool) -> DeviceRowStep? {
+      while nextStep == batch.steps.count {
+        guard advance(readers: readers, assumeUTC: assumeUTC) else { return nil }
+      }
+      defer { nextStep += 1 }
+      return batch.steps[nextStep]
+    }
+
+    /// Whether the current batch is untouched (none of its steps acted on yet).
+    var atBatchStart: Bool { nextStep == 0 && batchNumber >= 0 }
+
+    /// Moves to the next batch; false at the end of the file.
+    func advance(readers: Int, assumeUTC: Bool) -> Bool {
+      guard let b = next(readers: readers, assumeUTC: assumeUTC) else { return false }
+      batch = b
+      batchNumber += 1
+      nextStep = 0
+      groupOfID = Array(repeating: -1, count: b.deviceCount + 1)
+      return true
+    }
+
+    /// Marks the batch's steps all acted on.
+    func finishBatch() { nextStep = batch.steps.count }
+
+    private func next(readers: Int, assumeUTC: Bool) -> DeviceRowBatch? {
+      if !started {
+        started = true
+        if readers > 1, DeviceRowPieces.readable(path: path),
+          let p = try? DeviceRowPieces(path: path, assumeUTC: assumeUTC, readers: readers)
+        {
+          pieces = p
+          reader = nil
+        }
+      }
+      if pieces != nil { return pieces?.next() }
+      return reader?.next()
+    }
   }
 
   /// One device's rows in the open file, not yet passed on.
   private struct Group {
     var device: String
-    var fixes: [LocationFix] = []
-    var lines: [Int32] = []
-    var cells: [CellIdentity?] = []
+    var rows = DeviceRowSegments()
     /// Why the device is left out; its rows are dropped and the rest skipped.
     var failure: TrackIOError?
   }
@@ -88,8 +148,13 @@ struct DeviceTrackSource: IteratorProtocol {
   private var target = Target.none
   /// Devices reported for coming back after they were passed on (once each).
   private var cameBack: Set<String> = []
-  private var changes = 0
   private var lastErrorLine = -1
+  /// Warnings about the rows read, for the next track handed on (``takeWarnings()``).
+  private var warnings: [TrackIOError] = []
+  /// How many times held devices were passed on (a group index means nothing across one).
+  private var passOns = 0
+  /// How many threads read a file with a device column (1: one reader, as it comes).
+  var readers = 1
 
   /// - Parameters:
   ///   - paths: the track files, folders expanded (``expand(_:)``).
@@ -105,7 +170,7 @@ struct DeviceTrackSource: IteratorProtocol {
     self.options = options
     self.holdLimit = holdLimit
     if let opened {
-      open = OpenFile(reader: opened.0, pending: opened.1)
+      open = OpenFile(reader: DeviceRowReader(reader: opened.0, pending: opened.1), path: opened.0.path, namesCells: opened.0.namesCells)
       nextPath = 1
     }
   }
@@ -139,52 +204,123 @@ struct DeviceTrackSource: IteratorProtocol {
     let first: Result<LocationFix?, TrackIOError>
     do { first = .success(try reader.next()) } catch { first = .failure(error) }
     if reader.namesDevices {
-      open = OpenFile(reader: reader, pending: first)
+      open = OpenFile(reader: DeviceRowReader(reader: reader, pending: first), path: reader.path, namesCells: reader.namesCells)
     } else {
       add(.file(device: device, path: path))
     }
   }
 
-  /// Reads one row of the open file with a device column.
+  /// The warnings about rows read since the last call: the file's, not one device's (times in
+  /// two units, a last line cut short).
+  mutating func takeWarnings() -> [TrackIOError] {
+    defer { warnings = [] }
+    return warnings
+  }
+
+  /// Acts on the next step of the open file with a device column (read in place: the open file
+  /// holds its reader's buffers, not to be copied at every step).
   private mutating func readRow() {
-    guard var file = open else { return }
-    var ended = false
-    defer { open = ended ? nil : file }
-    let result: Result<LocationFix?, TrackIOError>
-    if let pending = file.pending {
-      result = pending
-      file.pending = nil
-    } else {
-      do { result = .success(try file.reader.next()) } catch { result = .failure(error) }
+    guard let file = open else { return }
+    let (path, namesCells) = (file.path, file.namesCells)
+    if file.nextStep == file.batch.steps.count {
+      if !file.advance(readers: readers, assumeUTC: options.assumeUTC) {
+        endFile(path: path, namesCells: namesCells)
+        return
+      }
+      if takeWhole(file) { return }
     }
-    let namesCells = file.reader.namesCells
-    if file.reader.deviceChanges != changes, let device = file.reader.device {
-      changes = file.reader.deviceChanges
-      begin(device, at: file.reader.lineNumber, path: file.reader.path, namesCells: namesCells)
-    }
-    switch result {
-    case .success(let fix?):
-      guard case .group(let index) = target, groups[index].failure == nil else { return }
-      groups[index].fixes.append(fix)
-      groups[index].lines.append(Int32(truncatingIfNeeded: file.reader.lineNumber))
-      if namesCells { groups[index].cells.append(file.reader.reportedCell) }
-      heldFixes += 1
-    case .success(nil):
-      ended = true
-    case .failure(let error):
+    let step = file.step(readers: readers, assumeUTC: options.assumeUTC)
+    var ended = step == nil
+    switch step {
+    case .device(let device, let line, let id)?:
+      let known = file.groupOfID[Int(id)]
+      if known >= 0 {
+        // A held device whose rows come back (as `begin` finds it, without its name).
+        interleaved = true
+        target = .group(known)
+      } else {
+        let before = passOns
+        begin(device, at: line, path: path, namesCells: namesCells)
+        // Groups passed on: the ids' groups are no more.
+        if passOns != before { file.groupOfID = Array(repeating: -1, count: file.groupOfID.count) }
+        if case .group(let index) = target { file.groupOfID[Int(id)] = index }
+      }
+    case .rows(let range)?:
+      if case .group(let index) = target, groups[index].failure == nil {
+        groups[index].rows.append(range, of: file.batch.rows, batch: file.batchNumber)
+        heldFixes += range.count
+      }
+    case .error(let error)?:
       fail(error)
       // A read that makes no progress (a failing disk) ends the file rather than loop.
       if error.line <= lastErrorLine || error.line == 0 { ended = true }
       lastErrorLine = error.line
+    case .warning(let warning)?:
+      warnings.append(warning)
+    case nil:
+      break
     }
-    if ended {
-      passOn(namesCells: namesCells, path: file.reader.path)
-      target = .none
-      changes = 0
-      lastErrorLine = -1
-      interleaved = false
-      passingOn = false
+    guard ended else { return }
+    endFile(path: path, namesCells: namesCells)
+  }
+
+  /// Ends the open file: its held devices passed on.
+  private mutating func endFile(path: String, namesCells: Bool) {
+    open = nil
+    passOn(namesCells: namesCells, path: path)
+    target = .none
+    lastErrorLine = -1
+    interleaved = false
+    passingOn = false
+  }
+
+  /// Acts on a whole batch at once, by device rather than step by step, where that comes to the
+  /// same: the file is known to be interleaved (every device is held to its end, so the order of
+  /// the devices' steps no longer matters), no device of the batch comes back after being passed
+  /// on, and no read failed in it. Returns whether it did.
+  private mutating func takeWhole(_ file: OpenFile) -> Bool {
+    let batch = file.batch
+    guard interleaved, !passingOn, !batch.readFailed else { return false }
+    if case .none = target, batch.devices.first?.firstError != nil { return false }
+    for d in batch.devices.dropFirst() where groupIndex[d.name ?? ""] == nil && seen.contains(d.name ?? "") { return false }
+    // Id 0: rows and errors of the device before the batch.
+    var groupOf = [Int](repeating: -1, count: batch.devices.count)
+    if case .group(let index) = target { groupOf[0] = index }
+    for id in batch.devices.indices.dropFirst() {
+      let d = batch.devices[id]
+      guard let name = d.name else { continue }
+      if let index = groupIndex[name] {
+        groupOf[id] = index
+      } else {
+        seen.insert(name)
+        groupIndex[name] = groups.count
+        groupOf[id] = groups.count
+        groups.append(Group(device: name))
+      }
     }
+    for id in batch.devices.indices {
+      let d = batch.devices[id]
+      let index = groupOf[id]
+      // Rows of a device skipped (it came back after being passed on).
+      if index < 0 { continue }
+      guard groups[index].failure == nil else { continue }
+      if let error = d.firstError {
+        fail(at: index, error)
+      } else if !d.rows.isEmpty {
+        groups[index].rows.append(d.rows, of: batch.rows, batch: file.batchNumber)
+        heldFixes += d.rows.count
+      }
+    }
+    if batch.lastDeviceID != 0 { target = .group(groupOf[Int(batch.lastDeviceID)]) }
+    for step in batch.steps.reversed() {
+      if case .error(let e) = step {
+        lastErrorLine = e.line
+        break
+      }
+    }
+    warnings += batch.warnings
+    file.finishBatch()
+    return true
   }
 
   /// Directs the rows from `line` on to `device`.
@@ -221,12 +357,7 @@ struct DeviceTrackSource: IteratorProtocol {
   private mutating func fail(_ error: TrackIOError) {
     switch target {
     case .group(let index):
-      guard groups[index].failure == nil else { return }
-      heldFixes -= groups[index].fixes.count
-      groups[index].fixes = []
-      groups[index].lines = []
-      groups[index].cells = []
-      groups[index].failure = error
+      fail(at: index, error)
     case .skipping:
       return
     case .none:
@@ -234,14 +365,23 @@ struct DeviceTrackSource: IteratorProtocol {
     }
   }
 
+  /// Fails held group `index` (once): its rows read so far are dropped and the rest skipped.
+  private mutating func fail(at index: Int, _ error: TrackIOError) {
+    guard groups[index].failure == nil else { return }
+    heldFixes -= groups[index].rows.count
+    groups[index].rows = DeviceRowSegments()
+    groups[index].failure = error
+  }
+
   /// Passes on the held devices, in the order of their first rows.
   private mutating func passOn(namesCells: Bool, path: String) {
+    passOns += 1
     for group in groups {
-      heldFixes -= group.fixes.count
+      heldFixes -= group.rows.count
       if let failure = group.failure {
         add(.failed(device: group.device, error: failure))
       } else {
-        add(.rows(device: group.device, path: path, fixes: group.fixes, lines: group.lines, cells: namesCells ? group.cells : nil))
+        add(.rows(device: group.device, path: path, rows: group.rows, namesCells: namesCells))
       }
     }
     groups = []

@@ -220,6 +220,44 @@ struct ManyDevicesTests {
     }
   }
 
+  /// A fleet's file read in pieces on every core (as `--jobs` above 1 reads a plain CSV file
+  /// with a device column) gives what one reader gives, standard error included: interleaved
+  /// devices, bad rows of every kind, times in seconds with a few in milliseconds, a last line
+  /// without its line end.
+  @Test(arguments: [31, 32] as [UInt64])
+  func everyJobsCountReadsAFleetFileTheSame(seed: UInt64) throws {
+    let folder = try TemporaryFolder()
+    let regions = try folder.file("regions.csv", containing: "id,lat,lon,radius\nhome,35.0,139.0,300\nshop,35.004,139.004,200\n")
+    var random = SplitMix(seed)
+    var csv = "device,time,lat,lon,accuracy\n"
+    for k in 0..<12_000 {
+      let device = "van-\(Int(random.unit() * 40))"
+      let t = 1_714_550_400 + k
+      let time = random.unit() < 0.002 ? "\(t * 1000)" : "\(t)"
+      let lat = 35.0 + 0.008 * random.unit()
+      switch random.unit() {
+      case ..<0.003: csv += "\(device),\(time),\(lat)\n"
+      case ..<0.006: csv += "\(device),\(time),91.2,139.0,5\n"
+      case ..<0.008: csv += ",\(time),\(lat),139.0,5\n"
+      default: csv += "\(device),\(time),\(lat),\(139.0 + 0.008 * random.unit()),\(1 + Int(random.unit() * 20))\n"
+      }
+    }
+    csv.removeLast()
+    let file = try folder.file("fleet.csv", containing: csv)
+    for command in ["analyze", "crossings"] {
+      let base = [command, "--regions", regions, "--format", "jsonl", file]
+      let one = try CommandRunner.run(base + ["--jobs", "1"])
+      #expect(one.status == 65, "bad rows fail their devices")
+      #expect(one.stderr.contains("milliseconds"), "the mixed units are said")
+      for jobs in ["2", "3"] {
+        let run = try CommandRunner.run(base + ["--jobs", jobs])
+        #expect(run.status == one.status)
+        #expect(run.stdout == one.stdout, "\(command) --jobs \(jobs)")
+        #expect(run.stderr == one.stderr, "\(command) --jobs \(jobs)")
+      }
+    }
+  }
+
   /// The JSON Lines output of a many-device run cut into blocks of one device's lines.
   static func blocks(_ output: String) -> [(device: String, lines: [Substring])] {
     var blocks: [(device: String, lines: [Substring])] = []

@@ -25,6 +25,10 @@ package struct ByteLineReader {
   /// look at it again), and the line returned before it, while it is still in `buffer`.
   private var lastLine = 0..<0
   private var lineBefore: Range<Int>?
+  /// The bytes still to be read (a range of the file), or nil: to the end.
+  private var remaining: Int?
+  /// The file offset of `buffer[0]` (a byte-order mark skipped counts).
+  private var bufferOffset = 0
 
   package static let chunkSize = 1 << 20
 
@@ -37,6 +41,20 @@ package struct ByteLineReader {
     input = try InputFile(path: path)
     self.path = input.path
   }
+
+  /// Reads only the bytes `range` of the regular, uncompressed file `path`, as lines numbered
+  /// from 1 at `range.lowerBound` (which should start a line).
+  package init(path: String, range: Range<Int>) throws(TrackIOError) {
+    input = try InputFile(path: path, inflating: false)
+    self.path = input.path
+    try input.seek(to: range.lowerBound)
+    remaining = range.count
+    bufferOffset = range.lowerBound
+    firstChunk = range.lowerBound == 0
+  }
+
+  /// The file offset of the byte after the line last returned (and its line end).
+  package var offset: Int { bufferOffset + start }
 
   /// The next line (without its terminator), or nil at the end of input.
   package mutating func nextLine<R>(_ body: (UnsafeBufferPointer<UInt8>) throws(TrackIOError) -> R) throws(TrackIOError) -> R? {
@@ -109,6 +127,7 @@ package struct ByteLineReader {
     let keep = min(start, lastLine.lowerBound)
     if keep > 0 {
       buffer.removeSubrange(0..<keep)
+      bufferOffset += keep
       start -= keep
       lastLine = (lastLine.lowerBound - keep)..<(lastLine.upperBound - keep)
     }
@@ -119,16 +138,21 @@ package struct ByteLineReader {
         message: "line longer than \(InputFile.megabytes(Self.longestLine)); expected a text file of lines")
     }
     let n: Int
-    do { n = try input.append(upTo: Self.chunkSize, to: &buffer) } catch {
+    let wanted = min(Self.chunkSize, remaining ?? Self.chunkSize)
+    do { n = wanted == 0 ? 0 : try input.append(upTo: wanted, to: &buffer) } catch {
       throw TrackIOError(path: path, line: 0, column: 0, message: "\(error.message) (after line \(lineNumber))")
     }
+    if let r = remaining { remaining = r - n }
     guard n > 0 else {
       atEnd = true
       return
     }
     if firstChunk {
       firstChunk = false
-      if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { buffer.removeFirst(3) }
+      if buffer.starts(with: [0xEF, 0xBB, 0xBF]) {
+        buffer.removeFirst(3)
+        bufferOffset += 3
+      }
     }
   }
 }

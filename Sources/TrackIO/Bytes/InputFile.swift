@@ -112,6 +112,13 @@ final class InputFile {
     return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
   }
 
+  /// The size of the regular file `path`, or nil.
+  static func size(path: String) -> Int? {
+    var status = stat()
+    guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+    return Int(status.st_size)
+  }
+
   /// Leaves the descriptor open for the next ``InputFile`` on the same path, which reads `head`
   /// (every byte read here, as stored, the given-back ones included) first.
   func keep(head: [UInt8]) {

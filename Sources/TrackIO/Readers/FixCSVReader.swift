@@ -33,12 +33,19 @@ public struct FixCSVReader {
     var cell: CellIdentity?
     var radios: [Int64: Radio] = [:]
     var deviceBytes: [UInt8] = []
+    /// Whether the device of the row before is unknown (a piece of a file that starts after its
+    /// first row): the first row then names its device whatever it is.
+    var deviceUnknown = false
     var newDevice: String?
     /// The unit of the first numeric time (``ByteNumbers/epochUnit(_:)``), -1 before one; and a
     /// warning about the units waiting to be made, with the line and column it is about.
     var timeUnit: Int8 = -1
     var mixedUnits = false
     var unitNote: (line: Int, column: Int, text: String, unit: Int8, first: Int8?)?
+    /// The first numeric time, and the first whose unit differs from its (for a file read in
+    /// pieces, whose warnings are made from every piece's).
+    var firstUnit: TimeUnitNote?
+    var changedUnit: TimeUnitNote?
     /// The offset from UTC of the first time written with a zone (seconds, east positive).
     var utcOffset: Int?
   }
@@ -58,6 +65,8 @@ public struct FixCSVReader {
   /// The offset from UTC (seconds, east positive) of the first time read that names its zone
   /// (`+09:00`, or `Z` for 0); nil before one, and for a file of epoch numbers.
   public var utcOffset: Int? { row.utcOffset }
+  /// Whether the file is a drive log (its cells' radios come from the rows before).
+  package var readsDriveLog: Bool { driveLogColumns != nil }
   /// Whether the file has a `device` column: the tracks of many devices in one file.
   public var namesDevices: Bool { deviceColumn != nil }
   /// The device of the line last read (with a `device` column), set before the line's other
@@ -72,6 +81,27 @@ public struct FixCSVReader {
 
   /// Whether ISO 8601 times without a zone are read as UTC (otherwise they are errors).
   private let assumeUTC: Bool
+
+  /// The line of the header, and the file offset of the byte after it.
+  package private(set) var headerLine = 0
+  package private(set) var headerEnd = 0
+  /// Whether the warnings about epoch units are made (off for a piece of a file: the pieces'
+  /// ``timeUnits`` make the file's).
+  private var warnsAboutUnits = true
+
+  /// A numeric time and its unit (``ByteNumbers/epochUnit(_:)``), where it was read.
+  package struct TimeUnitNote: Sendable, Hashable {
+    package var line: Int
+    package var column: Int
+    package var text: String
+    package var unit: Int8
+  }
+
+  /// The first numeric time read, and the first whose unit differs from it.
+  package var timeUnits: (first: TimeUnitNote?, changed: TimeUnitNote?) { (row.firstUnit, row.changedUnit) }
+
+  /// The raw bytes of the device field of the line last read (with a `device` column).
+  package var deviceFieldBytes: [UInt8] { row.deviceBytes }
 
   /// Opens the file (`-` for standard input) and reads its header. An ISO 8601 time without a zone
   /// is an error unless `assumeUTC`, which reads it as UTC.
@@ -92,6 +122,8 @@ public struct FixCSVReader {
     }
     guard let header else { throw TrackIOError(path: path, line: 1, column: 1, message: "no header") }
     let line = lines.lineNumber
+    headerLine = line
+    headerEnd = lines.offset
     func require(_ aliases: [String]) throws(TrackIOError) -> Int {
       guard let c = header.column(aliases) else {
         throw TrackIOError(
@@ -111,6 +143,16 @@ public struct FixCSVReader {
     }
     deviceColumn = header.column(["device", "device_id", "deviceid"])
     width = header.names.count
+  }
+
+  /// Reads the rows in bytes `range` of the regular, uncompressed file `path` (whose header
+  /// is read first), their lines numbered from 1 at `range.lowerBound`; no warning about epoch
+  /// units is made (see ``timeUnits``).
+  package init(path: String, assumeUTC: Bool = false, range: Range<Int>) throws(TrackIOError) {
+    try self.init(path: path, assumeUTC: assumeUTC)
+    lines = try ByteLineReader(path: path, range: range)
+    warnsAboutUnits = false
+    row.deviceUnknown = range.lowerBound > headerEnd
   }
 
   /// The path as given (or `<stdin>`).
@@ -155,7 +197,8 @@ public struct FixCSVReader {
         }
         if let d = deviceColumn {
           let field = row.fields.field(d, in: line)
-          if !field.elementsEqual(row.deviceBytes) {
+          if row.deviceUnknown || !field.elementsEqual(row.deviceBytes) {
+            row.deviceUnknown = false
             row.deviceBytes.removeAll(keepingCapacity: true)
             row.deviceBytes.append(contentsOf: field)
             row.newDevice = row.fields.text(d, in: line)
@@ -171,9 +214,11 @@ public struct FixCSVReader {
           if row.timeUnit != 0 || seconds.magnitude >= 1e11, case let unit = ByteNumbers.epochUnit(seconds), unit != row.timeUnit {
             if row.timeUnit < 0 {
               row.timeUnit = unit
+              row.firstUnit = TimeUnitNote(line: number, column: row.fields.column(t), text: row.fields.text(t, in: line), unit: unit)
               if unit != 0 { row.unitNote = (number, row.fields.column(t), row.fields.text(t, in: line), unit, nil) }
             } else if !row.mixedUnits {
               row.mixedUnits = true
+              row.changedUnit = TimeUnitNote(line: number, column: row.fields.column(t), text: row.fields.text(t, in: line), unit: unit)
               row.unitNote = (number, row.fields.column(t), row.fields.text(t, in: line), unit, row.timeUnit)
             }
           }
@@ -227,15 +272,11 @@ public struct FixCSVReader {
       } catch {
         // A bad row still names its device, so that the error is the right device's.
         noteDevice(row.newDevice)
+        noteUnits(&row)
         throw TrackIOError(path: lines.path, line: error.line, column: error.column, message: error.message)
       }
       noteDevice(row.newDevice)
-      if let note = row.unitNote {
-        row.unitNote = nil
-        if let message = ByteNumbers.epochUnitWarning(note.text, column: "time", unit: note.unit, mixedWith: note.first) {
-          warnings.append(TrackIOError(path: lines.path, line: note.line, column: note.column, message: message))
-        }
-      }
+      noteUnits(&row)
       guard let parsed else { return nil }
       if let fix = parsed {
         if lines.lineIsUnterminated { try checkLastLine(number) }
@@ -243,6 +284,14 @@ public struct FixCSVReader {
         return fix
       }
     }
+  }
+
+  /// Makes the warning a row's time asks for (a unit other than seconds, or a second unit).
+  private mutating func noteUnits(_ row: inout RowState) {
+    guard let note = row.unitNote else { return }
+    row.unitNote = nil
+    guard warnsAboutUnits, let message = ByteNumbers.epochUnitWarning(note.text, column: "time", unit: note.unit, mixedWith: note.first) else { return }
+    warnings.append(TrackIOError(path: lines.path, line: note.line, column: note.column, message: message))
   }
 
   /// Records the device a row named, when it differs from the last row's.

@@ -113,13 +113,14 @@ public struct TrackFileReader {
       return fix ?? nil
     }
     if jsonLines != nil {
+      defer { lineNumber = jsonLines?.lineNumber ?? 0 }
       let fix = try jsonLines?.next()
-      lineNumber = jsonLines?.lineNumber ?? 0
       return fix ?? nil
     }
     if csv != nil {
+      // The line of a bad row too: the device it names is laid at that line.
+      defer { lineNumber = csv?.lineNumber ?? 0 }
       let fix = try csv?.next()
-      lineNumber = csv?.lineNumber ?? 0
       return fix ?? nil
     }
     while let point = try gpx?.next() {
