@@ -104,7 +104,15 @@ struct InfoCommand: ParsableCommand {
     add("Length 2D", kilometres(s.length2D))
     add("Started", s.firstTime.map(TimestampText.iso8601Compact) ?? "unknown")
     add("Ended", s.lastTime.map(TimestampText.iso8601Compact) ?? "unknown")
-    add("Duration", s.duration.map(duration) ?? "unknown (track points without time)")
+    if s.devices.isEmpty {
+      add("Duration", s.duration.map(duration) ?? "unknown (track points without time)")
+    } else {
+      // The devices' spans overlap: their sum is device time, not how long the file lasts.
+      var span: String?
+      if let first = s.firstTime, let last = s.lastTime { span = duration(last - first) }
+      add("Device time", s.duration.map { duration($0) + " (all devices" + (span.map { "; file spans \($0))" } ?? ")") }
+        ?? "unknown (track points without time)")
+    }
     if let d = s.duration, d > 0 { add("Average speed", decimal(s.length2D / d * 3.6, 2) + " km/h") }
     if let b = s.bounds {
       add("Latitude", "\(b.minLatitude) … \(b.maxLatitude)")

@@ -93,6 +93,9 @@ struct InfoCommandTests {
     #expect(table.stdout.contains("    Devices:        3 (a device column: each device's fixes are a track)\n"))
     #expect(table.stdout.contains("    Device a        2 points, 0.111 km, 1 min 0 s\n"), "\(table.stdout)")
     #expect(table.stdout.contains("    Device c        1 point, 0.000 km, 0 s\n"))
+    // The devices' spans overlap: their sum is device time, beside the file's own span.
+    #expect(table.stdout.contains("    Device time:    2 min 0 s (all devices; file spans 1 h 0 min 0 s)\n"), "\(table.stdout)")
+    #expect(!table.stdout.contains("Duration:"))
     let json = try CommandRunner.run(["info", "--format", "json", fleet])
     #expect(json.stdout.contains(#""tracks":3,"segments":3,"#) && json.stdout.contains(#""devices":["a","b","c"]"#))
     let regions = try folder.file("r.csv", containing: "id,lat,lon,radius\nhome,35.0,139.0,100\n")
