@@ -74,9 +74,6 @@ struct DeviceTrackSource: IteratorProtocol {
       return batch.steps[nextStep]
     }
 
-    /// Whether the current batch is untouched (none of its steps acted on yet).
-    var atBatchStart: Bool { nextStep == 0 && batchNumber >= 0 }
-
     /// Moves to the next batch; false at the end of the file.
     func advance(readers: Int, assumeUTC: Bool) -> Bool {
       guard let b = next(readers: readers, assumeUTC: assumeUTC) else { return false }
