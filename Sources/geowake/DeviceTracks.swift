@@ -80,7 +80,7 @@ struct DeviceTrackSource: IteratorProtocol {
       batch = b
       batchNumber += 1
       nextStep = 0
-      groupOfID = Array(repeating: -1, count: b.deviceCount + 1)
+      groupOfID = Array(repeating: -1, count: b.devices.count)
       return true
     }
 

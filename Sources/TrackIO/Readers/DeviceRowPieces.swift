@@ -87,35 +87,32 @@ package struct DeviceRowPieces {
   static func cuts(path: String, from start: Int, pieceSize: Int) throws(TrackIOError) -> [Range<Int>] {
     let input = try InputFile(path: path, inflating: false)
     guard let size = input.sizeAtOpen, size > start else { return [] }
-    var cuts = [start]
     var probe = [UInt8]()
-    var at = start + pieceSize
-    while at < size {
-      // The first line end at or after `at`: the cut is after it.
+    /// The offset after the first line end at or after `at` (nil: none before the end).
+    func lineEnd(after at: Int) throws(TrackIOError) -> Int? {
       try input.seek(to: at)
-      var found: Int?
       var offset = at
-      while found == nil && offset < size {
+      while offset < size {
         probe.removeAll(keepingCapacity: true)
         let n = try input.append(upTo: 1 << 16, to: &probe)
-        guard n > 0 else { break }
-        if let i = probe.firstIndex(of: UInt8(ascii: "\n")) { found = offset + i + 1 }
+        guard n > 0 else { return nil }
+        if let i = probe.firstIndex(of: UInt8(ascii: "\n")) { return offset + i + 1 }
         offset += n
       }
-      guard let cut = found, cut < size else { break }
+      return nil
+    }
+    var cuts = [start]
+    var at = start + pieceSize
+    while at < size, let cut = try lineEnd(after: at), cut < size {
       cuts.append(cut)
       at = cut + pieceSize
     }
     var ranges = zip(cuts, cuts.dropFirst() + [size]).map { $0..<$1 }
-    if ranges.count > 1, let last = ranges.last {
-      try input.seek(to: last.lowerBound)
-      var tail = [UInt8]()
-      _ = try input.append(upTo: last.count, to: &tail)
-      // Fewer than two lines in the last piece: it joins the one before.
-      if tail.dropLast().firstIndex(of: UInt8(ascii: "\n")) == nil {
-        ranges.removeLast()
-        ranges[ranges.count - 1] = ranges[ranges.count - 1].lowerBound..<size
-      }
+    // Fewer than two lines in the last piece (no line end before its last byte): it joins the
+    // one before.
+    if ranges.count > 1, let last = ranges.last, (try lineEnd(after: last.lowerBound)).map({ $0 >= size }) ?? true {
+      ranges.removeLast()
+      ranges[ranges.count - 1] = ranges[ranges.count - 1].lowerBound..<size
     }
     return ranges
   }

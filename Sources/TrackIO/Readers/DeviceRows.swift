@@ -23,9 +23,8 @@ package enum DeviceRowStep: Sendable, Hashable {
 package struct DeviceRowBatch: Sendable, Hashable {
   package var rows = DeviceRows()
   package var steps: [DeviceRowStep] = []
-  /// How many devices the batch's `device` steps number (ids 1…; 0: rows before the first).
-  package private(set) var deviceCount = 0
-  /// The batch by device (index: id), made by ``groupByDevice()``.
+  /// The batch by device (index: id; 0: the rows before the first `device` step), made by
+  /// ``groupByDevice()``.
   package private(set) var devices: [DeviceSummary] = []
   /// The id of the last `device` step (0: none), its warnings in order, and whether a read failed
   /// in it (an error at line 0).
@@ -34,11 +33,9 @@ package struct DeviceRowBatch: Sendable, Hashable {
   package private(set) var readFailed = false
 
   /// What the batch holds of one device: its name (nil for id 0, the rows before the first
-  /// `device` step), the line of its first `device` step, its rows (one range, once grouped) and
-  /// the first error laid at its door.
+  /// `device` step), its rows (one range, once grouped) and the first error laid at its door.
   package struct DeviceSummary: Sendable, Hashable {
     package var name: String?
-    package var line = 0
     package var rows = 0..<0
     package var firstError: TrackIOError?
   }
@@ -91,16 +88,14 @@ package struct DeviceRowBatch: Sendable, Hashable {
       }
       owner.append(current)
     }
-    deviceCount = counts.count - 1
     lastDeviceID = current
     var start = [Int](repeating: 0, count: counts.count)
     for id in 1..<counts.count { start[id] = start[id - 1] + counts[id - 1] }
     devices = (0..<counts.count).map { DeviceSummary(rows: start[$0]..<(start[$0] + counts[$0])) }
     for k in steps.indices {
       switch steps[k] {
-      case .device(let name, let line, let id) where devices[Int(id)].name == nil:
+      case .device(let name, _, let id) where devices[Int(id)].name == nil:
         devices[Int(id)].name = name
-        devices[Int(id)].line = line
       case .error(let e):
         if devices[Int(owner[k])].firstError == nil { devices[Int(owner[k])].firstError = e }
         if e.line == 0 { readFailed = true }
@@ -164,6 +159,8 @@ package struct DeviceRows: Sendable, Hashable {
 /// the device is handed on (a range of a batch that follows the one before is one segment).
 package struct DeviceRowSegments: Sendable {
   private var segments: [(rows: DeviceRows, range: Range<Int>)] = []
+  /// The batch the last segment is of.
+  private var lastBatch = -1
   package private(set) var count = 0
 
   package init() {}
@@ -181,7 +178,6 @@ package struct DeviceRowSegments: Sendable {
     segments.append((rows, range))
     lastBatch = batch
   }
-  private var lastBatch = -1
 
   /// The rows, joined.
   package func joined() -> DeviceRows {
@@ -199,7 +195,7 @@ package struct DeviceRowSegments: Sendable {
 /// The steps of a track file with a device column, read by one reader, row by row, handed on in
 /// batches of at most ``batchLimit`` rows.
 package struct DeviceRowReader {
-  package private(set) var reader: TrackFileReader
+  private var reader: TrackFileReader
   /// The first fix (or the error in its place), read before to learn whether the file names
   /// devices.
   private var pending: Result<LocationFix?, TrackIOError>?
