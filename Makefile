@@ -7,7 +7,9 @@
 #               scopes on every route, bodies over the limit, malformed requests, fence changes:
 #               scripts/serve-api-check.py), fuzzes the API from its OpenAPI document with
 #               schemathesis (scripts/serve-fuzz-check.sh), runs it over a real nats-server's JetStream
-#               with kill -9s and a NATS restart (scripts/serve-nats-check.sh), the Dask integration's test on a local
+#               with kill -9s and a NATS restart (scripts/serve-nats-check.sh), sends generated push schedules to
+#               its APNs endpoint with curl, httpx and aioapns over HTTP/2 and TLS and compares every answer and
+#               step with geowake push (scripts/serve-apns-check.sh), the Dask integration's test on a local
 #               cluster (integrations/dask/test.sh, in a virtual environment), builds a package
 #               that depends on GeoWake by version (scripts/check-embeddable.sh), then runs every
 #               parser's fuzz target for 5 seconds (scripts/fuzz.sh)
@@ -45,6 +47,7 @@ test: deps
 	TMPDIR=$(TEST_TMP) python3 scripts/serve-api-check.py .build/debug/geowake Fixtures/demo/tokyo-regions.csv
 	TMPDIR=$(TEST_TMP) sh scripts/serve-fuzz-check.sh .build/debug/geowake Fixtures/demo/tokyo-regions.csv 100
 	TMPDIR=$(TEST_TMP) sh scripts/serve-nats-check.sh .build/debug/geowake Fixtures/demo/tokyo-regions.csv --devices 30 --fixes 500 --kills 5
+	TMPDIR=$(TEST_TMP) sh scripts/serve-apns-check.sh .build/debug/geowake Fixtures/demo/tokyo-regions.csv
 	TMPDIR=$(TEST_TMP) sh integrations/dask/test.sh
 	TMPDIR=$(TEST_TMP) sh scripts/check-embeddable.sh
 	FUZZ_SECONDS=5 sh scripts/fuzz.sh

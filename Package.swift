@@ -28,13 +28,17 @@ let package = Package(
   traits: [
     // The live engine (`geowake serve`): on by default. `--disable-default-traits` builds the
     // command-line tool without it and without the server packages (the sanitizer runs do).
-    .trait(name: "Server", description: "geowake serve: the live engine, on Hummingbird and SQLite"),
+    .trait(name: "Server", description: "geowake serve: the live engine and the APNs endpoint, on Hummingbird, SQLite and swift-crypto"),
     .default(enabledTraits: ["Server"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    // The APNs endpoint (`geowake serve --apns`): ES256 provider tokens and a self-signed certificate.
+    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+    .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
   ],
   targets: []
 )
@@ -192,6 +196,8 @@ package.targets += [
     dependencies: [
       "GeoWake", "GeoWakeReports", "TrackIO", "Geofencing", "GEOSValidation", "Geodesy", "JSONBytes", "SeededRandom",
       server("CSQLite"), server("CNATS"), server(.product(name: "Hummingbird", package: "hummingbird")),
+      server(.product(name: "HummingbirdHTTP2", package: "hummingbird")), server(.product(name: "Crypto", package: "swift-crypto")),
+      server(.product(name: "X509", package: "swift-certificates")), server(.product(name: "SwiftASN1", package: "swift-asn1")),
     ]
   ),
 ]
@@ -254,7 +260,10 @@ package.targets += [
   ),
   .testTarget(
     name: "GeoWakeServerTests",
-    dependencies: ["geowake", server("GeoWakeServer"), "Geofencing", "Geodesy", "SyntheticData", "_GeoWakeTestSupport"]
+    dependencies: [
+      "geowake", server("GeoWakeServer"), "Geofencing", "Geodesy", "SyntheticData", "_GeoWakeTestSupport", "BackgroundRuntime", "GeoWakeReports",
+      server(.product(name: "Crypto", package: "swift-crypto")),
+    ]
   ),
   .testTarget(
     name: "GeoWakeCLITests",

@@ -22,6 +22,11 @@ struct ServeCommand: AsyncParsableCommand {
       are kept in --data, on top of the same --regions file), GET /metrics, GET /healthz, GET \
       /openapi.json. Without --tokens only a loopback address is served.
 
+      --apns HOST:PORT also answers push providers as api.push.apple.com does (POST \
+      /3/device/TOKEN over HTTP/2 and TLS, or cleartext): each accepted push enters the simulated \
+      phone behind the token (--apns-devices), and its steps go to the event stream; --clock TIME \
+      makes the push devices' clock one that only POST /v1/clock moves.
+
 
       Example (it runs until interrupted):
         geowake serve --regions Fixtures/demo/tokyo-regions.csv --data /tmp/geowake-data --listen 127.0.0.1:8080
@@ -66,15 +71,26 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(name: .customLong("checkpoint-interval"), help: "Seconds between checkpoints of the device states.")
   var checkpointInterval: Double = 30
 
+  @OptionGroup(title: "APNs endpoint")
+  var apns: APNsOptions
+
   func validate() throws { try serverRules.check(platform: platformName) }
 
+  /// HOST and PORT of `HOST:PORT` (`[::1]:PORT` too), or nil.
+  static func hostAndPort(_ address: String) -> (String, Int)? {
+    guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]), (0...65_535).contains(port) else {
+      return nil
+    }
+    var host = String(address[..<colon])
+    if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    return (host, port)
+  }
+
   func run() async throws {
-    guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65_535).contains(port) else {
+    guard let (host, port) = Self.hostAndPort(listen) else {
       Diagnostics.error("--listen \(listen): expected HOST:PORT, as 127.0.0.1:8080")
       throw SysExit.usage
     }
-    var host = String(listen[..<colon])
-    if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
     var accessTokens: AccessTokens?
     if let tokens {
       let text: String
@@ -134,9 +150,12 @@ struct ServeCommand: AsyncParsableCommand {
       Diagnostics.error("\(data): error: \(error)")
       throw SysExit.cannotCreate
     }
+    let endpoint = try await apns.endpoint(
+      engine: engine, platform: serverRules.applied(to: Platform.named(platformName)), dataDirectory: data, seed: seed,
+      hasTokens: accessTokens != nil)
     let server = LiveServer(engine: engine, log: log, options: ServerOptions(
         host: host, port: port, tokens: accessTokens, maxBody: maxBody,
-        limits: ClientLimits.Settings(rate: clientRate == 0 ? nil : clientRate, inFlight: clientInFlight)))
+        limits: ClientLimits.Settings(rate: clientRate == 0 ? nil : clientRate, inFlight: clientInFlight)), apns: endpoint)
     let devices = await engine.deviceCount
     let fences = await engine.fences
     let shown = host.contains(":") ? "[\(host)]" : host
@@ -163,9 +182,17 @@ struct ServeCommand: AsyncParsableCommand {
     }
     defer { bridgeTask?.cancel() }
     do {
-      try await server.run { bound in
+      try await server.run(onRunning: { bound in
         Diagnostics.error("geowake serve: listening on http://\(shown):\(bound) — \(banner)")
-      }
+      }, onAPNsRunning: { bound in
+        guard let endpoint else { return }
+        let apnsHost = endpoint.host.contains(":") ? "[\(endpoint.host)]" : endpoint.host
+        let scheme = endpoint.transport == .tls ? "https" : "http"
+        var line = "geowake serve: APNs endpoint on \(scheme)://\(apnsHost):\(bound) (\(endpoint.transport.rawValue))"
+        if let tls = endpoint.tls { line += ", certificate \(tls.certificatePath)\(tls.made ? " (self-signed, made now)" : "")" }
+        line += endpoint.devices.clock.isSimulated ? ", simulated clock (POST /v1/clock moves it)" : ", real time"
+        Diagnostics.error(line)
+      })
       await bridgeTask?.value
       Diagnostics.error("geowake serve: stopped; the device states are checkpointed in \(data)")
     } catch {

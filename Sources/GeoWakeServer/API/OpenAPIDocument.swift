@@ -45,6 +45,7 @@ enum OpenAPIDocument {
           "FenceAnswer": {"type": "object", "required": ["region", "version", "events", "lastSeq"],
             "properties": {"region": {"type": "string"}, "created": {"type": "boolean"}, "replaced": {"type": "boolean"}, "removed": {"type": "boolean"},
               "version": {"type": "integer"}, "events": {"type": "integer"}, "lastSeq": {"type": "integer"}}},
+          "Clock": {"type": "object", "required": ["time", "unix", "simulated"], "properties": {"time": {"type": "string"}, "unix": {"type": "number"}, "simulated": {"type": "boolean"}}},
           "Error": {"type": "object", "properties": {"error": {"type": "object", "properties": {"message": {"type": "string"}}}}}
         },
         "responses": {
@@ -90,10 +91,18 @@ enum OpenAPIDocument {
             "responses": {"200": {"description": "replaced", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/FenceAnswer"}}}}, "201": {"description": "added", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/FenceAnswer"}}}}, "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}, "413": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}}},
           "delete": {"summary": "Remove a region (admin): a device inside it gets no event, the region leaves its list", "responses": {"200": {"description": "removed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/FenceAnswer"}}}}, "400": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}}}
         },
+        "/v1/clock": {
+          "get": {"summary": "The push devices' clock (--apns): real time, or the simulated clock", "responses": {"200": {"description": "the time", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Clock"}}}}, "404": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}}},
+          "post": {"summary": "Move the simulated clock forward (admin), and every push device with it",
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"oneOf": [
+              {"type": "object", "required": ["time"], "additionalProperties": false, "properties": {"time": {"type": ["string", "number"], "description": "ISO 8601 with a zone, or Unix seconds"}}},
+              {"type": "object", "required": ["advance"], "additionalProperties": false, "properties": {"advance": {"type": "number", "minimum": 0, "description": "seconds"}}}]}}}},
+            "responses": {"200": {"description": "the time now", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Clock"}}}}, "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}, "409": {"$ref": "#/components/responses/Error"}, "413": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}}}
+        },
         "/v1/devices/{id}": {
           "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
-          "get": {"summary": "A device: the regions it is in, its last fix, its pending events", "responses": {"200": {"description": "the device", "content": {"application/json": {"schema": {"type": "object"}}}}, "404": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}}},
-          "delete": {"summary": "End the device's track: its held events are released, its state dropped", "responses": {"200": {"description": "ended", "content": {"application/json": {"schema": {"type": "object"}}}}, "404": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}}}
+          "get": {"summary": "A device: the regions it is in, its last fix, its pending events; or, for a device behind an APNs token (--apns), its app's state and its pushes' totals", "responses": {"200": {"description": "the device", "content": {"application/json": {"schema": {"type": "object"}}}}, "404": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}}},
+          "delete": {"summary": "End the device's track: its held events are released, its state dropped; a push device's life ends now (the pushes still waiting are held)", "responses": {"200": {"description": "ended", "content": {"application/json": {"schema": {"type": "object"}}}}, "404": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"}, "403": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}}}
         }
       }
     }

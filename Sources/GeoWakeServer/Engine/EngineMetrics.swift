@@ -37,7 +37,9 @@ struct EngineMetrics: Sendable {
     return out.isEmpty ? "other" : out
   }
 
-  func text(devices: Int, endedDevices: Int, regions: Int, lastSequence: Int64) -> String {
+  /// - Parameters:
+  ///   - pushAnswers: the APNs endpoint's answers by `STATUS Reason`, and its devices; nil without one.
+  func text(devices: Int, endedDevices: Int, regions: Int, lastSequence: Int64, pushAnswers: (answers: [String: Int], devices: Int)? = nil) -> String {
     var lines: [String] = []
     func family(_ name: String, _ type: String, _ help: String) {
       lines.append("# HELP \(name) \(help)")
@@ -77,6 +79,15 @@ struct EngineMetrics: Sendable {
     lines.append("geowake_nats_fixes_total{status=\"rejected\"} \(natsRejected)")
     family("geowake_nats_events_published_total", "counter", "Events published to NATS JetStream (and stored there).")
     lines.append("geowake_nats_events_published_total \(natsPublished)")
+    if let (answers, pushDevices) = pushAnswers {
+      family("geowake_apns_requests_total", "counter", "Requests the APNs endpoint answered, by status and reason (Success for 200).")
+      for (key, n) in answers.sorted(by: { $0.key < $1.key }) {
+        let parts = key.split(separator: " ", maxSplits: 1)
+        lines.append("geowake_apns_requests_total{status=\"\(parts.first ?? "")\",reason=\"\(parts.count > 1 ? parts[1] : "")\"} \(n)")
+      }
+      family("geowake_apns_devices", "gauge", "Devices behind the APNs endpoint's tokens.")
+      lines.append("geowake_apns_devices \(pushDevices)")
+    }
     family("geowake_regions", "gauge", "Regions in the fence set.")
     lines.append("geowake_regions \(regions)")
     family("geowake_event_sequence", "gauge", "The last event's sequence number.")

@@ -17,8 +17,12 @@ struct EventLines {
   /// The event's JSON object (no newline) and its type (`enter`, `exit`, …); with a `visit`,
   /// the visit's id as its last member.
   mutating func line(_ event: TimelineEvent, device: String, visit: String? = nil) -> (type: String, body: String) {
+    line(TimelineEntry(event), device: device, visit: visit)
+  }
+
+  /// The entry's JSON object (no newline) and its type, as ``line(_:device:visit:)`` writes an event.
+  mutating func line(_ entry: TimelineEntry, device: String, visit: String? = nil) -> (type: String, body: String) {
     writer.device = device
-    let entry = TimelineEntry(event)
     // An in-memory sink does not fail.
     try? writer.write(entry)
     var bytes = sink.takeBytes()

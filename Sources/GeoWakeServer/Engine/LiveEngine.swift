@@ -64,6 +64,8 @@ public actor LiveEngine {
   /// Whether a checkpoint is being taken, and the calls waiting to take the next.
   var checkpointRunning = false
   var checkpointWaiters: [CheckedContinuation<Void, Never>] = []
+  /// The APNs endpoint's devices, once started.
+  var pushBook: PushBook?
 
   /// Opens the store in the settings' data directory and rebuilds every device's state: its
   /// checkpoint, then the fixes logged since.
@@ -313,7 +315,9 @@ public actor LiveEngine {
   public func noteRefused(_ reason: String) { metrics.requestsRejected[EngineMetrics.label(reason), default: 0] += 1 }
 
   public func metricsText() -> String {
-    metrics.text(devices: devices.count, endedDevices: ended.count, regions: fences.regions.count, lastSequence: lastSequence)
+    metrics.text(
+      devices: devices.count, endedDevices: ended.count, regions: fences.regions.count, lastSequence: lastSequence,
+      pushAnswers: pushBook.map { ($0.answered, $0.state.phones.count) })
   }
 
   public var deviceCount: Int { devices.count }

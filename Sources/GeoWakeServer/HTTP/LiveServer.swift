@@ -5,6 +5,7 @@ import Geofencing
 import Hummingbird
 import TrackIO
 import NIOCore
+import ServiceLifecycle
 
 /// How `geowake serve` listens and whom it lets in.
 public struct ServerOptions: Sendable {
@@ -35,29 +36,48 @@ public struct LiveServer: Sendable {
   public let engine: LiveEngine
   public let log: EventLog
   public let options: ServerOptions
+  /// The APNs endpoint served beside the API, if any.
+  public let apns: APNsEndpoint?
   let limits: ClientLimits
 
-  public init(engine: LiveEngine, log: EventLog, options: ServerOptions) {
+  public init(engine: LiveEngine, log: EventLog, options: ServerOptions, apns: APNsEndpoint? = nil) {
     self.engine = engine
     self.log = log
     self.options = options
+    self.apns = apns
     limits = ClientLimits(options.limits)
   }
 
-  /// Serves until SIGINT or SIGTERM; `onRunning` gets the bound port. Checkpoints the engine
-  /// every `settings.checkpointInterval` seconds and once more on the way out.
-  public func run(onRunning: @escaping @Sendable (Int) -> Void) async throws {
+  /// Serves until SIGINT or SIGTERM; `onRunning` gets the bound port, `onAPNsRunning` the APNs
+  /// endpoint's. Checkpoints the engine every `settings.checkpointInterval` seconds and once
+  /// more on the way out.
+  public func run(onRunning: @escaping @Sendable (Int) -> Void, onAPNsRunning: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
     let router = Router(context: ServerContext.self)
     router.add(middleware: ReasonMiddleware(routes: [
       (["healthz"], [.get]), (["openapi.json"], [.get]), (["metrics"], [.get]), (["v1", "fixes"], [.post]),
       (["v1", "events"], [.get]), (["v1", "regions"], [.get]), (["v1", "regions", ":id"], [.get, .put, .delete]),
-      (["v1", "devices", ":id"], [.get, .delete]),
+      (["v1", "devices", ":id"], [.get, .delete]), (["v1", "clock"], [.get, .post]),
     ], authenticate: { request in _ = try await self.authorize(request, nil) }))
     routes(router)
+    clockRoutes(router)
     let app = Application(
       router: router,
       configuration: .init(address: .hostname(options.host, port: options.port), serverName: "geowake"),
       onServerRunning: { channel in onRunning(channel.localAddress?.port ?? 0) })
+    var services: [any Service] = [app]
+    if let apns { services.append(try apns.application(onRunning: onAPNsRunning)) }
+    // Under real time the push devices' clocks follow it: deliveries, handlers and expirations
+    // come out as they fall due, a second at most late.
+    let ticks = Task {
+      guard let devices = apns?.devices, !devices.clock.isSimulated else { return }
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .seconds(1))
+        do { try await devices.tick() } catch {
+          FileHandle.standardError.write(Data("geowake serve: warning: the push devices' steps were not stored: \(error)\n".utf8))
+        }
+      }
+    }
+    defer { ticks.cancel() }
     let engine = self.engine
     let interval = engine.settings.checkpointInterval
     let checkpoints = Task {
@@ -70,7 +90,11 @@ public struct LiveServer: Sendable {
       }
     }
     defer { checkpoints.cancel() }
-    try await app.runService()
+    // Both servers in one group, stopped together on SIGINT or SIGTERM. An HTTP/2 client that
+    // does not answer GOAWAY's ping would hold the stop for ever: after 10 s its connection is cut.
+    var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: app.logger)
+    group.maximumGracefulShutdownDuration = .seconds(10)
+    try await ServiceGroup(configuration: group).run()
     try await engine.checkpoint()
   }
 
@@ -169,6 +193,7 @@ public struct LiveServer: Sendable {
     router.get("/v1/devices/:id") { request, context -> Response in
       try await self.authorize(request, .read)
       let id = context.parameters.get("id") ?? ""
+      if await self.engine.report(device: id) == nil, let pushed = await self.apns?.devices.report(device: id) { return Self.json(pushed) }
       guard let report = await self.engine.report(device: id) else {
         throw HTTPError(.notFound, message: "no device \(JSONText.quoted(id)) has sent a fix")
       }
@@ -177,6 +202,15 @@ public struct LiveServer: Sendable {
     router.delete("/v1/devices/:id") { request, context -> Response in
       try await self.authorize(request, .admin)
       let id = context.parameters.get("id") ?? ""
+      if await self.engine.report(device: id) == nil, let devices = self.apns?.devices {
+        do {
+          if let ended = try await devices.end(device: id) {
+            return Self.json("{\"device\":\(JSONText.quoted(id)),\"ended\":\(ended)}")
+          }
+        } catch let error as StoreError {
+          throw HTTPError(.serviceUnavailable, message: "the end was not stored (\(error.message)): send it again")
+        }
+      }
       let answer: IngestAnswer?
       do { answer = try await self.engine.end(device: id) } catch let error as StoreError {
         throw HTTPError(.serviceUnavailable, message: "the end was not stored (\(error.message)): send it again")

@@ -18,6 +18,7 @@ import Foundation
 /// - `newest`: each device's newest fix time, as of its checkpoint: a fix later than its device's
 ///   newest cannot be a repeat, so only the others are looked up (by the index on `log` time and
 ///   device).
+/// - `pushes`: the APNs endpoint's inputs (EngineStore+Pushes.swift).
 /// - `meta`: the settings the state was made under (regions, platform, seed).
 ///
 /// A batch's log rows and events are written in one transaction, committed with
@@ -34,8 +35,9 @@ final class EngineStore {
   private let insertEvent: SQLiteStatement
   private let upsertDevice: SQLiteStatement
   private let upsertNewest: SQLiteStatement
-  private let readPosition: SQLiteStatement
-  private let writePosition: SQLiteStatement
+  let readPosition: SQLiteStatement
+  let writePosition: SQLiteStatement
+  let insertPush: SQLiteStatement
 
   /// Opens the store in `directory` (created when missing).
   init(directory: String) throws(StoreError) {
@@ -63,12 +65,14 @@ final class EngineStore {
       CREATE TABLE IF NOT EXISTS visits(device TEXT PRIMARY KEY, open TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS devices(
         device TEXT PRIMARY KEY, snapshot BLOB, through INTEGER NOT NULL, ended REAL);
+      CREATE TABLE IF NOT EXISTS pushes(id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, time REAL NOT NULL, token TEXT, request TEXT, body BLOB);
       """)
     try Self.migrateFixIndex(connection)
     findVerdict = try connection.prepare("SELECT verdict FROM log WHERE time = ? AND kind = 0 AND device = ? AND lat = ? AND lon = ?")
     insertLog = try connection.prepare(
       "INSERT INTO log(device, kind, time, lat, lon, accuracy, speed, course, cell, verdict) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
     insertEvent = try connection.prepare("INSERT INTO events(device, body) VALUES (?, ?)")
+    insertPush = try connection.prepare("INSERT INTO pushes(kind, time, token, request, body) VALUES (?, ?, ?, ?, ?)")
     readPosition = try connection.prepare("SELECT value FROM meta WHERE key = ?")
     writePosition = try connection.prepare(
       "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
@@ -120,7 +124,7 @@ final class EngineStore {
     }
     // Every key either side names (a rule tuned then and not now differs too), but the schema
     // and the checkpoint's row.
-    let keys = Set(settings.keys).union(stored.keys).subtracting(["schema"] + Position.allCases.map(\.rawValue))
+    let keys = Set(settings.keys).union(stored.keys).subtracting(["schema", Self.pushSetupKey] + Position.allCases.map(\.rawValue))
     for key in keys.sorted() where stored[key] != settings[key] {
       throw StoreError(
         message: "\(path) holds state made with another --\(key) (\(stored[key] ?? "none") there, \(settings[key] ?? "none") now): "

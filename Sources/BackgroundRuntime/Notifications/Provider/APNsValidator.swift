@@ -64,6 +64,15 @@ public struct APNsValidator: Sendable {
     }
   }
 
+  /// APNs' refusal of `request` for a reason found before the validator (a provider token whose
+  /// signature does not verify): counted as a request, with the apns-id APNs answers it with.
+  public mutating func refuse(_ request: borrowing ProviderRequest, _ rejection: PushRejection) -> PushRejection {
+    sequence += 1
+    var rejection = rejection
+    rejection.apnsID = responseID(request)
+    return rejection
+  }
+
   /// The apns-id APNs answers `request` with: its own when well formed (the first one sent), else
   /// a new one.
   private func responseID(_ request: borrowing ProviderRequest) -> String {
@@ -276,6 +285,12 @@ public struct APNsValidator: Sendable {
       }
     }
     currentTokenIssuedAt = max(currentTokenIssuedAt ?? token.issuedAt, token.issuedAt)
+  }
+
+  /// Whether `token` is a device token APNs can route under `profile`: an even number of
+  /// hexadecimal digits, as many as ``PushProfile/deviceTokenDigits`` allows.
+  public static func isDeviceToken(_ token: String, profile: PushProfile) -> Bool {
+    Bytes.with(token) { isHexToken($0, digits: profile.deviceTokenDigits) }
   }
 
   static func isHexToken(_ u: UnsafeBufferPointer<UInt8>, digits: ClosedRange<Int>) -> Bool {
