@@ -288,6 +288,118 @@ def garbage(host, port, tls_cert=None):
                 pass
 
 
+def frame(kind, flags, stream, payload, length=None):
+    n = len(payload) if length is None else length
+    return n.to_bytes(3, "big") + bytes([kind, flags]) + (stream & 0x7FFFFFFF).to_bytes(4, "big") + payload
+
+
+def h2_connection(port, cert):
+    """A TLS connection that negotiated h2, its preface and SETTINGS sent."""
+    context = ssl.create_default_context(cafile=cert)
+    context.set_alpn_protocols(["h2"])
+    s = context.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=5), server_hostname="localhost")
+    assert s.selected_alpn_protocol() == "h2"
+    s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0, b""))
+    return s
+
+
+def drain(s, seconds=1.0):
+    """What the server sends until it closes or is quiet for `seconds`."""
+    s.settimeout(seconds)
+    out = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk: break
+            out += chunk
+    except (socket.timeout, ssl.SSLError, ConnectionError, OSError):
+        pass
+    return out
+
+
+def statuses(data):
+    """The :status of every response HEADERS frame in `data` (HPACK-decoded)."""
+    import hpack
+    decoder, out, i = hpack.Decoder(), [], 0
+    while i + 9 <= len(data):
+        n = int.from_bytes(data[i:i + 3], "big")
+        kind, flags = data[i + 3], data[i + 4]
+        payload = data[i + 9:i + 9 + n]
+        i += 9 + n
+        if kind == 1:
+            if flags & 0x8: payload = payload[1:len(payload) - payload[0]]
+            if flags & 0x20: payload = payload[5:]
+            try:
+                out += [int(v) for k, v in decoder.decode(payload) if k == ":status"]
+            except Exception:
+                break
+    return out
+
+
+def h2_fuzz(port, cert, token, seed, rounds):
+    """Malformed HTTP/2 on TLS connections: frames of every type with random flags, streams,
+    lengths and payloads; requests whose headers HTTP/2 forbids (no :path, upper-case names,
+    connection headers); a stream reset as soon as it is opened, a thousand times. No answer may
+    be a 5xx, and after each connection the endpoint must answer a good request."""
+    import hpack
+    rng = random.Random(seed)
+    encoder = hpack.Encoder()
+    bad_headers = [
+        [(":method", "POST"), (":scheme", "https"), (":authority", "localhost")],
+        [(":method", "POST"), (":path", "/3/device/" + token), (":scheme", "https"), ("APNS-TOPIC", "x")],
+        [(":method", "POST"), (":path", "/3/device/" + token), (":scheme", "https"), ("connection", "close")],
+        [(":path", "/3/device/" + token), (":scheme", "https"), (":authority", "localhost")],
+        [(":method", "POST"), (":path", ""), (":scheme", "https")],
+        [(":method", "POST"), (":path", "/3/device/" + token), (":scheme", "https"), (":method", "GET")],
+    ]
+    # The frames as this check writes them, well formed: the endpoint answers 200.
+    s = h2_connection(port, cert)
+    good = hpack.Encoder().encode([(":method", "POST"), (":path", "/3/device/" + token), (":scheme", "https"),
+                                   (":authority", "localhost"), ("apns-topic", "com.example.fuzz")])
+    s.sendall(frame(1, 0x4, 1, good) + frame(0, 0x1, 1, b'{"aps":{"alert":"x"}}'))
+    assert statuses(drain(s)) == [200]
+    s.close()
+    answered = 0
+    for round_ in range(rounds):
+        s = h2_connection(port, cert)
+        try:
+            if round_ % 4 == 0:
+                headers = rng.choice(bad_headers)
+                block = hpack.Encoder().encode(headers)
+                s.sendall(frame(1, 0x4, 1, block) + frame(0, 0x1, 1, b'{"aps":{"alert":"x"}}'))
+            elif round_ % 4 == 1:
+                # A request opened and reset at once, many times over (the "rapid reset" pattern).
+                out = b""
+                for k in range(1, 2000, 2):
+                    out += frame(1, 0x4, k, hpack.Encoder().encode([(":method", "POST"), (":path", "/3/device/" + token),
+                                                                    (":scheme", "https"), (":authority", "localhost")]))
+                    out += frame(3, 0, k, (8).to_bytes(4, "big"))
+                s.sendall(out)
+            else:
+                out = b""
+                for _ in range(rng.randint(1, 20)):
+                    kind = rng.choice(list(range(10)) + [0x42])
+                    payload = os.urandom(rng.choice([0, 1, 4, 5, 8, 9, 16, 64, 300]))
+                    length = None if rng.random() < 0.8 else rng.choice([0, 2 ** 14 + 1, 2 ** 24 - 1])
+                    out += frame(kind, rng.randrange(256), rng.choice([0, 1, 2, 3, 2 ** 31 - 1]), payload, length)
+                s.sendall(out)
+            got = statuses(drain(s))
+            assert all(status < 500 for status in got), got
+            answered += len(got)
+        except (ConnectionError, ssl.SSLError, BrokenPipeError, OSError):
+            pass
+        finally:
+            s.close()
+    with httpx.Client(http2=True, verify=ssl.create_default_context(cafile=cert), timeout=30) as c:
+        r = c.post(f"https://localhost:{port}/3/device/{token}", headers={"apns-topic": "com.example.fuzz"}, content=b'{"aps":{"alert":"x"}}')
+        assert r.status_code == 200 and r.headers["apns-id"], r
+        for k in range(40):
+            body = os.urandom(rng.randint(1, 600)) if k % 2 else bytes(rng.choice(b'{}[]":,0123456789aeflnrstu\\ ') for _ in range(rng.randint(1, 200)))
+            r = c.post(f"https://localhost:{port}/3/device/{token}", headers={"apns-topic": "com.example.fuzz"}, content=body)
+            assert 400 <= r.status_code < 500 and r.json()["reason"] and r.headers["apns-id"], (body, r.status_code, r.text)
+    return answered
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("geowake")
@@ -326,6 +438,12 @@ def main():
                               b'{"aps":{"alert":"over HTTP/1.1"}}', flags=("--http1.1",))
         assert answer[0] == 200 and answer[1], answer
         garbage("127.0.0.1", server.apns_port, tls_cert=cert)
+        fuzz_token = "".join(rng.choice("0123456789abcdef") for _ in range(64))
+        answered = h2_fuzz(server.apns_port, cert, fuzz_token, 77, 24)
+        assert server.process.poll() is None, "serve ended under malformed HTTP/2"
+        print(f"serve-apns-check: 24 connections of malformed HTTP/2 (random frames, forbidden headers, 1,000 streams reset "
+              f"as opened) and 40 garbage bodies: {answered} answers to the malformed ones, none a 5xx; every garbage body "
+              "a 4xx with a reason and an apns-id; the endpoint answers after them")
         metrics = httpx.get(server.base + "/metrics").text
         assert 'geowake_apns_requests_total{status="200",reason="Success"}' in metrics, metrics
         status, _, reason = clients.send("GET", "0" * 64, {}, b"")
