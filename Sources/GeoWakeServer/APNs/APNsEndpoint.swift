@@ -93,8 +93,11 @@ public struct APNsEndpoint: Sendable {
       do {
         answer = try await devices.send(method: request.method.rawValue, path: path, token: token, headers: headers, body: body)
       } catch {
-        // The event store failed: APNs' own answer for a server that cannot take the request.
-        return Self.response(.init(status: 503, apnsID: "", uniqueID: nil, body: "{\"reason\":\"ServiceUnavailable\"}"))
+        // The event store failed: APNs' own answer for a server that cannot take the request,
+        // with an apns-id as every answer has (the request's own when it is a UUID).
+        let sent = request.headers[HTTPField.Name("apns-id")!]
+        let id = sent.flatMap { UUID(uuidString: $0) == nil ? nil : $0 } ?? UUID().uuidString
+        return Self.response(.init(status: 503, apnsID: id, uniqueID: nil, body: "{\"reason\":\"ServiceUnavailable\"}"))
       }
       return Self.response(answer)
     }
