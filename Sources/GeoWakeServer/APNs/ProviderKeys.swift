@@ -1,5 +1,6 @@
 #if Server
 public import Crypto
+import BackgroundRuntime
 import Foundation
 
 /// The provider signing keys the APNs endpoint knows (`--apns-key TEAM_ID:KEY_ID:FILE.p8`): a
@@ -54,35 +55,25 @@ public struct ProviderKeys: Sendable {
   /// Nil when `authorization` carries a JWT signed by one of the keys, else why not (APNs:
   /// 403 `InvalidProviderToken`). A header that is not a JWT at all is the validator's to refuse.
   public func problem(with authorization: String) -> String? {
-    let parts = authorization.split(separator: " ", omittingEmptySubsequences: true)
-    guard parts.count == 2, parts[0].lowercased() == "bearer" else { return "expected \"bearer <JWT>\"" }
-    let segments = parts[1].split(separator: ".", omittingEmptySubsequences: false)
-    guard segments.count == 3, let header = Self.base64URL(segments[0]), let claims = Self.base64URL(segments[1]),
-      let signature = Self.base64URL(segments[2])
-    else { return "expected a JWT of three base64url segments separated by dots" }
-    guard let h = try? JSONSerialization.jsonObject(with: header) as? [String: Any],
-      let c = try? JSONSerialization.jsonObject(with: claims) as? [String: Any]
-    else { return "a JWT segment is not a JSON object" }
-    guard let kid = h["kid"] as? String, let iss = c["iss"] as? String else { return "the JWT names no kid (key) or no iss (team)" }
-    guard let key = keys.first(where: { $0.keyID == kid && $0.team == iss }) else {
-      return "the token names key \(kid) of team \(iss), which is not one of the provider keys given (--apns-key)"
+    // The form, the key and the team as the validator reads them.
+    let token: ProviderToken
+    switch ProviderToken.parse(authorization) {
+    case .failure(let problem): return problem.message
+    case .success(let t): token = t
     }
-    guard signature.count == 64, let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else {
-      return "the signature is not an ES256 signature (64 bytes, r and s)"
+    guard let key = keys.first(where: { $0.keyID == token.keyID && $0.team == token.teamID }) else {
+      return "the token names key \(token.keyID) of team \(token.teamID), which is not one of the provider keys given (--apns-key)"
     }
-    let signed = Data(parts[1].utf8.prefix(segments[0].utf8.count + 1 + segments[1].utf8.count))
+    let jwt = authorization.split(separator: " ", omittingEmptySubsequences: true)[1]
+    let segments = jwt.split(separator: ".", omittingEmptySubsequences: false)
+    guard let signature = ProviderToken.base64URL(segments[2]), signature.count == 64,
+      let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature)
+    else { return "the signature is not an ES256 signature (64 bytes, r and s)" }
+    let signed = Data(jwt.utf8.prefix(segments[0].utf8.count + 1 + segments[1].utf8.count))
     guard key.publicKey.isValidSignature(ecdsa, for: signed) else {
-      return "the signature does not verify with key \(kid) of team \(iss)"
+      return "the signature does not verify with key \(token.keyID) of team \(token.teamID)"
     }
     return nil
-  }
-
-  /// Decodes base64url without padding (RFC 4648 §5).
-  static func base64URL(_ text: Substring) -> Data? {
-    var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-    guard !s.contains("=") else { return nil }
-    while s.count % 4 != 0 { s += "=" }
-    return Data(base64Encoded: s)
   }
 }
 #endif

@@ -71,7 +71,7 @@ public struct ProviderToken: Hashable, Sendable {
   }
 
   /// Decodes base64url without padding (RFC 4648 §5); nil when it is not.
-  static func base64URL(_ text: Substring) -> [UInt8]? {
+  public static func base64URL(_ text: Substring) -> [UInt8]? {
     var out: [UInt8] = []
     var buffer: UInt32 = 0
     var bits = 0
