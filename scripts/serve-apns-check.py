@@ -16,7 +16,7 @@
 
 usage: serve-apns-check.py GEOWAKE REGIONS [--seeds N]
 """
-import argparse, asyncio, json, os, random, shutil, socket, ssl, subprocess, sys, tempfile, time
+import argparse, asyncio, json, os, random, shutil, socket, ssl, subprocess, sys, tempfile, time, uuid
 import logging
 import httpx
 import serve_process
@@ -336,6 +336,35 @@ def statuses(data):
     return out
 
 
+async def multiplexed(port, cert, rng, n):
+    """`n` requests at once on one HTTP/2 connection (the endpoint takes 1,500 at a time), each with
+    an apns-id of its own, one in five with a bad priority, one in seven to a device token that
+    is not one: every answer must be its own request's. Then a body past what the endpoint reads,
+    and a request after it on the same connection."""
+    context = ssl.create_default_context(cafile=cert)
+    limits = httpx.Limits(max_connections=1)
+    async with httpx.AsyncClient(http2=True, verify=context, timeout=30, limits=limits) as client:
+        base = f"https://localhost:{port}/3/device/"
+        tokens = ["".join(rng.choice("0123456789abcdef") for _ in range(64)) for _ in range(5)]
+
+        async def one(k):
+            ident = str(uuid.UUID(int=rng.getrandbits(128)))
+            headers = {"apns-topic": "com.example.many", "apns-id": ident, "apns-priority": "7" if k % 5 == 0 else "10"}
+            token = "nothex" if k % 7 == 0 else tokens[k % len(tokens)]
+            r = await client.post(base + token, headers=headers, content=b'{"aps":{"alert":"many"}}')
+            want = (400, "BadDeviceToken") if k % 7 == 0 else (400, "BadPriority") if k % 5 == 0 else (200, None)
+            got = (r.status_code, r.json()["reason"] if r.content else None)
+            assert r.http_version == "HTTP/2" and got == want and r.headers["apns-id"] == ident, (k, got, want, dict(r.headers))
+
+        # One connection at most (httpx's limit): all of them are its streams.
+        await asyncio.gather(*(one(k) for k in range(n)))
+        r = await client.post(base + tokens[0], headers={"apns-topic": "com.example.many"}, content=b"x" * 200_000)
+        assert (r.status_code, r.json()["reason"]) == (413, "PayloadTooLarge") and r.headers["apns-id"], r
+        r = await client.post(base + tokens[0], headers={"apns-topic": "com.example.many"}, content=b'{"aps":{"alert":"after"}}')
+        assert r.status_code == 200 and r.headers["apns-id"], r
+    return n
+
+
 def h2_fuzz(port, cert, token, seed, rounds):
     """Malformed HTTP/2 on TLS connections: frames of every type with random flags, streams,
     lengths and payloads; requests whose headers HTTP/2 forbids (no :path, upper-case names,
@@ -448,7 +477,14 @@ def main():
         assert 'geowake_apns_requests_total{status="200",reason="Success"}' in metrics, metrics
         status, _, reason = clients.send("GET", "0" * 64, {}, b"")
         assert (status, reason) == (405, "MethodNotAllowed"), (status, reason)
+        taken = asyncio.run(multiplexed(server.apns_port, cert, rng, 300))
+        print(f"serve-apns-check: {taken} requests in flight together on one HTTP/2 connection: each answered with its own "
+              "apns-id and the reason its headers call for; a body past 64 KB answered 413 PayloadTooLarge at once, the "
+              "connection still answering")
+        started = time.time()
         server.stop()
+        stopped = time.time() - started
+        assert stopped < 8, f"serve took {stopped:.1f} s to stop with an HTTP/2 connection open"
         print("serve-apns-check: garbage, a TLS connection without HTTP/2 and a broken preface: the endpoint answers after them")
 
         # Cleartext: HTTP/2 with prior knowledge and HTTP/1.1 on one port.

@@ -132,6 +132,54 @@ import Testing
     }
   }
 
+  /// A write that fails takes no input: the store refusing writes (`PRAGMA query_only`) for one
+  /// request, that request is answered with the store's error and the device and the stream are
+  /// then those of the other requests alone, as `geowake push` runs them.
+  @Test(arguments: [UInt64(31), 32])
+  func aFailedWriteTakesNoInput(seed: UInt64) async throws {
+    var walks = Walks(state: seed)
+    let platform = Platform.ios
+    let start = 1_714_550_400.0
+    let token = String((0..<64).map { _ in Array("0123456789abcdef")[Int(16 * walks.next())] })
+    let schedule = Self.schedule(&walks, token: token, start: start)
+    let failing = 1 + Int(Double(schedule.count - 2) * walks.next())
+    let kept = schedule.enumerated().filter { $0.offset != failing }.map(\.element)
+    let offline = PushSimulation(
+      requests: kept.map { ProviderRequest(time: $0.time, token: $0.token, headers: $0.headers, payload: $0.body) },
+      device: PushDevice(scenario: platform.adapting(Self.scenario())), profile: platform.push, fetchProfile: platform.fetch
+    ).run()
+    var lines = EventLines()
+    let expected = PushReport(offline, scheduleSource: "").entries.map { lines.line($0, device: token).body }
+
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geowake-pushes-fail-\(seed)-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let settings = EngineSettings(regions: [], regionsFingerprint: "test", platform: platform, rules: [:], seed: seed, dataDirectory: folder)
+    let engine = try LiveEngine(settings: settings)
+    let devices = try await PushDevices.start(
+      engine: engine, clock: ServerClock(.simulated(start)), keys: ProviderKeys(),
+      assigned: [:], fallback: PushBook.Assignment(device: "", platform: platform, scenario: Self.scenario()), seed: seed, fingerprint: "test")
+    for (k, sent) in schedule.enumerated() {
+      #expect(try await devices.setClock(to: sent.time) == nil)
+      func send() async throws -> PushBook.Answer {
+        try await devices.send(method: "POST", path: "/3/device/" + token, token: token, headers: sent.headers, body: sent.body)
+      }
+      if k == failing {
+        try await engine.executeOnStore("PRAGMA query_only=ON")
+        await #expect(throws: StoreError.self) { _ = try await send() }
+        try await engine.executeOnStore("PRAGMA query_only=OFF")
+      } else {
+        _ = try await send()
+      }
+    }
+    // Ended as geowake push ends a schedule: an hour past its last request.
+    #expect(try await devices.setClock(to: schedule.last!.time + PushSimulation.runsPast) == nil)
+    #expect(try await devices.end(device: token) == true)
+    let log = try EventLog(dataDirectory: folder)
+    let live = try await log.eventsWithDevice(after: 0, limit: 100_000).map { seq, _, line in "{" + line.dropFirst("{\"seq\":\(seq),".count) }
+    _ = engine
+    #expect(live == expected)
+  }
+
   /// A provider token signed ES256 as Apple's libraries sign it, against the keys given.
   static func jwt(key: P256.Signing.PrivateKey, keyID: String, team: String, issuedAt: Int, tamper: Bool = false) throws -> String {
     func base64URL(_ data: Data) -> String {

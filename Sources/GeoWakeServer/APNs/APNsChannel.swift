@@ -14,7 +14,12 @@ import NIOTLS
 /// bytes are — HTTP/2's connection preface or an HTTP/1.1 request line. In cleartext, the same
 /// look at the first bytes decides.
 struct APNsChannel: ServerChildChannel {
-  typealias Negotiated = NIONegotiatedHTTPVersion<HTTP1Channel.Value, HTTP2Channel.Value>
+  /// What a connection speaks, set up: HTTP/1.1 through Hummingbird's channel, HTTP/2 frame by
+  /// frame (``APNsStreams``).
+  enum Negotiated: Sendable {
+    case http1(HTTP1Channel.Value)
+    case http2
+  }
 
   struct Value: ServerChildChannelValue {
     let negotiated: EventLoopFuture<Negotiated>
@@ -23,26 +28,31 @@ struct APNsChannel: ServerChildChannel {
 
   let tls: NIOSSLContext?
   let http1: HTTP1Channel
-  let http2: HTTP2Channel
+  let devices: PushDevices
 
-  init(tls: TLSConfiguration?, http2 configuration: HTTP2ChannelConfiguration, responder: @escaping HTTPChannelHandler.Responder) throws {
+  init(tls: TLSConfiguration?, http1 configuration: HTTP1Channel.Configuration, devices: PushDevices, responder: @escaping HTTPChannelHandler.Responder) throws {
     if var tls {
       tls.applicationProtocols = ["h2", "http/1.1"]
       self.tls = try NIOSSLContext(configuration: tls)
     } else {
       self.tls = nil
     }
-    http1 = HTTP1Channel(responder: responder, configuration: configuration.streamConfiguration)
-    var http2Configuration = configuration
-    http2Configuration.streamConfiguration.additionalChannelHandlers = { [EndOnLastFrame.Installer()] }
-    http2 = HTTP2Channel(responder: responder, configuration: http2Configuration)
+    http1 = HTTP1Channel(responder: responder, configuration: configuration)
+    self.devices = devices
   }
 
   func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
     let http1 = self.http1
-    let http2 = self.http2
+    let devices = self.devices
     @Sendable func configure(http2 isHTTP2: Bool) -> EventLoopFuture<Negotiated> {
-      isHTTP2 ? http2.setup(channel: channel, logger: logger).map { .http2($0) } : http1.setup(channel: channel, logger: logger).map { .http1_1($0) }
+      guard isHTTP2 else { return http1.setup(channel: channel, logger: logger).map { .http1($0) } }
+      return channel.eventLoop.makeCompletedFuture {
+        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+        connection.initialSettings = APNsStreams.settings
+        try channel.pipeline.syncOperations.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: connection))
+        try channel.pipeline.syncOperations.addHandler(APNsStreams(devices: devices))
+        return .http2
+      }
     }
     @Sendable func sniff() -> EventLoopFuture<Negotiated> {
       let promise = channel.eventLoop.makePromise(of: Negotiated.self)
@@ -76,8 +86,8 @@ struct APNsChannel: ServerChildChannel {
   func handle(value: Value, logger: Logger) async {
     do {
       switch try await value.negotiated.get() {
-      case .http1_1(let connection): await http1.handle(value: connection, logger: logger)
-      case .http2(let connection): await http2.handle(value: connection, logger: logger)
+      case .http1(let connection): await http1.handle(value: connection, logger: logger)
+      case .http2: try await value.channel.closeFuture.get()
       }
     } catch {
       logger.debug("APNs connection closed before a request: \(error)")
@@ -142,71 +152,6 @@ final class PrefaceSniffer: ChannelInboundHandler, RemovableChannelHandler {
       context.close(promise: nil)
     } else {
       context.fireErrorCaught(error)
-    }
-  }
-}
-
-/// Ends a response's stream on its last frame, as APNs does: a response without a body is one
-/// HEADERS frame that ends the stream, one with a body ends on its DATA frame, instead of either
-/// followed by an empty DATA frame (which HTTP/2 allows, but which some APNs clients read as a
-/// body and fail on: aioapns parses every DATA frame as the reason's JSON).
-final class EndOnLastFrame: ChannelOutboundHandler, RemovableChannelHandler {
-  typealias OutboundIn = HTTP2Frame.FramePayload
-  typealias OutboundOut = HTTP2Frame.FramePayload
-
-  /// Added after the stream's codec, it puts an ``EndOnLastFrame`` before it (where the frames
-  /// are) and leaves.
-  final class Installer: ChannelInboundHandler, RemovableChannelHandler {
-    // Nothing passes through it: it leaves as soon as it is added.
-    typealias InboundIn = NIOAny
-
-    func handlerAdded(context: ChannelHandlerContext) {
-      try? context.pipeline.syncOperations.addHandler(EndOnLastFrame(), position: .first)
-      context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-    }
-  }
-
-  /// The response's last frame so far, held until the next write says whether it is the last.
-  var held: (HTTP2Frame.FramePayload, EventLoopPromise<Void>?)?
-
-  func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-    let payload = unwrapOutboundIn(data)
-    if let (last, lastPromise) = held {
-      held = nil
-      if case .data(let body) = payload, body.endStream, case .byteBuffer(let bytes) = body.data, bytes.readableBytes == 0 {
-        context.write(wrapOutboundOut(Self.ending(last)), promise: lastPromise)
-        promise?.succeed(())
-        return
-      }
-      context.write(wrapOutboundOut(last), promise: lastPromise)
-    }
-    switch payload {
-    case .headers(let headers) where !headers.endStream && !(headers.headers.first(name: ":status")?.hasPrefix("1") ?? false):
-      held = (payload, promise)
-    case .data(let body) where !body.endStream:
-      held = (payload, promise)
-    default:
-      context.write(data, promise: promise)
-    }
-  }
-
-  func flush(context: ChannelHandlerContext) {
-    if let (last, promise) = held {
-      held = nil
-      context.write(wrapOutboundOut(last), promise: promise)
-    }
-    context.flush()
-  }
-
-  static func ending(_ frame: HTTP2Frame.FramePayload) -> HTTP2Frame.FramePayload {
-    switch frame {
-    case .headers(var headers):
-      headers.endStream = true
-      return .headers(headers)
-    case .data(var body):
-      body.endStream = true
-      return .data(body)
-    default: return frame
     }
   }
 }

@@ -42,13 +42,40 @@ public struct APNsEndpoint: Sendable {
     self.devices = devices
   }
 
+  /// The device token of a request's path (`/3/device/<token>`); empty for any other path.
+  static func token(path: String) -> String {
+    let prefix = "/3/device/"
+    return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : ""
+  }
+
+  /// Headers HTTP itself sends, not the provider: APNs reads only its own headers and
+  /// authorization, and HTTP/1.1 clients send these.
+  static let transportHeaders: Set<String> = ["host", "content-length", "user-agent", "accept", "accept-encoding", "connection", "content-type", "te"]
+
+  /// The provider's headers of a request (lowercase names), in their order: neither HTTP/2's
+  /// pseudo-headers nor what HTTP sends by itself.
+  static func providerHeaders(_ fields: some Sequence<(String, String)>) -> [ProviderRequest.Header] {
+    var headers: [ProviderRequest.Header] = []
+    for (name, value) in fields where isProviderHeader(name) { headers.append(.init(name, value)) }
+    return headers
+  }
+
+  /// Whether a header (lowercase name) is the provider's: not a pseudo-header, not one HTTP sends.
+  static func isProviderHeader(_ name: String) -> Bool {
+    name.utf8.first != UInt8(ascii: ":") && !transportHeaders.contains(name)
+  }
+
+  /// The answer to a request when the event store failed: APNs' own for a server that cannot
+  /// take it, with an apns-id as every answer has (the request's own when it is a UUID).
+  static func unavailable(apnsID sent: String?) -> PushBook.Answer {
+    let id = sent.flatMap { UUID(uuidString: $0) == nil ? nil : $0 } ?? UUID().uuidString
+    return .init(status: 503, apnsID: id, uniqueID: nil, body: "{\"reason\":\"ServiceUnavailable\"}")
+  }
+
   /// The endpoint as a service; `onRunning` gets the bound port.
   func application(onRunning: @escaping @Sendable (Int) -> Void) throws -> some ApplicationProtocol {
     let router = Router(context: ServerContext.self)
     router.add(middleware: Handler(devices: devices))
-    // Providers keep their connections open (Apple asks them to); one idle for ten minutes is
-    // closed, and at a stop a client that does not go after GOAWAY is cut off after 5 s.
-    let http2 = HTTP2ChannelConfiguration(idleTimeout: .seconds(600), gracefulCloseTimeout: .seconds(5))
     let tls: TLSConfiguration?
     switch transport {
     case .tls:
@@ -56,7 +83,8 @@ public struct APNsEndpoint: Sendable {
       tls = identity.configuration
     case .cleartext: tls = nil
     }
-    let server = HTTPServerBuilder { responder in try APNsChannel(tls: tls, http2: http2, responder: responder) }
+    let devices = self.devices
+    let server = HTTPServerBuilder { responder in try APNsChannel(tls: tls, http1: .init(), devices: devices, responder: responder) }
     return Application(
       router: router, server: server,
       configuration: .init(address: .hostname(host, port: port), serverName: "geowake-apns"),
@@ -70,16 +98,8 @@ public struct APNsEndpoint: Sendable {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
       let path = request.uri.path
-      let prefix = "/3/device/"
-      let token = path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : ""
-      var headers: [ProviderRequest.Header] = []
-      for field in request.headers {
-        let name = field.name.canonicalName
-        // What HTTP itself sends, not the provider: APNs reads only its own headers and
-        // authorization, and HTTP/1.1 clients send these.
-        if ["host", "content-length", "user-agent", "accept", "accept-encoding", "connection", "content-type", "te"].contains(name) { continue }
-        headers.append(.init(name, field.value))
-      }
+      let token = APNsEndpoint.token(path: path)
+      let headers = APNsEndpoint.providerHeaders(request.headers.lazy.map { ($0.name.canonicalName, $0.value) })
       var request = request
       let body: [UInt8]?
       do {
@@ -93,11 +113,7 @@ public struct APNsEndpoint: Sendable {
       do {
         answer = try await devices.send(method: request.method.rawValue, path: path, token: token, headers: headers, body: body)
       } catch {
-        // The event store failed: APNs' own answer for a server that cannot take the request,
-        // with an apns-id as every answer has (the request's own when it is a UUID).
-        let sent = request.headers[HTTPField.Name("apns-id")!]
-        let id = sent.flatMap { UUID(uuidString: $0) == nil ? nil : $0 } ?? UUID().uuidString
-        return Self.response(.init(status: 503, apnsID: id, uniqueID: nil, body: "{\"reason\":\"ServiceUnavailable\"}"))
+        return Self.response(APNsEndpoint.unavailable(apnsID: request.headers[HTTPField.Name("apns-id")!]))
       }
       return Self.response(answer)
     }

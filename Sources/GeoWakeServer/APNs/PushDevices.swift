@@ -47,8 +47,14 @@ public struct PushDevices: Sendable {
   /// Takes a request sent now: validated as APNs does, then on its device's clock.
   public func send(method: String, path: String, token: String, headers: [ProviderRequest.Header], body: [UInt8]?) async throws -> PushBook.Answer {
     let request = EngineStore.PushLogRequest(
-      time: 0, method: method, path: path, token: token, headers: headers.map { [$0.name, $0.value] }, body: body)
-    return try await queue.submit(request)
+      time: 0, method: method, path: path, token: token, headers: headers, body: body)
+    return try await queue.submit([request])[0]
+  }
+
+  /// Takes requests sent now, in this order (those of one read from a connection): `reply`
+  /// gets their answers, in the same order, once all of them are stored (or the store's error).
+  func send(_ requests: [EngineStore.PushLogRequest], reply: @escaping PushQueue.Reply) {
+    queue.submit(requests, reply: reply)
   }
 
   /// A body past what the endpoint reads: 413 `PayloadTooLarge`, on no device (not stored: it
@@ -79,44 +85,66 @@ public struct PushDevices: Sendable {
   public func report(device name: String) async -> String? { await engine.pushReport(device: name) }
 }
 
-/// The requests waiting for the engine: each is given its time as it joins (so times follow the
-/// order they are taken in), and all that arrive while one group is being stored go together in
-/// the next (one transaction, one sync to disk for all of them).
-actor PushQueue {
+/// The requests waiting for the engine: each group is given its time as it joins (so times
+/// follow the order groups are taken in), and all that arrive while one transaction is being
+/// stored go together in the next (one transaction, one sync to disk for all of them). Joining
+/// takes a lock, not a task: a connection's groups join in the order it read them.
+final class PushQueue: @unchecked Sendable {
+  typealias Reply = @Sendable (Result<[PushBook.Answer], any Error>) -> Void
   let engine: LiveEngine
   let clock: ServerClock
-  var waiting: [(EngineStore.PushLogRequest, CheckedContinuation<PushBook.Answer, any Error>)] = []
-  var storing = false
+  private let lock = NSLock()
+  /// Guarded by `lock`: the groups waiting, each with who is told its answers, and whether a
+  /// transaction is being stored.
+  private var waiting: [(requests: [EngineStore.PushLogRequest], reply: Reply)] = []
+  private var storing = false
 
   init(engine: LiveEngine, clock: ServerClock) {
     self.engine = engine
     self.clock = clock
   }
 
-  func submit(_ request: EngineStore.PushLogRequest) async throws -> PushBook.Answer {
-    var request = request
-    request.time = clock.now
-    return try await withCheckedThrowingContinuation { continuation in
-      waiting.append((request, continuation))
-      if !storing {
-        storing = true
-        Task { await self.drain() }
-      }
+  /// Queues `requests` (timed now, in their order); `reply` gets their answers once they are
+  /// stored, or the store's error.
+  func submit(_ requests: [EngineStore.PushLogRequest], reply: @escaping Reply) {
+    var requests = requests
+    let start = lock.withLock {
+      let now = clock.now
+      for k in requests.indices { requests[k].time = now }
+      waiting.append((requests, reply))
+      if storing { return false }
+      storing = true
+      return true
     }
+    if start { Task { await self.drain() } }
   }
 
-  func drain() async {
-    while !waiting.isEmpty {
-      let group = waiting
-      waiting = []
+  func submit(_ requests: [EngineStore.PushLogRequest]) async throws -> [PushBook.Answer] {
+    try await withCheckedThrowingContinuation { continuation in submit(requests) { continuation.resume(with: $0) } }
+  }
+
+  private func drain() async {
+    while true {
+      let groups: [(requests: [EngineStore.PushLogRequest], reply: Reply)]? = lock.withLock {
+        if waiting.isEmpty {
+          storing = false
+          return nil
+        }
+        defer { waiting = [] }
+        return waiting
+      }
+      guard let groups else { return }
       do {
-        let answers = try await engine.pushRequests(group.map(\.0))
-        for ((_, continuation), answer) in zip(group, answers) { continuation.resume(returning: answer) }
+        let answers = try await engine.pushRequests(groups.flatMap(\.requests))
+        var next = 0
+        for group in groups {
+          group.reply(.success(Array(answers[next..<(next + group.requests.count)])))
+          next += group.requests.count
+        }
       } catch {
-        for (_, continuation) in group { continuation.resume(throwing: error) }
+        for group in groups { group.reply(.failure(error)) }
       }
     }
-    storing = false
   }
 }
 
@@ -172,6 +200,9 @@ public struct PushBook: Sendable {
   var state: State
   /// Answers by status and reason since the start, for /metrics.
   var answered: [String: Int] = [:]
+  /// Set when a failed write left a state that could not be rebuilt from the store: every
+  /// later input is refused with it.
+  var failure: StoreError?
 
   init(_ setup: Setup) {
     self.setup = setup
@@ -197,7 +228,7 @@ public struct PushBook: Sendable {
   static func take(_ r: EngineStore.PushLogRequest, _ state: inout State, _ setup: Setup, _ steps: inout Steps) -> (answer: Answer, reason: String) {
     run(until: r.time, &state, &steps)
     let request = ProviderRequest(
-      time: r.time, token: r.token, method: r.method, path: r.path, headers: r.headers.map { .init($0[0], $0.count > 1 ? $0[1] : "") },
+      time: r.time, token: r.token, method: r.method, path: r.path, headers: r.headers,
       payload: r.body)
     let key = r.token.lowercased()
     // Before a device: the method, the provider token's signature (the validator checks its
@@ -215,11 +246,11 @@ public struct PushBook: Sendable {
       case .success: preconditionFailure("a request the doorman accepts would have reached a device")
       }
     }
-    var phone = state.phones[key] ?? makePhone(key, at: r.time, setup, &state)
+    if state.phones[key] == nil { state.phones[key] = makePhone(key, at: r.time, setup, &state) }
     var events: [DeviceEvent] = []
-    let event = phone.device.send(request, into: &events)
-    state.phones[key] = phone
-    add(events, of: phone, &steps)
+    // In place: a copy of the phone would copy its device's storage on every request.
+    let event = state.phones[key]!.device.send(request, into: &events)
+    add(events, of: state.phones[key]!, &steps)
     if event.kind == .accepted {
       state.uniqueIDs &+= 1
       return (Answer(status: 200, apnsID: event.apnsID ?? "", uniqueID: uuid(state.uniqueIDs), body: nil), "Success")

@@ -25,7 +25,7 @@ struct EventLines {
     writer.device = device
     // An in-memory sink does not fail.
     try? writer.write(entry)
-    var bytes = sink.takeBytes()
+    var bytes = sink.takeBytes(keepingCapacity: true)
     while bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
     if let visit, bytes.last == UInt8(ascii: "}") {
       bytes.removeLast()

@@ -39,19 +39,22 @@ extension LiveEngine {
   /// Takes requests in order, stores them and what they released in one transaction (a group
   /// commit: requests that arrive while one is written wait for the next), and answers each.
   func pushRequests(_ requests: [EngineStore.PushLogRequest]) throws -> [PushBook.Answer] {
-    guard var book = pushBook else { preconditionFailure("the push devices are started before the endpoint serves") }
     var answers: [PushBook.Answer] = []
     var reasons: [String] = []
-    var taken: [(EngineStore.PushInput, PushBook.Steps)] = []
     answers.reserveCapacity(requests.count)
-    for request in requests {
-      var steps: PushBook.Steps = []
-      let (answer, reason) = PushBook.take(request, &book.state, book.setup, &steps)
-      answers.append(answer)
-      reasons.append(reason)
-      taken.append((.request(request), steps))
+    reasons.reserveCapacity(requests.count)
+    try changePushes { book in
+      var taken: [(EngineStore.PushInput, PushBook.Steps)] = []
+      taken.reserveCapacity(requests.count)
+      for request in requests {
+        var steps: PushBook.Steps = []
+        let (answer, reason) = PushBook.take(request, &book.state, book.setup, &steps)
+        answers.append(answer)
+        reasons.append(reason)
+        taken.append((.request(request), steps))
+      }
+      return taken
     }
-    try record(taken, book)
     for (answer, reason) in zip(answers, reasons) { pushBook?.answered["\(answer.status) \(reason)", default: 0] += 1 }
     return answers
   }
@@ -66,30 +69,62 @@ extension LiveEngine {
   /// Every push device to `time`; stored even without steps when `always` (a simulated clock's
   /// move, so that a restart resumes it there).
   func pushRun(until time: Double, always: Bool) throws {
-    guard var book = pushBook else { return }
-    var steps: PushBook.Steps = []
-    PushBook.run(until: time, &book.state, &steps)
-    if steps.isEmpty && !always {
-      pushBook = book
-      return
+    guard pushBook != nil else { return }
+    try changePushes { book in
+      var steps: PushBook.Steps = []
+      PushBook.run(until: time, &book.state, &steps)
+      return steps.isEmpty && !always ? [] : [(.run(until: time), steps)]
     }
-    try record([(.run(until: time), steps)], book)
   }
 
   func pushReport(device name: String) -> String? { pushBook?.report(device: name) }
 
   func pushEnd(device name: String, at time: Double) throws -> Bool? {
-    guard var book = pushBook, let token = book.state.named[name], let phone = book.state.phones[token] else { return nil }
+    guard let book = pushBook, let token = book.state.named[name], let phone = book.state.phones[token] else { return nil }
     guard !phone.ended else { return false }
-    var steps: PushBook.Steps = []
-    PushBook.end(token, at: time, &book.state, &steps)
-    try record([(.end(token: token, at: time), steps)], book)
+    try changePushes { book in
+      var steps: PushBook.Steps = []
+      PushBook.end(token, at: time, &book.state, &steps)
+      return [(.end(token: token, at: time), steps)]
+    }
     return true
   }
 
-  /// Stores the inputs with their steps and takes `book` as the devices' state; when the store
-  /// fails, the state stays as it was (no input is taken).
-  func record(_ taken: [(EngineStore.PushInput, PushBook.Steps)], _ book: PushBook) throws {
+  /// Changes the push devices' state in place (a copy kept for a rollback would copy each
+  /// device's storage at its first change, and the devices' table, for every group) and stores
+  /// the inputs `change` took, with their steps, in one transaction. When the store fails, the
+  /// state is rebuilt from the inputs stored, which the failed ones are not among; when even that
+  /// fails, every later input is refused with the store's error.
+  func changePushes(_ change: (inout PushBook) -> [(EngineStore.PushInput, PushBook.Steps)]) throws {
+    guard var book = pushBook.take() else { preconditionFailure("the push devices are started before the endpoint serves") }
+    if let failure = book.failure {
+      pushBook = book
+      throw failure
+    }
+    let taken = change(&book)
+    guard !taken.isEmpty else {
+      pushBook = book
+      return
+    }
+    do {
+      try record(taken)
+    } catch {
+      var restored: PushBook
+      do {
+        restored = try Self.replayPushes(book.setup, store: store).0
+      } catch let failure {
+        restored = PushBook(book.setup)
+        restored.failure = failure as? StoreError ?? StoreError(message: "the push devices cannot be rebuilt: \(failure)", code: 1)
+      }
+      restored.answered = book.answered
+      pushBook = restored
+      throw error
+    }
+    pushBook = book
+  }
+
+  /// Stores the inputs with their steps in one transaction and puts the steps on the stream.
+  func record(_ taken: [(EngineStore.PushInput, PushBook.Steps)]) throws {
     var answer = IngestAnswer()
     var tally = EngineMetrics()
     do {
@@ -110,8 +145,10 @@ extension LiveEngine {
       store.rollback()
       throw error
     }
-    pushBook = book
     publish(tally, answer: answer, started: nil)
   }
+
+  /// Runs SQL on the store as it is (a test's way to make it fail, `PRAGMA query_only`).
+  func executeOnStore(_ sql: String) throws { try store.connection.execute(sql) }
 }
 #endif

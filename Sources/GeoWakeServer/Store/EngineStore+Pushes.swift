@@ -1,4 +1,5 @@
 #if Server
+import BackgroundRuntime
 import CSQLite
 import Foundation
 import JSONBytes
@@ -22,24 +23,35 @@ extension EngineStore {
     var method: String
     var path: String
     var token: String
-    var headers: [[String]]
+    var headers: [ProviderRequest.Header]
     var body: [UInt8]?
   }
 
-  /// What is stored of a request besides its time, token and body: its method, path and headers,
-  /// as JSON written here (a JSON encoder would cost more than the rest of the request).
+  /// What is stored of a request besides its time, token and body: its method, path and headers
+  /// (`[[name, value], …]`), as JSON written here (a JSON encoder would cost more than the rest
+  /// of the request).
   struct RequestLine: Decodable {
     var method: String
     var path: String
     var headers: [[String]]
 
     static func text(_ r: PushLogRequest) -> String {
-      var out = "{\"method\":" + JSONText.quoted(r.method) + ",\"path\":" + JSONText.quoted(r.path) + ",\"headers\":["
+      var out: [UInt8] = []
+      out.reserveCapacity(48 + r.path.utf8.count + r.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 8 })
+      out.append(contentsOf: "{\"method\":".utf8)
+      JSONText.appendQuoted(r.method, to: &out)
+      out.append(contentsOf: ",\"path\":".utf8)
+      JSONText.appendQuoted(r.path, to: &out)
+      out.append(contentsOf: ",\"headers\":[".utf8)
       for (i, header) in r.headers.enumerated() {
-        if i > 0 { out += "," }
-        out += "[" + header.map(JSONText.quoted).joined(separator: ",") + "]"
+        out.append(contentsOf: i > 0 ? ",[".utf8 : "[".utf8)
+        JSONText.appendQuoted(header.name, to: &out)
+        out.append(UInt8(ascii: ","))
+        JSONText.appendQuoted(header.value, to: &out)
+        out.append(UInt8(ascii: "]"))
       }
-      return out + "]}"
+      out.append(contentsOf: "]}".utf8)
+      return String(decoding: out, as: UTF8.self)
     }
   }
 
@@ -91,7 +103,8 @@ extension EngineStore {
           throw StoreError(message: "a stored push request cannot be read: \(error)", code: 1)
         }
         out.append(.request(PushLogRequest(
-          time: read.real(1), method: line.method, path: line.path, token: read.text(2), headers: line.headers,
+          time: read.real(1), method: line.method, path: line.path, token: read.text(2),
+          headers: line.headers.map { .init($0.first ?? "", $0.count > 1 ? $0[1] : "") },
           body: read.isNull(4) ? nil : read.blob(4))))
       case 1: out.append(.run(until: read.real(1)))
       default: out.append(.end(token: read.text(2), at: read.real(1)))

@@ -59,11 +59,13 @@ public final class ByteSink {
   public static func inMemory() -> ByteSink { ByteSink(memory: ()) }
 
   /// The bytes written to an in-memory sink since the last call (empty for other sinks, whose
-  /// bytes go out as they are flushed).
-  public func takeBytes() -> [UInt8] {
+  /// bytes go out as they are flushed). `keepingCapacity`: the next bytes are written into room
+  /// as large as these took (a sink taken from after every line does not grow again each time).
+  public func takeBytes(keepingCapacity: Bool = false) -> [UInt8] {
     guard case .memory = destination else { return [] }
-    defer { buffer = [] }
-    return buffer
+    let bytes = buffer
+    buffer.removeAll(keepingCapacity: keepingCapacity)
+    return bytes
   }
 
   /// Appends bytes as they are.
