@@ -106,9 +106,12 @@ public struct PushBook: Sendable {
     }
     if state.phones[key] == nil { state.phones[key] = makePhone(key, at: r.time, setup, &state) }
     var events: [DeviceEvent] = []
-    // In place: a copy of the phone would copy its device's storage on every request.
-    let event = state.phones[key]!.device.send(request, into: &events)
-    add(events, of: state.phones[key]!, &steps)
+    var device = ""
+    let event = inPlace(&state.phones[key]!) { phone in
+      device = phone.assignment.device
+      return phone.device.send(request, into: &events)
+    }
+    add(events, device: device, &steps)
     if event.kind == .accepted {
       state.uniqueIDs &+= 1
       return (Answer(status: 200, apnsID: event.apnsID ?? "", uniqueID: uuid(state.uniqueIDs), body: nil), "Success")
@@ -132,10 +135,13 @@ public struct PushBook: Sendable {
   static func run(until time: Double, _ state: inout State, _ steps: inout Steps) {
     guard time > state.ranTo else { return }
     state.ranTo = time
-    for key in state.phones.keys.sorted() where !state.phones[key]!.ended {
-      var events: [DeviceEvent] = []
-      state.phones[key]!.device.run(until: time, into: &events)
-      add(events, of: state.phones[key]!, &steps)
+    for key in state.phones.keys.sorted() {
+      inPlace(&state.phones[key]!) { phone in
+        guard !phone.ended else { return }
+        var events: [DeviceEvent] = []
+        phone.device.run(until: time, into: &events)
+        add(events, device: phone.assignment.device, &steps)
+      }
     }
   }
 
@@ -146,13 +152,21 @@ public struct PushBook: Sendable {
     phone.device.finish(at: time, into: &events)
     phone.ended = true
     state.phones[token] = phone
-    add(events, of: phone, &steps)
+    add(events, device: phone.assignment.device, &steps)
   }
 
-  static func add(_ events: [DeviceEvent], of phone: Phone, _ steps: inout Steps) {
+  /// `change` on a phone of the table, in place: reading a phone out of the table, even for one
+  /// field, copies it (a retain of each of its device's buffers), and changing a copy copies the
+  /// buffers themselves.
+  @inline(__always)
+  static func inPlace<T>(_ phone: inout Phone, _ change: (inout Phone) -> T) -> T { change(&phone) }
+
+  /// The device's steps as timeline entries (`device`: its name, not the phone: reading a phone
+  /// out of the table copies it).
+  static func add(_ events: [DeviceEvent], device: String, _ steps: inout Steps) {
     guard !events.isEmpty else { return }
     steps.append((
-      phone.assignment.device,
+      device,
       events.map { step in
         switch step {
         case .push(let p): TimelineEntry(p, coordinate: nil)
