@@ -80,8 +80,9 @@ extension LiveEngine {
   func pushReport(device name: String) -> String? { pushBook?.report(device: name) }
 
   func pushEnd(device name: String, at time: Double) throws -> Bool? {
-    guard let book = pushBook, let token = book.state.named[name], let phone = book.state.phones[token] else { return nil }
-    guard !phone.ended else { return false }
+    // Looked up without a copy of the book held past here (changePushes changes it in place).
+    guard let token = pushBook?.state.named[name], let ended = pushBook?.state.phones[token]?.ended else { return nil }
+    guard !ended else { return false }
     try changePushes { book in
       var steps: PushBook.Steps = []
       PushBook.end(token, at: time, &book.state, &steps)
