@@ -77,10 +77,49 @@ struct ExtremeTimeTests {
     #expect(TimestampText.iso8601(.nan) == "NaN")
     #expect(TimestampText.iso8601(1_700_000_000) == "2023-11-14T22:13:20Z")
   }
+}
 
-  @Test func aHugeNumericTimeIsReadAndSaid() throws {
-    let (times, warnings) = try EpochUnitWarningTests.read(["1e300", "2e300"])
-    #expect(times.count == 2)
-    #expect(warnings.count == 1 && warnings[0].contains("is read as epoch nanoseconds"), "\(warnings)")
+@Suite("Times out of range")
+struct TimeRangeTests {
+  /// A number that no unit makes a time between the years 1 and 9999 is an error naming its line
+  /// and column, in CSV and in JSON Lines on both of its paths; the edges of the range are read.
+  @Test(arguments: ["1.5683e36", "1e300", "-1e30", "3e20", "-7e10"])
+  func aNumberNoUnitMakesATimeIsAnError(text: String) throws {
+    let folder = try TemporaryFolder()
+    let csv = try folder.file("t.csv", containing: "time,lat,lon\n1700000000,37.77,-122.42\n\(text),37.77,-122.42\n")
+    var reader = try FixCSVReader(path: csv)
+    _ = try reader.next()
+    #expect {
+      _ = try reader.next()
+    } throws: { error in
+      let message = (error as? TrackIOError)?.description ?? ""
+      return message.hasPrefix("\(csv):3:1: error: time \"\(text)\" is no time between the years 1 and 9999")
+    }
+    for key in [#""time""#, #""\u0074ime""#] {
+      let lines = try folder.file("t-\(key.count).jsonl", containing: #"{\#(key): 1700000000, "lat": 37.77, "lon": -122.42}"# + "\n" + #"{\#(key): \#(text), "lat": 37.77, "lon": -122.42}"# + "\n")
+      var jsonl = try TrackFileReader(path: lines)
+      _ = try jsonl.next()
+      #expect {
+        _ = try jsonl.next()
+      } throws: { error in
+        let message = (error as? TrackIOError)?.description ?? ""
+        return message.hasPrefix("\(lines):2:") && message.contains("is no time between the years 1 and 9999")
+      }
+    }
+  }
+
+  @Test func theYearsOneAndNineThousandNineHundredNinetyNineAreRead() throws {
+    let folder = try TemporaryFolder()
+    let csv = try folder.file("t.csv", containing: "time,lat,lon\n-62135596800,37.77,-122.42\n253402300799,37.77,-122.42\n")
+    var reader = try FixCSVReader(path: csv)
+    var times: [Double] = []
+    while let fix = try reader.next() { times.append(fix.time) }
+    // 253402300799 is read as milliseconds (≥ 10¹¹): 1978, a time; -62135596800 as seconds.
+    #expect(times == [-62_135_596_800, 253_402_300.799])
+    // Written with four-digit years, as ISO 8601 has them, and read back.
+    for (seconds, text) in [(-62_135_596_800.0, "0001-01-01T00:00:00Z"), (-59_011_459_200, "0100-01-01T00:00:00Z"), (253_402_300_799, "9999-12-31T23:59:59Z")] {
+      #expect(TimestampText.iso8601(seconds) == text)
+      #expect(TimestampText.parse(text) == seconds)
+    }
   }
 }

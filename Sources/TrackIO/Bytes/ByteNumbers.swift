@@ -179,6 +179,19 @@ package enum ByteNumbers {
     }
   }
 
+  /// The times a track may hold, in seconds since 1970: from 0001-01-01 to the end of 9999, the
+  /// years ISO 8601 writes with four digits. A number read as a time (``epochSeconds(_:)``) outside
+  /// them is an error, not a fix (1.6e36 read as nanoseconds would be 5·10¹⁹ years from now).
+  package static let epochSecondsRange: Range<Double> = -62_135_596_800 ..< 253_402_300_800
+
+  /// Why a number read as a time is none (nil when it is one), `column` naming it.
+  package static func epochRangeProblem(_ value: Double, text: String, column: String) -> String? {
+    let seconds = epochSeconds(value)
+    guard !epochSecondsRange.contains(seconds) else { return nil }
+    return "\(column) \(text) is no time between the years 1 and 9999 (read as epoch \(epochUnitName(epochUnit(value)))): "
+      + "expected seconds since 1970, or milliseconds, microseconds or nanoseconds"
+  }
+
   /// The unit ``epochSeconds(_:)`` reads `value` in: 0 seconds, 1 milliseconds, 2 microseconds,
   /// 3 nanoseconds.
   @inline(__always)

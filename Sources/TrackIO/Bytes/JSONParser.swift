@@ -48,7 +48,9 @@ extension JSONNode {
   /// otherwise why not, naming the value as `what`.
   package func time(assumeUTC: Bool, what: String) -> Result<Double, ByteNumbers.TimeProblem> {
     switch value {
-    case .number(let v): return .success(ByteNumbers.epochSeconds(v))
+    case .number(let v):
+      if let problem = ByteNumbers.epochRangeProblem(v, text: JSONText.number(v), column: what) { return .failure(ByteNumbers.TimeProblem(message: problem)) }
+      return .success(ByteNumbers.epochSeconds(v))
     case .string(let s): return ByteNumbers.isoTime(s, assumeUTC: assumeUTC)
     default: return .failure(ByteNumbers.TimeProblem(message: "\(what) is \(kind): expected seconds since 1970 or an ISO 8601 string"))
     }

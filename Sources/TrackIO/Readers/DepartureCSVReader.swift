@@ -77,7 +77,7 @@ public enum DepartureCSVReader {
 
   private static func time(_ row: TimedCSV.Row, _ field: Int, _ what: String) throws(TrackIOError) -> Double {
     let bytes = row.fields.field(field, in: row.bytes)
-    guard let t = ByteNumbers.double(bytes) ?? ByteNumbers.timestamp(bytes), t.isFinite else {
+    guard let t = ByteNumbers.double(bytes) ?? ByteNumbers.timestamp(bytes), ByteNumbers.epochSecondsRange.contains(t) else {
       throw row.fail(field, "\(what) \"\(row.text(field))\" is not a time: expected seconds since 1970 or ISO 8601")
     }
     return t

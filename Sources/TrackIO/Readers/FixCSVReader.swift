@@ -209,6 +209,9 @@ public struct FixCSVReader {
         let time: Double
         if let seconds = ByteNumbers.double(timeField) {
           time = ByteNumbers.epochSeconds(seconds)
+          guard ByteNumbers.epochSecondsRange.contains(time) else {
+            throw fail(t, ByteNumbers.epochRangeProblem(seconds, text: "\"\(row.fields.text(t, in: line))\"", column: "time") ?? "")
+          }
           // The unit is told by size: said once when it is not seconds, and once if it changes
           // (a file of seconds pays two comparisons a row).
           if row.timeUnit != 0 || seconds.magnitude >= 1e11, case let unit = ByteNumbers.epochUnit(seconds), unit != row.timeUnit {

@@ -230,6 +230,8 @@ public struct FixJSONLinesReader {
     var zone: Int?
     if time.isNumber {
       seconds = ByteNumbers.epochSeconds(time.value)
+      // Out of range: the general path says so.
+      guard ByteNumbers.epochSecondsRange.contains(seconds) else { return nil }
     } else {
       let text = UnsafeBufferPointer(rebasing: line[time.range])
       let zoned = ByteNumbers.hasZone(text)

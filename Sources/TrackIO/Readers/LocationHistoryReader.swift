@@ -142,6 +142,9 @@ public struct LocationHistoryReader {
         time = v / 1_000
       default: throw fail("\"timestampMs\" is \(ms.kind): expected milliseconds since 1970", ms.offset)
       }
+      guard ByteNumbers.epochSecondsRange.contains(time) else {
+        throw fail("\"timestampMs\" is no time between the years 1 and 9999: expected milliseconds since 1970", ms.offset)
+      }
     } else {
       time = try Self.time(node["timestamp"], "timestamp", node, fail)
     }

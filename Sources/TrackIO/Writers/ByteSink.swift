@@ -272,6 +272,8 @@ public final class ByteSink {
       out.append(UInt8(v / 10) + 48)
       out.append(UInt8(v % 10) + 48)
     }
+    // Years 0…999 with four digits, as ISO 8601 writes them (0001-01-01), so the readers read them back.
+    if (0..<1000).contains(y) { out.append(contentsOf: y < 10 ? "000".utf8 : y < 100 ? "00".utf8 : "0".utf8) }
     appendInteger(y, to: &out)
     out.append(UInt8(ascii: "-"))
     two(m)
