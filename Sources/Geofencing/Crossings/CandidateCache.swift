@@ -117,51 +117,12 @@ final class CellCandidates: Sendable {
       latitude: map.latitude, longitude: map.longitude, halfSize: (box.north - box.south) / 2, map: map)
     scratch.removeAll(keepingCapacity: true)
     regions.appendSlots(nearLatitude: (box.south + box.north) / 2, longitude: (box.west + box.east) / 2, into: &scratch)
-    // The index's records of these slots are scattered over its arrays: ask for all of them at
-    // once, so that their cache misses overlap instead of following one another.
-    regions.boxes.withUnsafeBufferPointer { boxes in
-      regions.circles.withUnsafeBufferPointer { circles in
-        regions.identifiers.withUnsafeBufferPointer { records in
-          for slot32 in scratch {
-            let slot = Int(slot32)
-            geowake_prefetch(boxes.baseAddress.map { UnsafeRawPointer($0 + slot) })
-            // `circles` ends at the last circle's slot.
-            let circle = slot < circles.count ? circles.baseAddress.map { UnsafeRawPointer($0 + slot) } : nil
-            geowake_prefetch(circle)
-            geowake_prefetch(circle.map { $0 + MemoryLayout<CircleGeometry>.stride - 1 })
-            geowake_prefetch(records.baseAddress.map { UnsafeRawPointer($0 + slot) })
-          }
-        }
-      }
-    }
-    var slots: [Int32] = []
-    slots.reserveCapacity(scratch.count)
+    Self.prefetchRecords(of: scratch, in: regions)
+    let near = Self.sortOut(scratch, box: box, in: regions)
+    var slots = near.circles
     var circles: [Circle] = []
-    var polygonSlots: [Int32] = []
-    var boundaryPolygons: [(geometry: PolygonGeometry, west: Double)] = []
-    var coveringPolygons: [CoveringPolygon] = []
-    for slot32 in scratch {
-      let slot = Int(slot32)
-      guard regions.boxes[slot].intersects(box) else { continue }
-      if regions.circle(slot) != nil {
-        slots.append(slot32)
-      } else if let polygon = regions.polygons[slot] {
-        let west = polygon.planar.x(longitude: box.west)
-        let east = west + (box.east - box.west)
-        let coverage = polygon.coverage(west: west, south: box.south, east: east, north: box.north)
-        if coverage == .boundary {
-          polygonSlots.append(slot32)
-          boundaryPolygons.append((polygon, west))
-        } else {
-          coveringPolygons.append(CoveringPolygon(slot: slot32, inside: coverage == .inside))
-        }
-      }
-    }
-    let order = polygonSlots.indices.sorted { polygonSlots[$0] < polygonSlots[$1] }
-    polygonSlots = order.map { polygonSlots[$0] }
-    boundaryPolygons = order.map { boundaryPolygons[$0] }
     polygonEdges = CellPolygonEdges(
-      boundaryPolygons, box: box, metresPerDegreeLatitude: metresPerDegreeLatitude,
+      near.boundaryPolygons, box: box, metresPerDegreeLatitude: metresPerDegreeLatitude,
       metresPerDegreeLongitude: metresPerDegreeLongitude)
     // Ascending slots: two cells' lists merge in one pass (``CrossingDetector`` does so when the
     // device moves to a neighbouring cell); the circle records follow their slots.
@@ -195,8 +156,62 @@ final class CellCandidates: Sendable {
     filterUsesMap = mapError <= epsilon / 2
     if filterUsesMap { epsilon += 2 * mapError }
     filter = CircleFilter.blocks(circles, origin: centre, epsilon: epsilon)
-    self.polygonSlots = polygonSlots
-    self.coveringPolygons = coveringPolygons
+    polygonSlots = near.boundary
+    coveringPolygons = near.covering
+  }
+
+  /// Asks for the index's records of `slots` (boxes, circles, identifiers), which are scattered
+  /// over its arrays, all at once: their cache misses overlap instead of following one another.
+  private static func prefetchRecords(of slots: [Int32], in regions: borrowing RegionIndex) {
+    regions.boxes.withUnsafeBufferPointer { boxes in
+      regions.circles.withUnsafeBufferPointer { circles in
+        regions.identifiers.withUnsafeBufferPointer { records in
+          for slot32 in slots {
+            let slot = Int(slot32)
+            geowake_prefetch(boxes.baseAddress.map { UnsafeRawPointer($0 + slot) })
+            // `circles` ends at the last circle's slot.
+            let circle = slot < circles.count ? circles.baseAddress.map { UnsafeRawPointer($0 + slot) } : nil
+            geowake_prefetch(circle)
+            geowake_prefetch(circle.map { $0 + MemoryLayout<CircleGeometry>.stride - 1 })
+            geowake_prefetch(records.baseAddress.map { UnsafeRawPointer($0 + slot) })
+          }
+        }
+      }
+    }
+  }
+
+  /// The regions of `near` whose bounding box touches the cell `box`, sorted out: the circles'
+  /// slots (in the order given), the polygons whose boundary passes through the cell (ascending,
+  /// each with the cell's west edge in its projected coordinates), and the polygons with one state
+  /// all over it.
+  private static func sortOut(_ near: [Int32], box: GeoBox, in regions: borrowing RegionIndex) -> (
+    circles: [Int32], boundary: [Int32], boundaryPolygons: [(geometry: PolygonGeometry, west: Double)],
+    covering: [CoveringPolygon]
+  ) {
+    var slots: [Int32] = []
+    slots.reserveCapacity(near.count)
+    var polygonSlots: [Int32] = []
+    var boundaryPolygons: [(geometry: PolygonGeometry, west: Double)] = []
+    var coveringPolygons: [CoveringPolygon] = []
+    for slot32 in near {
+      let slot = Int(slot32)
+      guard regions.boxes[slot].intersects(box) else { continue }
+      if regions.circle(slot) != nil {
+        slots.append(slot32)
+      } else if let polygon = regions.polygons[slot] {
+        let west = polygon.planar.x(longitude: box.west)
+        let east = west + (box.east - box.west)
+        let coverage = polygon.coverage(west: west, south: box.south, east: east, north: box.north)
+        if coverage == .boundary {
+          polygonSlots.append(slot32)
+          boundaryPolygons.append((polygon, west))
+        } else {
+          coveringPolygons.append(CoveringPolygon(slot: slot32, inside: coverage == .inside))
+        }
+      }
+    }
+    let order = polygonSlots.indices.sorted { polygonSlots[$0] < polygonSlots[$1] }
+    return (slots, order.map { polygonSlots[$0] }, order.map { boundaryPolygons[$0] }, coveringPolygons)
   }
 
   /// The index's geometry of circle `k`, rebuilt from the cell's own arrays.
