@@ -1,4 +1,4 @@
-public import BackgroundRuntime
+import BackgroundRuntime
 public import CellHandoff
 public import Geodesy
 public import Geofencing
