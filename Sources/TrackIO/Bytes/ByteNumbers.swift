@@ -184,11 +184,11 @@ package enum ByteNumbers {
   /// them is an error, not a fix (1.6e36 read as nanoseconds would be 5·10¹⁹ years from now).
   package static let epochSecondsRange: Range<Double> = -62_135_596_800 ..< 253_402_300_800
 
-  /// Why a number read as a time is none (nil when it is one), `column` naming it.
-  package static func epochRangeProblem(_ value: Double, text: String, column: String) -> String? {
-    let seconds = epochSeconds(value)
-    guard !epochSecondsRange.contains(seconds) else { return nil }
-    return "\(column) \(text) is no time between the years 1 and 9999 (read as epoch \(epochUnitName(epochUnit(value)))): "
+  /// Why `value`, a number whose ``epochSeconds(_:)`` is outside ``epochSecondsRange``, is no
+  /// time, `column` and `text` naming it. (Callers test the range first, so a time in range costs
+  /// no text.)
+  package static func epochRangeMessage(_ value: Double, text: String, column: String) -> String {
+    "\(column) \(text) is no time between the years 1 and 9999 (read as epoch \(epochUnitName(epochUnit(value)))): "
       + "expected seconds since 1970, or milliseconds, microseconds or nanoseconds"
   }
 

@@ -49,8 +49,11 @@ extension JSONNode {
   package func time(assumeUTC: Bool, what: String) -> Result<Double, ByteNumbers.TimeProblem> {
     switch value {
     case .number(let v):
-      if let problem = ByteNumbers.epochRangeProblem(v, text: JSONText.number(v), column: what) { return .failure(ByteNumbers.TimeProblem(message: problem)) }
-      return .success(ByteNumbers.epochSeconds(v))
+      let seconds = ByteNumbers.epochSeconds(v)
+      guard ByteNumbers.epochSecondsRange.contains(seconds) else {
+        return .failure(ByteNumbers.TimeProblem(message: ByteNumbers.epochRangeMessage(v, text: JSONText.number(v), column: what)))
+      }
+      return .success(seconds)
     case .string(let s): return ByteNumbers.isoTime(s, assumeUTC: assumeUTC)
     default: return .failure(ByteNumbers.TimeProblem(message: "\(what) is \(kind): expected seconds since 1970 or an ISO 8601 string"))
     }

@@ -210,7 +210,7 @@ public struct FixCSVReader {
         if let seconds = ByteNumbers.double(timeField) {
           time = ByteNumbers.epochSeconds(seconds)
           guard ByteNumbers.epochSecondsRange.contains(time) else {
-            throw fail(t, ByteNumbers.epochRangeProblem(seconds, text: "\"\(row.fields.text(t, in: line))\"", column: "time") ?? "")
+            throw fail(t, ByteNumbers.epochRangeMessage(seconds, text: "\"\(row.fields.text(t, in: line))\"", column: "time"))
           }
           // The unit is told by size: said once when it is not seconds, and once if it changes
           // (a file of seconds pays two comparisons a row).
